@@ -1,0 +1,41 @@
+//! Embeds every rule file of `rules/` into the core, so each front end (CLI, WASM, web page)
+//! carries the same set. New files are noticed because the whole folder is watched.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules");
+    println!("cargo:rerun-if-changed={}", root.display());
+    let mut files: Vec<PathBuf> = Vec::new();
+    collect(&root, &mut files);
+    files.sort();
+    let mut out = String::from("/// Every rule file: (path relative to `rules/`, text).\npub static RULE_FILES: &[(&str, &str)] = &[\n");
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+        let rel = f.strip_prefix(&root).expect("under rules/").to_string_lossy().replace('\\', "/");
+        if rel == "engine.yaml" || !rel.contains('/') {
+            continue;
+        }
+        writeln!(out, "    ({rel:?}, include_str!({:?})),", f.display().to_string()).unwrap();
+    }
+    out.push_str("];\n");
+    let engine = root.join("engine.yaml");
+    println!("cargo:rerun-if-changed={}", engine.display());
+    writeln!(out, "/// Engine-wide texts.\npub static ENGINE_TEXTS: &str = include_str!({:?});", engine.display().to_string()).unwrap();
+    let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("embedded.rs");
+    std::fs::write(dest, out).expect("write embedded.rs");
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            println!("cargo:rerun-if-changed={}", p.display());
+            collect(&p, out);
+        } else if p.extension().is_some_and(|x| x == "yaml") {
+            out.push(p);
+        }
+    }
+}

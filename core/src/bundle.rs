@@ -1,0 +1,502 @@
+//! The bundle reader: turns what people actually have into a list of Kubernetes objects.
+//!
+//! Accepted: a kubectl `List`, a single object, a JSON array, several JSON documents one after
+//! another, the same as YAML (multi-document streams too), Lists nested in Lists, typed lists
+//! such as `PodList` from `kubectl get --raw` (items without `kind`), and the tool's own bundle
+//! (a List with a `kubectlLayer` field).
+//!
+//! Memory: objects are not kept as `serde_json::Value` trees. The bundle owns one JSON text and
+//! each object is a byte span into it plus the few identifying fields; the index and views parse
+//! only what they need. YAML is converted to JSON text once, up front.
+
+use crate::error::{BundleError, InputLocation};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// Metadata of the tool's own bundle (`kubectlLayer` field of the List).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BundleMeta {
+    #[serde(default)]
+    pub bundle_version: Option<u32>,
+    #[serde(default)]
+    pub collected_at: Option<String>,
+    #[serde(default)]
+    pub server_version: Option<String>,
+    #[serde(default)]
+    pub context: Option<String>,
+    #[serde(default)]
+    pub target: Option<serde_json::Value>,
+    #[serde(default)]
+    pub unreadable: Vec<Unreadable>,
+    #[serde(default)]
+    pub redacted: Option<bool>,
+}
+
+/// Something the collector could not read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Unreadable {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub why: String,
+}
+
+/// One object of the bundle: its identity and where its JSON is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawObject {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub uid: Option<String>,
+    pub resource_version: Option<String>,
+    span: (usize, usize),
+    /// True when `kind`/`apiVersion` came from the enclosing typed list, not the item itself.
+    inferred_type: bool,
+}
+
+impl RawObject {
+    /// The API group (`""` for the core group).
+    pub fn group(&self) -> &str {
+        group_of(&self.api_version)
+    }
+}
+
+/// `apps/v1` → `apps`, `v1` → `""`.
+pub fn group_of(api_version: &str) -> &str {
+    api_version.rsplit_once('/').map_or("", |(g, _)| g)
+}
+
+/// Limits on what the reader accepts.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadLimits {
+    pub max_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        // Large enough for a 100,000-pod cluster dump; the CLI exposes --max-input-bytes.
+        ReadLimits { max_bytes: 2 << 30 }
+    }
+}
+
+/// A parsed bundle.
+#[derive(Debug, Clone, Default)]
+pub struct Bundle {
+    text: String,
+    objects: Vec<RawObject>,
+    meta: Option<BundleMeta>,
+}
+
+type Identity = (String, String, Option<String>, String);
+
+impl Bundle {
+    /// Read a bundle from text (JSON or YAML, detected by the first character).
+    pub fn parse(text: impl Into<String>) -> Result<Bundle, BundleError> {
+        Bundle::parse_with(text, ReadLimits::default())
+    }
+
+    pub fn parse_with(text: impl Into<String>, limits: ReadLimits) -> Result<Bundle, BundleError> {
+        let text: String = text.into();
+        if text.len() > limits.max_bytes {
+            return Err(BundleError::TooLarge { size: text.len(), limit: limits.max_bytes });
+        }
+        let first = text.trim_start_matches('\u{feff}').trim_start().chars().next();
+        match first {
+            None => Err(BundleError::Empty),
+            Some('{' | '[') => Bundle::from_json_text(text, None),
+            Some(_) => {
+                let (json, docs) = yaml_to_json(&text)?;
+                Bundle::from_json_text(json, Some(docs))
+            }
+        }
+    }
+
+    /// Several inputs (e.g. files dropped together) read as one bundle; later inputs win ties.
+    pub fn parse_many<S: AsRef<str>>(texts: &[S]) -> Result<Bundle, BundleError> {
+        let mut merged = Bundle::default();
+        for t in texts {
+            merged.merge(Bundle::parse(t.as_ref())?);
+        }
+        Ok(merged)
+    }
+
+    /// Add another bundle's objects; its copies win under the usual de-duplication rule.
+    pub fn merge(&mut self, other: Bundle) {
+        let offset = self.text.len();
+        self.text.push('\n');
+        self.text.push_str(&other.text);
+        let mut seen: HashMap<Identity, usize> =
+            self.objects.iter().enumerate().map(|(i, o)| (identity(o), i)).collect();
+        for mut o in other.objects {
+            o.span = (o.span.0 + offset + 1, o.span.1 + offset + 1);
+            insert_dedup(&mut self.objects, &mut seen, o);
+        }
+        if self.meta.is_none() {
+            self.meta = other.meta;
+        }
+    }
+
+    pub fn objects(&self) -> &[RawObject] {
+        &self.objects
+    }
+
+    pub fn meta(&self) -> Option<&BundleMeta> {
+        self.meta.as_ref()
+    }
+
+    /// The object's JSON text.
+    pub fn raw(&self, o: &RawObject) -> &str {
+        &self.text[o.span.0..o.span.1]
+    }
+
+    /// Parse one object into a `Value` (with `kind`/`apiVersion` filled in for typed-list items).
+    pub fn value(&self, o: &RawObject) -> serde_json::Value {
+        let mut v: serde_json::Value =
+            serde_json::from_str(self.raw(o)).unwrap_or(serde_json::Value::Null);
+        if o.inferred_type {
+            if let Some(m) = v.as_object_mut() {
+                m.entry("kind").or_insert_with(|| o.kind.clone().into());
+                m.entry("apiVersion").or_insert_with(|| o.api_version.clone().into());
+            }
+        }
+        v
+    }
+
+    /// Deserialize one object into a typed partial view (fields it lacks are defaulted).
+    pub fn typed<'a, T: Deserialize<'a>>(&'a self, o: &RawObject) -> Option<T> {
+        serde_json::from_str(&self.text[o.span.0..o.span.1]).ok()
+    }
+
+    /// Size of the text the bundle holds, for memory accounting.
+    pub fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    fn from_json_text(text: String, yaml_docs: Option<Vec<usize>>) -> Result<Bundle, BundleError> {
+        let mut objects = Vec::new();
+        let mut meta = None;
+        {
+            let mut reader = Reader { text: &text, objects: &mut objects, meta: &mut meta, yaml_docs: yaml_docs.as_deref() };
+            let stream = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
+            for (i, doc) in stream.enumerate() {
+                let doc = doc.map_err(|e| BundleError::Json {
+                    line: e.line(),
+                    column: e.column(),
+                    message: strip_position(&e.to_string()),
+                })?;
+                reader.document(i + 1, doc)?;
+            }
+        }
+        if objects.is_empty() && meta.is_none() {
+            return Err(BundleError::NotAnObject {
+                location: InputLocation { document: 1, item: String::new(), line: None, column: None },
+                message: "the input holds no Kubernetes objects".into(),
+            });
+        }
+        let mut seen = HashMap::new();
+        let mut deduped = Vec::with_capacity(objects.len());
+        for o in objects {
+            insert_dedup(&mut deduped, &mut seen, o);
+        }
+        Ok(Bundle { text, objects: deduped, meta })
+    }
+}
+
+fn identity(o: &RawObject) -> Identity {
+    (o.group().to_string(), o.kind.clone(), o.namespace.clone(), o.name.clone())
+}
+
+/// The same object twice: the later copy wins, unless both resourceVersions are integers, then
+/// the higher one wins (design: "The tool's own bundle").
+fn insert_dedup(objects: &mut Vec<RawObject>, seen: &mut HashMap<Identity, usize>, o: RawObject) {
+    match seen.get(&identity(&o)) {
+        Some(&i) => {
+            let old = &objects[i];
+            let keep_old = match (rv_int(old), rv_int(&o)) {
+                (Some(a), Some(b)) => a > b,
+                _ => false,
+            };
+            if !keep_old {
+                objects[i] = o;
+            }
+        }
+        None => {
+            seen.insert(identity(&o), objects.len());
+            objects.push(o);
+        }
+    }
+}
+
+fn rv_int(o: &RawObject) -> Option<u128> {
+    o.resource_version.as_deref()?.parse().ok()
+}
+
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "apiVersion", borrow, default)]
+    api_version: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    metadata: Option<MetaHead<'a>>,
+    #[serde(borrow, default)]
+    items: Option<Vec<&'a RawValue>>,
+    #[serde(rename = "kubectlLayer", default)]
+    kubectl_layer: Option<BundleMeta>,
+}
+
+#[derive(Deserialize)]
+struct MetaHead<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    uid: Option<Cow<'a, str>>,
+    #[serde(rename = "resourceVersion", borrow, default)]
+    resource_version: Option<Cow<'a, str>>,
+}
+
+struct Reader<'t, 'o> {
+    text: &'t str,
+    objects: &'o mut Vec<RawObject>,
+    meta: &'o mut Option<BundleMeta>,
+    /// For YAML input: byte offset where each converted document starts (to name documents).
+    yaml_docs: Option<&'o [usize]>,
+}
+
+impl<'t> Reader<'t, '_> {
+    fn offset(&self, raw: &RawValue) -> usize {
+        raw.get().as_ptr() as usize - self.text.as_ptr() as usize
+    }
+
+    fn location(&self, document: usize, item: &str, at: usize) -> InputLocation {
+        let (line, column) = if self.yaml_docs.is_some() { (None, None) } else {
+            let (l, c) = line_col(self.text, at);
+            (Some(l), Some(c))
+        };
+        InputLocation { document, item: item.to_string(), line, column }
+    }
+
+    fn document(&mut self, document: usize, raw: &'t RawValue) -> Result<(), BundleError> {
+        self.value(document, String::new(), raw, None, 0)
+    }
+
+    fn value(
+        &mut self,
+        document: usize,
+        item: String,
+        raw: &'t RawValue,
+        list_type: Option<(&str, &str)>,
+        depth: usize,
+    ) -> Result<(), BundleError> {
+        let start = self.offset(raw);
+        let s = raw.get();
+        if depth > 16 {
+            return Err(BundleError::NotAnObject {
+                location: self.location(document, &item, start),
+                message: "Lists nested more than 16 deep".into(),
+            });
+        }
+        match s.as_bytes().first() {
+            Some(b'[') => {
+                let items: Vec<&RawValue> = serde_json::from_str(s).map_err(|e| self.json_err(document, &item, start, &e))?;
+                for (i, it) in items.into_iter().enumerate() {
+                    self.value(document, join_item(&item, &format!("[{i}]")), it, None, depth + 1)?;
+                }
+                Ok(())
+            }
+            Some(b'{') => {
+                let head: Head<'t> = serde_json::from_str(s).map_err(|e| self.json_err(document, &item, start, &e))?;
+                let kind = head.kind.as_deref().or(list_type.map(|t| t.0));
+                let is_list = head.items.is_some() && kind.is_none_or(|k| k.ends_with("List"));
+                if is_list {
+                    if let Some(m) = head.kubectl_layer {
+                        *self.meta = Some(m);
+                    }
+                    // A typed list (`PodList`) has items without kind/apiVersion.
+                    let item_type = match (head.kind.as_deref(), head.api_version.as_deref()) {
+                        (Some(k), Some(av)) if k != "List" => k.strip_suffix("List").map(|k| (k, av)),
+                        _ => None,
+                    };
+                    for (i, it) in head.items.unwrap_or_default().into_iter().enumerate() {
+                        let path = join_item(&item, &format!("items[{i}]"));
+                        self.value(document, path, it, item_type, depth + 1)?;
+                    }
+                    return Ok(());
+                }
+                let inferred_type = head.kind.is_none() && list_type.is_some();
+                let Some(kind) = kind else {
+                    return Err(self.not_object(document, &item, start, "object has no `kind`"));
+                };
+                let api_version = head.api_version.as_deref().or(list_type.map(|t| t.1));
+                let Some(api_version) = api_version else {
+                    return Err(self.not_object(document, &item, start, &format!("{kind} has no `apiVersion`")));
+                };
+                let meta = head.metadata.ok_or_else(|| self.not_object(document, &item, start, &format!("{kind} has no `metadata`")))?;
+                let name = meta.name.filter(|n| !n.is_empty()).ok_or_else(|| {
+                    self.not_object(document, &item, start, &format!("{kind} has no `metadata.name`"))
+                })?;
+                self.objects.push(RawObject {
+                    api_version: api_version.to_string(),
+                    kind: kind.to_string(),
+                    namespace: meta.namespace.filter(|n| !n.is_empty()).map(Cow::into_owned),
+                    name: name.into_owned(),
+                    uid: meta.uid.filter(|u| !u.is_empty()).map(Cow::into_owned),
+                    resource_version: meta.resource_version.map(Cow::into_owned),
+                    span: (start, start + s.len()),
+                    inferred_type,
+                });
+                Ok(())
+            }
+            _ => {
+                let what = match s.as_bytes().first() {
+                    Some(b'"') => "a string",
+                    Some(b'n') => "null",
+                    Some(b't' | b'f') => "a boolean",
+                    _ => "a number",
+                };
+                let mut msg = format!("expected a Kubernetes object or a List, found {what}");
+                if s.contains("NAME") && s.contains("STATUS") {
+                    msg.push_str("; this looks like kubectl's table output: run kubectl get with -o json or -o yaml");
+                }
+                Err(self.not_object(document, &item, start, &msg))
+            }
+        }
+    }
+
+    fn json_err(&self, document: usize, item: &str, start: usize, e: &serde_json::Error) -> BundleError {
+        let (l0, c0) = line_col(self.text, start);
+        let (line, column) = if e.line() <= 1 { (l0, c0 + e.column().saturating_sub(1)) } else { (l0 + e.line() - 1, e.column()) };
+        let mut location = self.location(document, item, start);
+        if self.yaml_docs.is_none() {
+            location.line = Some(line);
+            location.column = Some(column);
+        }
+        BundleError::NotAnObject { location, message: strip_position(&e.to_string()) }
+    }
+
+    fn not_object(&self, document: usize, item: &str, start: usize, message: &str) -> BundleError {
+        BundleError::NotAnObject { location: self.location(document, item, start), message: message.to_string() }
+    }
+}
+
+fn join_item(prefix: &str, part: &str) -> String {
+    if prefix.is_empty() {
+        part.to_string()
+    } else if part.starts_with('[') {
+        format!("{prefix}{part}")
+    } else {
+        format!("{prefix}.{part}")
+    }
+}
+
+/// serde_json appends " at line L column C"; we report positions ourselves.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// 1-based line and column of a byte offset.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let col = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
+    (line, col)
+}
+
+/// Convert a YAML stream into a JSON stream, one JSON document per YAML document.
+fn yaml_to_json(text: &str) -> Result<(String, Vec<usize>), BundleError> {
+    use serde::de::Deserialize as _;
+    let mut out = String::with_capacity(text.len());
+    let mut starts = Vec::new();
+    for doc in serde_yaml_ng::Deserializer::from_str(text) {
+        let value = serde_json::Value::deserialize(doc).map_err(|e| BundleError::Yaml {
+            location: e.location().map(|l| (l.line(), l.column())),
+            message: strip_yaml_position(&e.to_string()),
+        })?;
+        if value.is_null() {
+            continue; // an empty document, e.g. a leading `---`
+        }
+        starts.push(out.len());
+        if let serde_json::Value::String(s) = &value {
+            // A lone scalar is not an object; keep it so the reader reports it in place.
+            out.push_str(&serde_json::to_string(s).unwrap_or_default());
+        } else {
+            out.push_str(&serde_json::to_string(&value).map_err(|e| BundleError::Yaml { location: None, message: e.to_string() })?);
+        }
+        out.push('\n');
+    }
+    if starts.is_empty() {
+        return Err(BundleError::Empty);
+    }
+    Ok((out, starts))
+}
+
+fn strip_yaml_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ml","uid":"u1","resourceVersion":"5"}}"#;
+
+    #[test]
+    fn reads_every_shape() {
+        let list = format!(r#"{{"apiVersion":"v1","kind":"List","items":[{POD}]}}"#);
+        assert_eq!(Bundle::parse(list.clone()).unwrap().objects().len(), 1);
+        assert_eq!(Bundle::parse(POD).unwrap().objects()[0].name, "a");
+        assert_eq!(Bundle::parse(format!("[{POD}]")).unwrap().objects().len(), 1);
+        let nested = format!(r#"{{"apiVersion":"v1","kind":"List","items":[{list}]}}"#);
+        assert_eq!(Bundle::parse(nested).unwrap().objects().len(), 1);
+        let typed = r#"{"apiVersion":"v1","kind":"PodList","items":[{"metadata":{"name":"b","namespace":"x"}}]}"#;
+        let b = Bundle::parse(typed).unwrap();
+        assert_eq!(b.objects()[0].kind, "Pod");
+        assert_eq!(b.value(&b.objects()[0])["kind"], "Pod");
+    }
+
+    #[test]
+    fn concatenated_documents_and_dedup_by_resource_version() {
+        let newer = POD.replace("\"5\"", "\"9\"");
+        let b = Bundle::parse(format!("{newer}\n{POD}")).unwrap();
+        assert_eq!(b.objects().len(), 1);
+        assert_eq!(b.objects()[0].resource_version.as_deref(), Some("9"));
+    }
+
+    #[test]
+    fn yaml_stream() {
+        let y = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n";
+        let b = Bundle::parse(y).unwrap();
+        assert_eq!(b.objects().len(), 2);
+    }
+
+    #[test]
+    fn errors_say_where() {
+        let e = Bundle::parse("{\n  \"kind\": \"Pod\",\n  oops\n}").unwrap_err();
+        assert!(matches!(e, BundleError::Json { line: 3, .. }), "{e}");
+        let e = Bundle::parse(r#"{"kind":"List","apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Pod","metadata":{}}]}"#).unwrap_err();
+        assert_eq!(e.to_string(), "document 1, items[0] (line 1, column 43): Pod has no `metadata.name`");
+        let e = Bundle::parse("NAME   READY   STATUS\ntrainer-0   0/1   Pending").unwrap_err();
+        assert!(e.to_string().contains("table output"), "{e}");
+        assert_eq!(Bundle::parse("  \n").unwrap_err(), BundleError::Empty);
+        let e = Bundle::parse("a: [1, 2\nb: c").unwrap_err();
+        assert!(matches!(e, BundleError::Yaml { location: Some(_), .. }), "{e}");
+    }
+}

@@ -1,0 +1,213 @@
+//! The Diagnosis contract (`kubectl-layer/v1`): the JSON every front end prints and every
+//! embedder reads. Field names and meanings follow `design.md` ("Diagnosis"); add fields freely,
+//! never rename or remove one. The JSON Schema in `docs/diagnosis.schema.json` is generated from
+//! these types (feature `schema`) and a test keeps it current.
+
+use crate::layer::{Layer, LayerState, Severity};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const SCHEMA_VERSION: &str = "kubectl-layer/v1";
+
+/// A reference to one Kubernetes object.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ObjectRef {
+    pub api_version: String,
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl ObjectRef {
+    /// `Kind ns/name`, or `Kind name` for cluster-scoped objects.
+    pub fn display(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{} {}/{}", self.kind, ns, self.name),
+            None => format!("{} {}", self.kind, self.name),
+        }
+    }
+
+    /// The web page's target value: `Kind/namespace/name` (empty namespace when cluster-scoped).
+    pub fn target_value(&self) -> String {
+        format!(
+            "{}/{}/{}",
+            self.kind,
+            self.namespace.as_deref().unwrap_or(""),
+            self.name
+        )
+    }
+}
+
+/// The object a diagnosis is about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Target {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// A short status as kubectl would show it (`Pending`, `Running`, `Suspended`, `2/4 ready` …).
+    pub status: String,
+}
+
+/// One observation backing a finding or a layer's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Evidence {
+    pub object: ObjectRef,
+    /// Normalized JSONPath into `object`, or `null` for a computed fact.
+    pub path: Option<String>,
+    /// The computed fact's name, when `path` is `null`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fact: Option<String>,
+    /// The raw JSON value observed.
+    pub value: Value,
+}
+
+/// Two layers that disagree: one granted or promised something, the next refused it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Misalignment {
+    pub said_yes: Layer,
+    pub said_no: Layer,
+    pub why: String,
+}
+
+/// The overall answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    /// `blocked`, `warn`, `ok` or `unknown`.
+    pub state: LayerState,
+    /// The layer where the cause sits; `null` when nothing blocks or warns.
+    pub layer: Option<Layer>,
+    /// One line, fit for an upstream issue title: layer plus observation.
+    pub headline: String,
+    pub misalignment: Option<Misalignment>,
+}
+
+/// One layer's own decision, as observed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LayerReport {
+    pub layer: Layer,
+    pub state: LayerState,
+    /// Lowercase component names as the components call themselves.
+    pub decided_by: Vec<String>,
+    pub summary: String,
+    pub evidence: Vec<Evidence>,
+}
+
+/// One rule that fired.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// Stable rule id, `<layer>/<name>`.
+    pub rule: String,
+    pub layer: Layer,
+    pub severity: Severity,
+    pub message: String,
+    pub evidence: Vec<Evidence>,
+    pub next: Vec<String>,
+    /// GitHub `owner/repo` that owns the behaviour.
+    pub upstream: Option<String>,
+}
+
+/// Something that could not be judged or read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Missing {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub why: String,
+}
+
+/// Which "now" the diagnosis reasoned with (the core has no clock).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Now {
+    /// RFC 3339 UTC timestamp.
+    pub time: String,
+    /// `option` (given by the caller), `collectedAt` (the tool's own bundle) or `newestInBundle`.
+    pub source: String,
+}
+
+/// The whole answer for one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnosis {
+    pub schema_version: String,
+    pub target: Target,
+    pub verdict: Verdict,
+    /// Always all six layers, in contract order.
+    pub layers: Vec<LayerReport>,
+    /// Sorted by severity, then layer order, then rule id.
+    pub findings: Vec<Finding>,
+    /// Commands to run next, most useful first, without repeats.
+    pub next: Vec<String>,
+    pub missing: Vec<Missing>,
+    /// Pods the diagnosis looked at (for targets that are not pods).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pods: Vec<PodSummary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<Now>,
+}
+
+/// A pod named by a diagnosis of its owner.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodSummary {
+    pub namespace: String,
+    pub name: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
+}
+
+/// `scan`'s answer: every piece of work that is not running.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ScanReport {
+    pub schema_version: String,
+    pub diagnoses: Vec<Diagnosis>,
+}
+
+/// One candidate target, as `targets()` lists them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TargetEntry {
+    pub kind: String,
+    pub api_version: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+    pub status: String,
+    /// False when the work is running, ready or finished.
+    pub needs_attention: bool,
+    /// `Kind/namespace/name`.
+    pub value: String,
+}

@@ -1,0 +1,394 @@
+//! The one rule driver: build the view of a target, evaluate every rule that applies, and turn
+//! what matched into a Diagnosis (six layers, findings, verdict, misalignment, headline, next).
+//!
+//! How a verdict is chosen (documented for users in `docs/rules.md`):
+//! - Blocking findings make the verdict `blocked`; otherwise warnings make it `warn`.
+//! - A finding that `explains` another matched finding is its cause: the explained one is a
+//!   symptom and cannot be the verdict. Among the rest, higher `priority` wins, then layer order
+//!   (device first), then rule id.
+//! - A matched misalignment rule whose two layers include the verdict's layer supplies the
+//!   misalignment and the headline; otherwise the headline is the verdict finding's own.
+//! - With nothing blocking or warning, the verdict is `ok` if the work is settled (running,
+//!   ready or finished) and `unknown` if it is not: the bundle lacks what explains it.
+
+use crate::diagnosis::*;
+use crate::eval::{eval, Match};
+use crate::index::{Index, ObjId};
+use crate::layer::{Layer, LayerState, Severity};
+use crate::rule::{Rule, RuleKind};
+use crate::template::render;
+use crate::view::{self, SubjectRef, View};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Engine-wide texts (kept in `rules/engine.yaml`, not in code, so they can be translated).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct EngineTexts {
+    pub layer_no_evidence: String,
+    pub layer_not_reached: String,
+    pub healthy_headline: String,
+    pub blocked_headline: String,
+    pub unexplained_headline: String,
+}
+
+/// Options of one diagnosis.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// "Now" as RFC 3339; overrides the bundle's collection time and newest timestamp.
+    pub now: Option<String>,
+}
+
+/// The compiled rule set and texts. Build once, use for many diagnoses.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    rules: Vec<Rule>,
+    texts: EngineTexts,
+}
+
+struct Fired<'r> {
+    rule: &'r Rule,
+    m: Match,
+    vars: BTreeMap<String, Vec<Value>>,
+}
+
+impl Engine {
+    /// The rules compiled into this build (from `rules/`).
+    pub fn builtin() -> Result<Engine, crate::error::RuleError> {
+        Engine::from_files(crate::embedded::RULE_FILES, crate::embedded::ENGINE_TEXTS)
+    }
+
+    /// An engine from rule files given as (path relative to `rules/`, text).
+    pub fn from_files(files: &[(&str, &str)], texts: &str) -> Result<Engine, crate::error::RuleError> {
+        let texts: EngineTexts = serde_yaml_ng::from_str(texts).map_err(|e| crate::error::RuleError::Invalid {
+            file: "engine.yaml".into(),
+            message: e.to_string(),
+        })?;
+        let mut rules = files.iter().map(|(p, t)| Rule::load(p, t)).collect::<Result<Vec<_>, _>>()?;
+        rules.sort_by(|a, b| a.id.cmp(&b.id));
+        for w in rules.windows(2) {
+            if w[0].id == w[1].id {
+                return Err(crate::error::RuleError::Invalid { file: w[0].id.clone(), message: "duplicate rule id".into() });
+            }
+        }
+        let ids: Vec<&str> = rules.iter().map(|r| r.id.as_str()).collect();
+        for r in &rules {
+            for e in &r.explains {
+                if !ids.contains(&e.as_str()) {
+                    return Err(crate::error::RuleError::Invalid { file: r.id.clone(), message: format!("explains `{e}`, which is not a rule") });
+                }
+            }
+        }
+        Ok(Engine { rules, texts })
+    }
+
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// "Now" for a bundle: the option, else the bundle's collection time, else its newest
+    /// timestamp.
+    pub fn now(&self, ix: &Index, opts: &Options) -> Option<Now> {
+        if let Some(t) = &opts.now {
+            return Some(Now { time: t.clone(), source: "option".into() });
+        }
+        if let Some(t) = ix.bundle().meta().and_then(|m| m.collected_at.clone()) {
+            return Some(Now { time: t, source: "collectedAt".into() });
+        }
+        ix.newest_timestamp().map(|t| Now { time: crate::time::format_rfc3339(t), source: "newestInBundle".into() })
+    }
+
+    /// Diagnose one object of the index.
+    pub fn diagnose(&self, ix: &Index, target: ObjId, opts: &Options) -> Diagnosis {
+        let now = self.now(ix, opts);
+        let now_secs = now.as_ref().and_then(|n| crate::time::parse_rfc3339(&n.time));
+        let view = view::build(ix, target, now_secs);
+        self.diagnose_view(ix, &view, now)
+    }
+
+    fn diagnose_view(&self, ix: &Index, view: &View, now: Option<Now>) -> Diagnosis {
+        let t = ix.object(view.target);
+        let builtins = builtins(ix, view);
+        let mut fired: Vec<Fired> = Vec::new();
+        for rule in &self.rules {
+            if !rule.applies_to.iter().all(|s| view.has(s)) {
+                continue;
+            }
+            if let Some(m) = eval(&rule.when, &view.value) {
+                let mut vars = builtins.clone();
+                vars.extend(m.captures.clone());
+                fired.push(Fired { rule, m, vars });
+            }
+        }
+
+        // Findings, sorted by severity, layer, id.
+        let mut findings: Vec<(&Fired, Finding)> = fired
+            .iter()
+            .filter(|f| f.rule.kind == RuleKind::Finding)
+            .map(|f| {
+                let finding = Finding {
+                    rule: f.rule.id.clone(),
+                    layer: f.rule.layer,
+                    severity: f.rule.severity,
+                    message: render(&f.rule.message, &f.vars),
+                    evidence: evidence(view, &f.m),
+                    next: f.rule.next.iter().map(|n| render(n, &f.vars)).collect(),
+                    upstream: f.rule.upstream.clone(),
+                };
+                (f, finding)
+            })
+            .collect();
+        findings.sort_by(|a, b| (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule)));
+        let fired_ids: Vec<&str> = findings.iter().map(|(f, _)| f.rule.id.as_str()).collect();
+        let explained: Vec<&str> = findings
+            .iter()
+            .flat_map(|(f, _)| f.rule.explains.iter().map(String::as_str))
+            .filter(|e| fired_ids.contains(e))
+            .collect();
+
+        // The verdict finding: blocking first, then warnings; causes over symptoms.
+        let pick = |sev: Severity| {
+            findings
+                .iter()
+                .filter(|(f, x)| x.severity == sev && !explained.contains(&f.rule.id.as_str()))
+                .min_by(|a, b| (-a.0.rule.priority, a.1.layer, &a.1.rule).cmp(&(-b.0.rule.priority, b.1.layer, &b.1.rule)))
+        };
+        let verdict_finding = pick(Severity::Block).or_else(|| pick(Severity::Warn));
+
+        // Layers.
+        let blocked_first = findings.iter().filter(|(_, x)| x.severity == Severity::Block).filter_map(|(_, x)| x.layer.path_position()).min();
+        let layers: Vec<LayerReport> = Layer::ALL
+            .iter()
+            .map(|&layer| self.layer_report(layer, view, &fired, &findings, blocked_first))
+            .collect();
+
+        // Verdict, misalignment, headline.
+        let mut vars = builtins.clone();
+        let (state, layer) = match verdict_finding {
+            Some((_, x)) => (if x.severity == Severity::Block { LayerState::Blocked } else { LayerState::Warn }, Some(x.layer)),
+            None if view.settled => (LayerState::Ok, None),
+            None => (LayerState::Unknown, None),
+        };
+        let observation = verdict_finding.map(|(f, x)| f.rule.observation.as_ref().map_or_else(|| x.message.clone(), |o| render(o, &f.vars)));
+        if let Some(o) = &observation {
+            vars.insert("observation".into(), vec![Value::String(o.clone())]);
+        }
+        let misfired = layer.and_then(|l| {
+            fired
+                .iter()
+                .filter(|f| f.rule.kind == RuleKind::Misalignment)
+                .filter(|f| f.rule.said_yes == Some(l) || f.rule.said_no == Some(l))
+                .min_by(|a, b| (-a.rule.priority, &a.rule.id).cmp(&(-b.rule.priority, &b.rule.id)))
+        });
+        let misalignment = misfired.map(|f| {
+            let mut v = f.vars.clone();
+            v.extend(vars.iter().filter(|(k, _)| k.as_str() == "observation").map(|(k, v)| (k.clone(), v.clone())));
+            Misalignment {
+                said_yes: f.rule.said_yes.unwrap_or(Layer::Admission),
+                said_no: f.rule.said_no.unwrap_or(Layer::Placement),
+                why: render(&f.rule.message, &v),
+            }
+        });
+        let headline = match (misfired, verdict_finding) {
+            (Some(f), _) => {
+                let mut v = f.vars.clone();
+                v.extend(vars.clone());
+                render(f.rule.headline.as_deref().unwrap_or(&f.rule.message), &v)
+            }
+            (None, Some((f, _))) => match &f.rule.headline {
+                Some(h) => render(h, &f.vars),
+                None => render(&self.texts.blocked_headline, &vars),
+            },
+            (None, None) if state == LayerState::Ok => render(&self.texts.healthy_headline, &vars),
+            (None, None) => render(&self.texts.unexplained_headline, &vars),
+        };
+
+        let mut next: Vec<String> = Vec::new();
+        for (_, x) in &findings {
+            for n in &x.next {
+                if !next.contains(n) {
+                    next.push(n.clone());
+                }
+            }
+        }
+        let mut missing = view.missing.clone();
+        if let Some(meta) = ix.bundle().meta() {
+            for u in &meta.unreadable {
+                missing.push(Missing {
+                    kind: u.kind.clone().unwrap_or_else(|| kind_of_resource(u.resource.as_deref().unwrap_or(""))),
+                    api_version: u.api_version.clone(),
+                    resource: u.resource.clone(),
+                    namespace: u.namespace.clone(),
+                    name: None,
+                    why: u.why.clone(),
+                });
+            }
+        }
+        missing.sort();
+        missing.dedup();
+        Diagnosis {
+            schema_version: SCHEMA_VERSION.into(),
+            target: Target { kind: t.kind.clone(), namespace: t.namespace.clone(), name: t.name.clone(), api_version: Some(t.api_version.clone()), status: view.status.clone() },
+            verdict: Verdict { state, layer, headline, misalignment },
+            layers,
+            findings: findings.into_iter().map(|(_, x)| x).collect(),
+            next,
+            missing,
+            pods: view.pods.clone(),
+            now,
+        }
+    }
+
+    fn layer_report(&self, layer: Layer, view: &View, fired: &[Fired], findings: &[(&Fired, Finding)], blocked_first: Option<usize>) -> LayerReport {
+        let status = fired
+            .iter()
+            .filter(|f| f.rule.kind == RuleKind::Status && f.rule.layer == layer)
+            .min_by(|a, b| (-a.rule.priority, &a.rule.id).cmp(&(-b.rule.priority, &b.rule.id)));
+        let own: Vec<&(&Fired, Finding)> = findings.iter().filter(|(_, x)| x.layer == layer && x.severity != Severity::Info).collect();
+        let mut decided_by: Vec<String> = Vec::new();
+        let mut add_deciders = |f: &Fired| {
+            for d in &f.rule.decided_by {
+                let d = render(d, &f.vars);
+                if !d.is_empty() && !decided_by.contains(&d) {
+                    decided_by.push(d);
+                }
+            }
+        };
+        if let Some(s) = status {
+            add_deciders(s);
+        }
+        for (f, _) in &own {
+            add_deciders(f);
+        }
+        decided_by.sort();
+        let worst = own.iter().map(|(_, x)| x.severity).min();
+        let (state, summary, evidence) = match (worst, status) {
+            (Some(sev), _) => {
+                let first = own.iter().find(|(_, x)| x.severity == sev).expect("worst severity exists");
+                let state = if sev == Severity::Block { LayerState::Blocked } else { LayerState::Warn };
+                let mut ev = first.1.evidence.clone();
+                if let Some(s) = status {
+                    ev.extend(evidence(view, &s.m));
+                }
+                (state, first.1.message.clone(), ev)
+            }
+            (None, Some(s)) => (s.rule.state.unwrap_or(LayerState::Ok), render(&s.rule.message, &s.vars), evidence(view, &s.m)),
+            (None, None) => {
+                let not_reached = match (layer.path_position(), blocked_first) {
+                    (Some(p), Some(b)) => p > b,
+                    _ => false,
+                };
+                let text = if not_reached { &self.texts.layer_not_reached } else { &self.texts.layer_no_evidence };
+                (LayerState::Unknown, text.clone(), Vec::new())
+            }
+        };
+        LayerReport { layer, state, decided_by, summary, evidence }
+    }
+}
+
+fn builtins(ix: &Index, view: &View) -> BTreeMap<String, Vec<Value>> {
+    let t = ix.object(view.target);
+    let r = view::object_ref(ix, view.target);
+    let mut m = BTreeMap::new();
+    let s = |x: &str| vec![Value::String(x.to_string())];
+    m.insert("target".into(), s(&r.display()));
+    m.insert("target.kind".into(), s(&t.kind));
+    m.insert("target.name".into(), s(&t.name));
+    m.insert("target.namespace".into(), s(t.namespace.as_deref().unwrap_or("")));
+    m.insert("namespace".into(), s(t.namespace.as_deref().unwrap_or("default")));
+    m.insert("pod".into(), s(view.pod.map_or("", |p| ix.object(p).name.as_str())));
+    m.insert("status".into(), s(&view.status));
+    m
+}
+
+/// Turn view paths into evidence on the object each subject came from.
+fn evidence(view: &View, m: &Match) -> Vec<Evidence> {
+    m.evidence.iter().filter_map(|(path, value)| map_evidence(view, path, value.clone())).collect()
+}
+
+fn map_evidence(view: &View, path: &str, value: Value) -> Option<Evidence> {
+    let segs = split_path(path)?;
+    let (subject, rest) = segs.split_first()?;
+    let subject = subject.trim_start_matches('\'').trim_end_matches('\'');
+    if subject == "facts" {
+        let fact = rest.iter().map(|s| s.trim_matches('\'').to_string()).fold(String::new(), |acc, s| {
+            if s.bytes().all(|b| b.is_ascii_digit()) { format!("{acc}[{s}]") } else if acc.is_empty() { s } else { format!("{acc}.{s}") }
+        });
+        return Some(Evidence { object: view.fact_owner().clone(), path: None, fact: Some(fact), value });
+    }
+    let (object, rest) = match view.refs.get(subject)? {
+        SubjectRef::One(r) => (r.clone(), rest),
+        SubjectRef::Many(rs) => {
+            let (i, rest) = rest.split_first()?;
+            (rs.get(i.parse::<usize>().ok()?)?.clone(), rest)
+        }
+    };
+    let mut rest: Vec<String> = rest.iter().map(|s| s.to_string()).collect();
+    if subject == "events" {
+        rest = event_field(&object, rest);
+    }
+    let p = rest.iter().fold(String::from("$"), |acc, s| format!("{acc}[{s}]"));
+    Some(Evidence { object, path: Some(p), fact: None, value })
+}
+
+/// Events in the view are normalized; point evidence at the field of the event's own shape.
+fn event_field(object: &ObjectRef, mut rest: Vec<String>) -> Vec<String> {
+    let new_api = object.api_version.starts_with("events.k8s.io");
+    if let Some(first) = rest.first_mut() {
+        let mapped = match (first.as_str(), new_api) {
+            ("'message'", true) => "'note'",
+            ("'involvedObject'", true) => "'regarding'",
+            ("'component'", true) => "'reportingController'",
+            ("'lastTimestamp'", true) => "'eventTime'",
+            ("'count'", true) => "'deprecatedCount'",
+            ("'component'", false) => return vec!["'source'".into(), "'component'".into()],
+            _ => return rest,
+        };
+        *first = mapped.into();
+    }
+    rest
+}
+
+/// `$['a'][0]['b.c']` → ["'a'", "0", "'b.c'"].
+fn split_path(path: &str) -> Option<Vec<&str>> {
+    let mut rest = path.strip_prefix('$')?;
+    let mut out = Vec::new();
+    while !rest.is_empty() {
+        rest = rest.strip_prefix('[')?;
+        let end = if rest.starts_with('\'') {
+            // quoted name: find the closing quote not escaped
+            let b = rest.as_bytes();
+            let mut i = 1;
+            while i < b.len() && !(b[i] == b'\'' && b[i - 1] != b'\\') {
+                i += 1;
+            }
+            i + 1
+        } else {
+            rest.find(']')?
+        };
+        out.push(&rest[..end]);
+        rest = rest.get(end..)?.strip_prefix(']')?;
+    }
+    Some(out)
+}
+
+fn kind_of_resource(resource: &str) -> String {
+    let known = [("nodes", "Node"), ("pods", "Pod"), ("events", "Event"), ("workloads", "Workload"), ("clusterqueues", "ClusterQueue"), ("localqueues", "LocalQueue")];
+    known.iter().find(|(r, _)| *r == resource).map_or_else(|| resource.to_string(), |(_, k)| k.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_normalized_paths() {
+        assert_eq!(split_path("$['pod']['status']['conditions'][0]['message']").unwrap(), vec!["'pod'", "'status'", "'conditions'", "0", "'message'"]);
+        assert_eq!(split_path("$['a']['nvidia.com/gpu']").unwrap(), vec!["'a'", "'nvidia.com/gpu'"]);
+    }
+}

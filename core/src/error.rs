@@ -1,0 +1,130 @@
+//! Errors of the core, one enum per phase: reading a bundle, loading rules, resolving a target.
+//! Each variant carries what a person needs to find the problem (where in the input, which rule
+//! file, which names exist) and a stable `code()` shared by the CLI and the npm package.
+
+use thiserror::Error;
+
+/// Where in the input something went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputLocation {
+    /// 1-based document number in a stream of several documents.
+    pub document: usize,
+    /// Path to the object inside the document, e.g. `items[3]` (empty for the document itself).
+    pub item: String,
+    /// 1-based line and column in the input text, when known.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+impl std::fmt::Display for InputLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "document {}", self.document)?;
+        if !self.item.is_empty() {
+            write!(f, ", {}", self.item)?;
+        }
+        if let (Some(l), Some(c)) = (self.line, self.column) {
+            write!(f, " (line {l}, column {c})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reading the input bundle failed.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum BundleError {
+    /// The input is empty or only white space.
+    #[error("the input is empty: expected `kubectl get … -o json` or `-o yaml` output")]
+    Empty,
+    /// The text is not valid JSON.
+    #[error("invalid JSON at line {line}, column {column}: {message}")]
+    Json { line: usize, column: usize, message: String },
+    /// The text is not valid YAML.
+    #[error("invalid YAML{}: {message}", location.map(|(l, c)| format!(" at line {l}, column {c}")).unwrap_or_default())]
+    Yaml { location: Option<(usize, usize)>, message: String },
+    /// A document or item is not a Kubernetes object.
+    #[error("{location}: {message}")]
+    NotAnObject { location: InputLocation, message: String },
+    /// The input is larger than the limit the caller set.
+    #[error("the input is {size} bytes, over the limit of {limit} bytes (raise it with --max-input-bytes)")]
+    TooLarge { size: usize, limit: usize },
+}
+
+impl BundleError {
+    /// Stable error code, the same in every front end.
+    pub fn code(&self) -> &'static str {
+        match self {
+            BundleError::TooLarge { .. } => "input-too-large",
+            _ => "parse",
+        }
+    }
+}
+
+/// A rule file is invalid. Rules are embedded, so this is caught by the tests, never by users.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum RuleError {
+    #[error("rule file {file}: {message}")]
+    Invalid { file: String, message: String },
+    #[error("rule file {file}: JSONPath `{path}` does not parse: {message}")]
+    Path { file: String, path: String, message: String },
+}
+
+impl RuleError {
+    pub fn code(&self) -> &'static str {
+        "rules"
+    }
+}
+
+/// The target could not be resolved in the bundle.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum TargetError {
+    #[error("{what} is not in the bundle{}", closest_hint(closest))]
+    NotFound { what: String, closest: Vec<String> },
+    #[error("{what} matches several objects; add -n NAMESPACE or KIND/: {}", candidates.join(", "))]
+    Ambiguous { what: String, candidates: Vec<String> },
+    #[error("the bundle has no object to diagnose")]
+    NoTargets,
+    #[error("unknown kind `{kind}`")]
+    UnknownKind { kind: String },
+}
+
+fn closest_hint(closest: &[String]) -> String {
+    if closest.is_empty() {
+        String::new()
+    } else {
+        format!("; closest: {}", closest.join(", "))
+    }
+}
+
+impl TargetError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            TargetError::Ambiguous { .. } => "target-ambiguous",
+            TargetError::UnknownKind { .. } => "usage",
+            _ => "target-not-found",
+        }
+    }
+}
+
+/// Any error of the core, for front ends that handle them alike.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum Error {
+    #[error(transparent)]
+    Bundle(#[from] BundleError),
+    #[error(transparent)]
+    Rule(#[from] RuleError),
+    #[error(transparent)]
+    Target(#[from] TargetError),
+    #[error("invalid option {name}: {message}")]
+    Option { name: String, message: String },
+}
+
+impl Error {
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Bundle(e) => e.code(),
+            Error::Rule(e) => e.code(),
+            Error::Target(e) => e.code(),
+            Error::Option { .. } => "usage",
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! The one rule driver's inner loop: evaluate a compiled condition against a view and collect
+//! what matched (evidence paths and captured values). Tests are existential: a test on a path
+//! holds when any value the path yields satisfies it; `exists: false` holds when none exists.
+
+use crate::quantity;
+use crate::rule::{Cmp, Cond, Op, Test};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// At most this many evidence entries per test; a path over 10,000 conditions must not flood
+/// the output.
+const MAX_EVIDENCE_PER_TEST: usize = 8;
+
+/// What a matching condition observed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Match {
+    /// (normalized JSONPath into the view, value).
+    pub evidence: Vec<(String, Value)>,
+    pub captures: BTreeMap<String, Vec<Value>>,
+}
+
+impl Match {
+    fn absorb(&mut self, other: Match) {
+        for e in other.evidence {
+            if !self.evidence.contains(&e) {
+                self.evidence.push(e);
+            }
+        }
+        for (k, v) in other.captures {
+            self.captures.entry(k).or_default().extend(v);
+        }
+    }
+}
+
+/// Evaluate a condition; `None` when it does not hold.
+pub fn eval(c: &Cond, view: &Value) -> Option<Match> {
+    match c {
+        Cond::All(cs) => {
+            let mut m = Match::default();
+            for c in cs {
+                m.absorb(eval(c, view)?);
+            }
+            Some(m)
+        }
+        Cond::Any(cs) => cs.iter().find_map(|c| eval(c, view)),
+        Cond::Not(c) => eval(c, view).is_none().then(Match::default),
+        Cond::Test(t) => eval_test(t, view),
+    }
+}
+
+fn eval_test(t: &Test, view: &Value) -> Option<Match> {
+    let hits = jsonpath_rust::query::js_path_process(&t.path, view).unwrap_or_default();
+    if let Op::Exists(false) = t.op {
+        return hits.is_empty().then(Match::default);
+    }
+    let mut m = Match::default();
+    let mut any = false;
+    for h in hits {
+        if !holds(&t.op, h.val) {
+            continue;
+        }
+        any = true;
+        if t.evidence && m.evidence.len() < MAX_EVIDENCE_PER_TEST {
+            m.evidence.push((h.path.clone(), h.val.clone()));
+        }
+        if let Some(cap) = &t.capture {
+            m.captures.entry(cap.clone()).or_default().push(h.val.clone());
+        }
+    }
+    any.then_some(m)
+}
+
+fn holds(op: &Op, v: &Value) -> bool {
+    match op {
+        Op::Exists(want) => *want,
+        Op::Equals(x) => same(v, x),
+        Op::In(xs) => xs.iter().any(|x| same(v, x)),
+        Op::Matches(re) => v.as_str().is_some_and(|s| re.is_match(s)),
+        Op::Contains(needle) => match v {
+            Value::String(s) => s.contains(needle.as_str()),
+            Value::Array(a) => a.iter().any(|x| x.as_str() == Some(needle.as_str())),
+            _ => false,
+        },
+        Op::Compare(cmp, rhs) => quantity::from_value(v).is_some_and(|lhs| match cmp {
+            Cmp::Gt => lhs > *rhs,
+            Cmp::Ge => lhs >= *rhs,
+            Cmp::Lt => lhs < *rhs,
+            Cmp::Le => lhs <= *rhs,
+        }),
+    }
+}
+
+/// Equality where numbers compare by value (`4` equals `4.0`).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}

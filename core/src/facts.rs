@@ -1,0 +1,462 @@
+//! Facts a JSON path cannot express, computed in Rust and placed in the view under `$.facts`.
+//! Each function documents the shape it returns; `docs/view.md` lists them for rule authors.
+
+use crate::index::{Index, NodeInfo, ObjId};
+use crate::quantity;
+use regex::Regex;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+static AVAILABLE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^0/(\d+) nodes are available:?\s*").expect("static regex"));
+static ENTRY: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(\d+) (.+)$").expect("static regex"));
+static KAI_PREFIX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^no nodes with enough resources were found:\s*").expect("static regex"));
+
+/// Parse a scheduler's "why not" message.
+///
+/// kube-scheduler (`FitError.Error()`, 1.30–1.36): `0/N nodes are available: <sorted "COUNT
+/// REASON" entries>. [<post-filter text>, ]preemption: 0/N nodes are available: <entries>.`
+/// A PreFilter rejection has one sentence and no counts. KAI-Scheduler: `no nodes with enough
+/// resources were found: COUNT REASON[. COUNT REASON].`
+///
+/// Returns `{message, nodes, reasons: [{count, reason, kind}], kinds: [..], insufficient: [..],
+/// preFilter, postFilter, preemption: {nodes, reasons, helpful} | null}`.
+pub fn parse_scheduling_message(message: &str) -> Value {
+    let msg = message.trim();
+    let (head, preemption) = match msg.find("preemption: ") {
+        Some(i) => (&msg[..i], Some(&msg[i + "preemption: ".len()..])),
+        None => (msg, None),
+    };
+    let mut out = Map::new();
+    out.insert("message".into(), json!(message));
+    let mut reasons = Vec::new();
+    let mut pre_filter = Value::Null;
+    let mut post_filter = Value::Null;
+    if let Some(caps) = AVAILABLE.captures(head) {
+        out.insert("nodes".into(), json!(caps[1].parse::<u64>().unwrap_or(0)));
+        let body = &head[caps[0].len()..];
+        // The histogram ends at the first ". "; what follows before `preemption:` is the
+        // PostFilter's own text (e.g. DRA's "still not schedulable, ").
+        let (hist, rest) = split_sentence(body);
+        let parsed = parse_entries(hist);
+        if parsed.is_empty() && !hist.is_empty() {
+            pre_filter = json!(hist);
+        }
+        reasons = parsed;
+        let rest = rest.trim().trim_end_matches(',').trim();
+        if !rest.is_empty() {
+            post_filter = json!(rest);
+        }
+    } else if let Some(m) = KAI_PREFIX.find(head) {
+        let body = &head[m.end()..];
+        reasons = body
+            .split(['\n'])
+            .flat_map(|s| s.split(". "))
+            .flat_map(|s| parse_entries(s.trim().trim_end_matches('.')))
+            .collect();
+    }
+    let kinds: Vec<&str> = {
+        let mut k: Vec<&str> = reasons.iter().filter_map(|r| r["kind"].as_str()).collect();
+        k.sort_unstable();
+        k.dedup();
+        k
+    };
+    let mut insufficient: Vec<String> = reasons.iter().filter_map(|r| r["resource"].as_str().map(str::to_string)).collect();
+    insufficient.sort();
+    insufficient.dedup();
+    out.insert("kinds".into(), json!(kinds));
+    out.insert("insufficient".into(), json!(insufficient));
+    out.insert("reasons".into(), Value::Array(reasons));
+    out.insert("preFilter".into(), pre_filter);
+    out.insert("postFilter".into(), post_filter);
+    let pre = preemption.map(|p| {
+        let p = p.trim();
+        let (nodes, body) = match AVAILABLE.captures(p) {
+            Some(c) => (c[1].parse::<u64>().unwrap_or(0), &p[c[0].len()..]),
+            None => (0, p),
+        };
+        let (hist, _) = split_sentence(body);
+        let reasons = parse_entries(hist);
+        let helpful = !reasons.iter().all(|r| {
+            r["reason"].as_str().is_some_and(|s| s.starts_with("Preemption is not helpful") || s.starts_with("No preemption victims"))
+        });
+        json!({"nodes": nodes, "reasons": reasons, "helpful": helpful})
+    });
+    out.insert("preemption".into(), pre.unwrap_or(Value::Null));
+    Value::Object(out)
+}
+
+/// Split at the end of the first sentence: a "." followed by a space or the end.
+fn split_sentence(s: &str) -> (&str, &str) {
+    let b = s.as_bytes();
+    for i in 0..b.len() {
+        if b[i] == b'.' && (i + 1 == b.len() || b[i + 1] == b' ' || b[i + 1] == b'.') {
+            let rest = s[i + 1..].trim_start_matches('.');
+            return (s[..i].trim(), rest);
+        }
+    }
+    (s.trim(), "")
+}
+
+fn parse_entries(hist: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    // Entries are "COUNT REASON" joined by ", "; a reason may itself contain ", " (taint
+    // values), so a fragment without a leading count continues the previous reason.
+    for part in hist.split(", ") {
+        match ENTRY.captures(part) {
+            Some(c) => {
+                let reason = c[2].trim().to_string();
+                out.push((c[1].parse::<u64>().unwrap_or(0), reason));
+            }
+            None => match out.last_mut() {
+                Some(last) => {
+                    last.1.push_str(", ");
+                    last.1.push_str(part);
+                }
+                None => return Vec::new(),
+            },
+        }
+    }
+    out.into_iter()
+        .map(|(count, reason)| {
+            let (kind, resource) = classify(&reason);
+            json!({"count": count, "reason": reason, "kind": kind, "resource": resource})
+        })
+        .collect()
+}
+
+/// Which kind of node-level rejection a reason is, and the resource it names if any.
+fn classify(reason: &str) -> (&'static str, Option<String>) {
+    if let Some(r) = reason.strip_prefix("Insufficient ") {
+        return ("insufficient", Some(r.trim().to_string()));
+    }
+    if let Some(r) = reason.strip_prefix("node(s) didn't have enough resources: ") {
+        let r = match r.trim() {
+            "GPUs" => "nvidia.com/gpu",
+            "CPU cores" => "cpu",
+            "memory" => "memory",
+            other => other,
+        };
+        return ("insufficient", Some(r.to_string()));
+    }
+    let table: &[(&str, &str)] = &[
+        ("untolerated taint", "taint"),
+        ("didn't match Pod's node affinity/selector", "affinity"),
+        ("didn't match scheduler-enforced node affinity", "affinity"),
+        ("were unschedulable", "cordoned"),
+        ("had unknown conditions", "cordoned"),
+        ("didn't match the requested node name", "nodeName"),
+        ("persistent volume", "volume"),
+        ("PersistentVolume", "volume"),
+        ("volume node affinity", "volume"),
+        ("enough free storage", "volume"),
+        ("pvc(s)", "volume"),
+        ("pod affinity rules", "podAffinity"),
+        ("pod anti-affinity rules", "podAffinity"),
+        ("anti-affinity rules", "podAffinity"),
+        ("topology spread", "topologySpread"),
+        ("claims", "dra"),
+        ("resourceclaim", "dra"),
+        ("allocate devices", "dra"),
+        ("cannot fit resource", "dra"),
+        ("extended resource claim", "dra"),
+        ("Too many pods", "podsFull"),
+        ("pod number exceeded", "podsFull"),
+        ("mig profile", "insufficient"),
+        ("node(s) had", "nodeCondition"),
+    ];
+    let kind = table.iter().find(|(needle, _)| reason.contains(needle)).map_or("other", |(_, k)| k);
+    (kind, None)
+}
+
+/// Does a node pass the pod's nodeSelector and tolerate the node's NoSchedule/NoExecute taints?
+/// (Required node affinity is not evaluated; the scheduler's own message covers it.)
+pub fn node_eligible(node: &NodeInfo, pod: &Value) -> bool {
+    if let Some(sel) = pod.pointer("/spec/nodeSelector").and_then(Value::as_object) {
+        if !sel.iter().all(|(k, v)| node.labels.get(k).map(String::as_str) == v.as_str()) {
+            return false;
+        }
+    }
+    let tolerations = pod.pointer("/spec/tolerations").and_then(Value::as_array);
+    node.taints.iter().filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute").all(|t| {
+        tolerations.is_some_and(|tols| tols.iter().any(|tol| tolerates(tol, t)))
+    })
+}
+
+fn tolerates(tol: &Value, t: &crate::index::Taint) -> bool {
+    let key = tol["key"].as_str().unwrap_or("");
+    let op = tol["operator"].as_str().unwrap_or("Equal");
+    let effect = tol["effect"].as_str().unwrap_or("");
+    if !effect.is_empty() && effect != t.effect {
+        return false;
+    }
+    if key.is_empty() {
+        return op == "Exists";
+    }
+    key == t.key && (op == "Exists" || tol["value"].as_str().unwrap_or("") == t.value.as_deref().unwrap_or(""))
+}
+
+/// Per extended resource the pod asks for: what the nodes advertise and hold.
+///
+/// For each resource (names with a `/`, plus any the scheduler called insufficient):
+/// `{name, request, advertisingNodes, allocatable, capacity, requested, free, maxFree,
+/// maxAllocatable, eligibleNodes, eligibleMaxFree, fit, capacityWithoutAllocatable, closest:
+/// [{node, allocatable, requested, free}]}` where `fit` is `noneAdvertised` (no node has any
+/// allocatable), `neverFits` (no node could ever hold the request), `noneFreeNow` (some node
+/// could, none has it free now) or `fitsSomewhere` (a node has it free: the reason is elsewhere).
+pub fn resources(ix: &Index, requests: &BTreeMap<String, f64>, extra: &[String], pod: &Value) -> Value {
+    let mut names: Vec<&String> = requests.keys().filter(|r| r.contains('/')).collect();
+    for r in extra {
+        if requests.contains_key(r) && !names.contains(&r) {
+            names.push(r);
+        }
+    }
+    names.sort();
+    let empty = BTreeMap::new();
+    let mut out = Vec::new();
+    for name in names {
+        let want = requests[name];
+        let (mut alloc_total, mut cap_total, mut req_total) = (0.0, 0.0, 0.0);
+        let (mut max_free, mut max_alloc, mut elig_max_free) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut advertising, mut eligible, mut cap_no_alloc) = (0u64, 0u64, Vec::new());
+        let mut rows = Vec::new();
+        for node in ix.nodes().values() {
+            let alloc = node.allocatable.get(name).copied().unwrap_or(0.0);
+            let cap = node.capacity.get(name).copied().unwrap_or(0.0);
+            if cap > 0.0 && alloc <= 0.0 {
+                cap_no_alloc.push(node.name.clone());
+            }
+            if alloc <= 0.0 {
+                continue;
+            }
+            let used = ix.requested_on(&node.name).unwrap_or(&empty).get(name).copied().unwrap_or(0.0);
+            let free = (alloc - used).max(0.0);
+            advertising += 1;
+            alloc_total += alloc;
+            cap_total += cap;
+            req_total += used;
+            max_free = max_free.max(free);
+            max_alloc = max_alloc.max(alloc);
+            if node_eligible(node, pod) {
+                eligible += 1;
+                elig_max_free = elig_max_free.max(free);
+            }
+            rows.push((free, node.name.clone(), alloc, used));
+        }
+        rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let fit = if advertising == 0 {
+            "noneAdvertised"
+        } else if max_alloc < want {
+            "neverFits"
+        } else if max_free < want {
+            "noneFreeNow"
+        } else {
+            "fitsSomewhere"
+        };
+        let closest: Vec<Value> = rows
+            .iter()
+            .take(3)
+            .map(|(free, n, a, u)| json!({"node": n, "allocatable": a, "requested": u, "free": free}))
+            .collect();
+        out.push(json!({
+            "name": name, "request": want, "advertisingNodes": advertising,
+            "allocatable": alloc_total, "capacity": cap_total, "requested": req_total,
+            "free": (alloc_total - req_total).max(0.0), "maxFree": max_free, "maxAllocatable": max_alloc,
+            "eligibleNodes": eligible, "eligibleMaxFree": elig_max_free, "fit": fit,
+            "capacityWithoutAllocatable": cap_no_alloc, "closest": closest,
+        }));
+    }
+    Value::Array(out)
+}
+
+/// Status of a pod as kubectl's STATUS column would show it, and whether it is settled
+/// (Running and Ready, or Succeeded).
+pub fn pod_status(pod: &Value) -> (String, bool) {
+    let phase = pod.pointer("/status/phase").and_then(Value::as_str).unwrap_or("Unknown");
+    if pod.pointer("/metadata/deletionTimestamp").is_some() {
+        return ("Terminating".into(), false);
+    }
+    let gated = pod.pointer("/spec/schedulingGates").and_then(Value::as_array).is_some_and(|g| !g.is_empty());
+    if phase == "Pending" && gated {
+        return ("SchedulingGated".into(), false);
+    }
+    if let Some(reason) = pod.pointer("/status/reason").and_then(Value::as_str) {
+        if phase == "Failed" {
+            return (reason.to_string(), false);
+        }
+    }
+    let statuses = ["initContainerStatuses", "containerStatuses"];
+    for key in statuses {
+        if let Some(cs) = pod.pointer(&format!("/status/{key}")).and_then(Value::as_array) {
+            for c in cs {
+                if let Some(r) = c.pointer("/state/waiting/reason").and_then(Value::as_str) {
+                    if r != "ContainerCreating" || phase == "Pending" {
+                        return (r.to_string(), false);
+                    }
+                }
+                if key == "containerStatuses" {
+                    if let Some(r) = c.pointer("/state/terminated/reason").and_then(Value::as_str) {
+                        if phase != "Succeeded" && r != "Completed" {
+                            return (r.to_string(), false);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let ready = pod
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"));
+    match phase {
+        "Succeeded" => ("Completed".into(), true),
+        "Running" if ready => ("Running".into(), true),
+        "Running" => ("Running (not ready)".into(), false),
+        other => (other.to_string(), false),
+    }
+}
+
+/// How bad a pod's state is, for picking the pod that best explains its owner (lower = worse).
+pub fn pod_rank(ix: &Index, id: ObjId) -> u8 {
+    let Some(p) = ix.pod(id) else { return 9 };
+    match (p.phase.as_str(), p.node.is_some(), p.ready) {
+        ("Pending", false, _) => 0,
+        ("Pending", true, _) => 1,
+        ("Failed", _, _) => 2,
+        ("Running", _, false) | ("Unknown", _, _) => 3,
+        ("Succeeded", _, _) => 5,
+        _ => 4,
+    }
+}
+
+/// Members of the pod's group: `{kind, name, expected, present, running, ready, pending,
+/// members: [{name, status, node}]}`; `expected` is null when nothing states a size.
+pub fn group(kind: &str, name: &str, expected: Option<u64>, members: &[(String, String, bool, Option<String>)]) -> Value {
+    let running = members.iter().filter(|m| m.1 == "Running" || m.1 == "Running (not ready)").count();
+    let ready = members.iter().filter(|m| m.2).count();
+    let pending = members.iter().filter(|m| !m.2 && m.1 != "Running" && m.1 != "Running (not ready)" && m.1 != "Completed").count();
+    json!({
+        "kind": kind, "name": name, "expected": expected, "present": members.len(),
+        "running": running, "ready": ready, "pending": pending,
+        "missing": expected.map(|e| e.saturating_sub(members.len() as u64)),
+        "members": members.iter().take(64).map(|m| json!({"name": m.0, "status": m.1, "ready": m.2, "node": m.3})).collect::<Vec<_>>(),
+    })
+}
+
+/// fake-gpu-operator: the pools the Helm values configure (ConfigMap `topology`, key
+/// `topology.yml`) against what each pool node advertises and what its per-node ConfigMap
+/// `topology-<node>` lists. Returns `{namespace, configMap, poolLabelKey, pools: [{name,
+/// gpuCount}], nodes: [{node, pool, configured, advertised, nodeTopologyConfigMap,
+/// nodeTopologyGpus, poolDefined, stale}], staleNodes: [..], unpooledGpuNodes: [..]}` or null
+/// when the operator's topology is not in the bundle.
+pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
+    let Some((cm_id, cm)) = ix
+        .named("ConfigMap", "topology")
+        .into_iter()
+        .map(|id| (id, ix.value(id)))
+        .find(|(_, v)| v.pointer("/data/topology.yml").is_some())
+    else {
+        return (Value::Null, None, Vec::new());
+    };
+    let ns = ix.object(cm_id).namespace.clone();
+    let topo: Value = cm
+        .pointer("/data/topology.yml")
+        .and_then(Value::as_str)
+        .and_then(|t| serde_yaml_ng::from_str(t).ok())
+        .unwrap_or(Value::Null);
+    let label_key = topo["nodePoolLabelKey"].as_str().unwrap_or("run.ai/simulated-gpu-node-pool").to_string();
+    let mut pools = BTreeMap::new();
+    if let Some(ps) = topo["nodePools"].as_object() {
+        for (name, p) in ps {
+            // Legacy values: gpuCount. Newer: gpu.overrides.devices lists each device.
+            let count = p["gpuCount"]
+                .as_f64()
+                .or_else(|| p.pointer("/gpu/overrides/devices").and_then(Value::as_array).map(|d| d.len() as f64));
+            pools.insert(name.clone(), count);
+        }
+    }
+    let mut nodes = Vec::new();
+    let mut stale = Vec::new();
+    let mut cms = Vec::new();
+    for node in ix.nodes().values() {
+        let Some(pool) = node.labels.get(&label_key) else { continue };
+        let advertised = node.capacity.get("nvidia.com/gpu").copied();
+        let configured = pools.get(pool).copied().flatten();
+        let cm_name = format!("topology-{}", node.name);
+        let node_cm = ix.find("ConfigMap", ns.as_deref(), &cm_name);
+        let node_gpus = node_cm.and_then(|id| {
+            cms.push(id);
+            let v = ix.value(id);
+            let t: Value = v.pointer("/data/topology.yml").and_then(Value::as_str).and_then(|t| serde_yaml_ng::from_str(t).ok())?;
+            t["gpus"].as_array().map(|g| g.len() as f64)
+        });
+        let is_stale = matches!((configured, advertised.or(node_gpus)), (Some(c), Some(a)) if c != a);
+        if is_stale {
+            stale.push(node.name.clone());
+        }
+        nodes.push(json!({
+            "node": node.name, "pool": pool, "poolDefined": pools.contains_key(pool),
+            "configured": configured, "advertised": advertised,
+            "nodeTopologyConfigMap": node_cm.map(|_| cm_name), "nodeTopologyGpus": node_gpus, "stale": is_stale,
+        }));
+    }
+    let unpooled: Vec<&String> = ix
+        .nodes()
+        .values()
+        .filter(|n| !n.labels.contains_key(&label_key) && n.labels.get("run.ai/fake.gpu").map(String::as_str) == Some("true"))
+        .map(|n| &n.name)
+        .collect();
+    let fact = json!({
+        "namespace": ns, "configMap": "topology", "poolLabelKey": label_key,
+        "pools": pools.iter().map(|(k, v)| json!({"name": k, "gpuCount": v})).collect::<Vec<_>>(),
+        "nodes": nodes, "staleNodes": stale, "unpooledGpuNodes": unpooled,
+    });
+    (fact, Some(cm_id), cms)
+}
+
+/// Requests of a pod per resource, read from its spec (same rules as the index).
+pub fn quantity_map(v: &Value) -> BTreeMap<String, f64> {
+    v.as_object()
+        .map(|m| m.iter().filter_map(|(k, q)| quantity::from_value(q).map(|q| (k.clone(), q))).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_scheduler_grammar() {
+        let f = parse_scheduling_message("0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.");
+        assert_eq!(f["nodes"], 4);
+        assert_eq!(f["reasons"][1]["count"], 3);
+        assert_eq!(f["insufficient"], json!(["nvidia.com/gpu"]));
+        assert_eq!(f["kinds"], json!(["insufficient", "taint"]));
+        assert_eq!(f["preemption"]["nodes"], 4);
+        assert_eq!(f["preemption"]["helpful"], false);
+    }
+
+    #[test]
+    fn parses_old_taint_form_prefilter_and_dra_postfilter() {
+        let f = parse_scheduling_message("0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.");
+        assert_eq!(f["reasons"][0]["reason"], "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }");
+        assert_eq!(f["reasons"][1]["kind"], "cordoned");
+        let f = parse_scheduling_message("0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.");
+        assert_eq!(f["preFilter"], "pod has unbound immediate PersistentVolumeClaims");
+        assert_eq!(f["reasons"], json!([]));
+        let f = parse_scheduling_message("0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+        assert_eq!(f["kinds"], json!(["dra"]));
+        assert_eq!(f["postFilter"], "still not schedulable");
+        let f = parse_scheduling_message("0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..");
+        assert_eq!(f["preemption"]["reasons"][0]["count"], 3);
+    }
+
+    #[test]
+    fn parses_kai_messages() {
+        let f = parse_scheduling_message("No nodes with enough resources were found: 2 node(s) didn't have enough resources: GPUs.");
+        assert_eq!(f["insufficient"], json!(["nvidia.com/gpu"]));
+        assert_eq!(f["reasons"][0]["count"], 2);
+    }
+}

@@ -1,0 +1,333 @@
+//! Rule files: their format, loading and compilation.
+//!
+//! A rule is one YAML file `rules/<layer>/<name>.yaml`; its id `<layer>/<name>` comes from the
+//! path, never from the file. Loading compiles every JSONPath once and checks every template
+//! placeholder against what the conditions capture, so a typo fails the tests (and `cargo
+//! build` of anything that loads rules), never a user's run. `docs/rules.md` documents the
+//! format; `rules/README.md` is the author's guide.
+
+use crate::error::RuleError;
+use crate::layer::{Layer, LayerState, Severity};
+use jsonpath_rust::parser::model::JpQuery;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// What a rule contributes when it matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+pub enum RuleKind {
+    /// A finding with a severity: something blocks, warns or is worth knowing.
+    #[default]
+    Finding,
+    /// The layer's own decision as observed (e.g. "Kueue admitted the workload"): sets the
+    /// layer's state and summary, and is not listed among findings.
+    Status,
+    /// Two layers disagree: names which said yes and which said no, and writes the headline.
+    Misalignment,
+}
+
+/// A fixture: a scenario bundle and a target on which the rule must fire, or must not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fixture {
+    /// Directory name under `tests/scenarios/`.
+    pub scenario: String,
+    /// `Kind/namespace/name`.
+    pub target: String,
+    pub fires: bool,
+}
+
+/// A rule file as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RuleFile {
+    #[serde(default)]
+    kind: RuleKind,
+    #[serde(default)]
+    severity: Option<Severity>,
+    #[serde(default)]
+    state: Option<String>,
+    #[serde(default)]
+    said_yes: Option<Layer>,
+    #[serde(default)]
+    said_no: Option<Layer>,
+    summary: String,
+    #[serde(default)]
+    applies_to: Vec<String>,
+    when: CondSpec,
+    message: String,
+    #[serde(default)]
+    observation: Option<String>,
+    #[serde(default)]
+    headline: Option<String>,
+    #[serde(default)]
+    decided_by: Vec<String>,
+    #[serde(default)]
+    upstream: Option<String>,
+    #[serde(default)]
+    versions: Option<String>,
+    #[serde(default)]
+    why: String,
+    #[serde(default)]
+    fix: String,
+    #[serde(default)]
+    next: Vec<String>,
+    #[serde(default)]
+    explains: Vec<String>,
+    #[serde(default)]
+    priority: i32,
+    #[serde(default)]
+    references: Vec<String>,
+    #[serde(default)]
+    fixtures: Vec<Fixture>,
+}
+
+/// A condition as written: exactly one of `all`, `any`, `not`, or a test on `path`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CondSpec {
+    all: Option<Vec<CondSpec>>,
+    any: Option<Vec<CondSpec>>,
+    not: Option<Box<CondSpec>>,
+    path: Option<String>,
+    exists: Option<bool>,
+    equals: Option<Value>,
+    #[serde(rename = "in")]
+    in_: Option<Vec<Value>>,
+    matches: Option<String>,
+    contains: Option<String>,
+    gt: Option<f64>,
+    ge: Option<f64>,
+    lt: Option<f64>,
+    le: Option<f64>,
+    capture: Option<String>,
+    evidence: Option<bool>,
+}
+
+/// A compiled condition.
+#[derive(Debug, Clone)]
+pub enum Cond {
+    All(Vec<Cond>),
+    Any(Vec<Cond>),
+    Not(Box<Cond>),
+    Test(Test),
+}
+
+/// A compiled test: a JSONPath into the view and what its values must satisfy.
+#[derive(Debug, Clone)]
+pub struct Test {
+    pub source: String,
+    pub path: JpQuery,
+    pub op: Op,
+    pub capture: Option<String>,
+    pub evidence: bool,
+}
+
+#[derive(Debug, Clone)]
+pub enum Op {
+    /// `exists: true` (some value) or `exists: false` (no value at all).
+    Exists(bool),
+    Equals(Value),
+    In(Vec<Value>),
+    Matches(Regex),
+    Contains(String),
+    Compare(Cmp, f64),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Gt,
+    Ge,
+    Lt,
+    Le,
+}
+
+/// A loaded, compiled rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub id: String,
+    pub layer: Layer,
+    pub kind: RuleKind,
+    pub severity: Severity,
+    /// For status rules: the state it sets.
+    pub state: Option<LayerState>,
+    pub said_yes: Option<Layer>,
+    pub said_no: Option<Layer>,
+    pub summary: String,
+    pub applies_to: Vec<String>,
+    pub when: Cond,
+    pub message: String,
+    pub observation: Option<String>,
+    pub headline: Option<String>,
+    pub decided_by: Vec<String>,
+    pub upstream: Option<String>,
+    pub versions: Option<String>,
+    pub why: String,
+    pub fix: String,
+    pub next: Vec<String>,
+    pub explains: Vec<String>,
+    pub priority: i32,
+    pub references: Vec<String>,
+    pub fixtures: Vec<Fixture>,
+    /// The file's text, for `explain` and the docs.
+    pub source_file: String,
+}
+
+/// Placeholders every template may use besides the rule's own captures.
+pub const BUILTINS: &[&str] = &[
+    "target", "target.kind", "target.name", "target.namespace", "namespace", "pod", "status", "observation",
+];
+
+impl Rule {
+    /// Load one rule from its path relative to `rules/` (e.g. `placement/insufficient.yaml`).
+    pub fn load(rel_path: &str, text: &str) -> Result<Rule, RuleError> {
+        let invalid = |message: String| RuleError::Invalid { file: rel_path.to_string(), message };
+        let stem = rel_path.strip_suffix(".yaml").ok_or_else(|| invalid("a rule file must end in .yaml".into()))?;
+        let (layer_name, name) = stem.split_once('/').ok_or_else(|| invalid("a rule file lives in rules/<layer>/".into()))?;
+        let layer = Layer::parse(layer_name).ok_or_else(|| invalid(format!("`{layer_name}` is not a layer")))?;
+        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+            return Err(invalid(format!("rule name `{name}` must be lowercase words joined by '-'")));
+        }
+        let file: RuleFile = serde_yaml_ng::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let mut captures = BTreeSet::new();
+        let when = compile(rel_path, &file.when, &mut captures)?;
+
+        let severity = match (file.kind, file.severity) {
+            (RuleKind::Finding, Some(s)) => s,
+            (RuleKind::Finding, None) => return Err(invalid("a finding needs a `severity`".into())),
+            (_, Some(_)) => return Err(invalid("only findings have a `severity`".into())),
+            (_, None) => Severity::Info,
+        };
+        let state = match (file.kind, file.state.as_deref()) {
+            (RuleKind::Status, Some(s)) => Some(LayerState::parse(s).ok_or_else(|| invalid(format!("`{s}` is not a layer state")))?),
+            (RuleKind::Status, None) => return Err(invalid("a status rule needs a `state`".into())),
+            (_, Some(_)) => return Err(invalid("only status rules have a `state`".into())),
+            (_, None) => None,
+        };
+        if file.kind == RuleKind::Misalignment {
+            let (Some(yes), Some(no)) = (file.said_yes, file.said_no) else {
+                return Err(invalid("a misalignment names `saidYes` and `saidNo`".into()));
+            };
+            if yes == no {
+                return Err(invalid("`saidYes` and `saidNo` must be two different layers".into()));
+            }
+            if file.headline.is_none() {
+                return Err(invalid("a misalignment needs a `headline`".into()));
+            }
+        } else if file.said_yes.is_some() || file.said_no.is_some() {
+            return Err(invalid("only misalignments have `saidYes`/`saidNo`".into()));
+        }
+        if file.summary.trim().is_empty() || file.summary.contains('\n') {
+            return Err(invalid("`summary` is one non-empty line".into()));
+        }
+        if file.kind == RuleKind::Finding && (file.why.trim().is_empty() || file.fix.trim().is_empty()) {
+            return Err(invalid("a finding explains `why` and `fix`".into()));
+        }
+        for s in &file.applies_to {
+            if !crate::view::SUBJECTS.contains(&s.as_str()) {
+                return Err(invalid(format!("appliesTo: `{s}` is not a view subject ({})", crate::view::SUBJECTS.join(", "))));
+            }
+        }
+        let templates = std::iter::once(&file.message)
+            .chain(file.observation.iter())
+            .chain(file.headline.iter())
+            .chain(file.next.iter())
+            .chain(file.decided_by.iter());
+        for t in templates {
+            for p in crate::template::placeholders(t) {
+                if !captures.contains(p) && !BUILTINS.contains(&p) {
+                    return Err(invalid(format!("template `{t}` uses `{{{p}}}`, which no condition captures")));
+                }
+            }
+        }
+        Ok(Rule {
+            id: stem.to_string(),
+            layer,
+            kind: file.kind,
+            severity,
+            state,
+            said_yes: file.said_yes,
+            said_no: file.said_no,
+            summary: file.summary,
+            applies_to: file.applies_to,
+            when,
+            message: file.message.trim().to_string(),
+            observation: file.observation.map(|s| s.trim().to_string()),
+            headline: file.headline.map(|s| s.trim().to_string()),
+            decided_by: file.decided_by,
+            upstream: file.upstream,
+            versions: file.versions,
+            why: file.why.trim().to_string(),
+            fix: file.fix.trim().to_string(),
+            next: file.next,
+            explains: file.explains,
+            priority: file.priority,
+            references: file.references,
+            fixtures: file.fixtures,
+            source_file: text.to_string(),
+        })
+    }
+}
+
+fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<Cond, RuleError> {
+    let invalid = |message: &str| RuleError::Invalid { file: file.to_string(), message: message.to_string() };
+    let forms = [c.all.is_some(), c.any.is_some(), c.not.is_some(), c.path.is_some()];
+    if forms.iter().filter(|f| **f).count() != 1 {
+        return Err(invalid("a condition is exactly one of `all`, `any`, `not` or a `path` test"));
+    }
+    if let Some(all) = &c.all {
+        return Ok(Cond::All(all.iter().map(|x| compile(file, x, captures)).collect::<Result<_, _>>()?));
+    }
+    if let Some(any) = &c.any {
+        return Ok(Cond::Any(any.iter().map(|x| compile(file, x, captures)).collect::<Result<_, _>>()?));
+    }
+    if let Some(not) = &c.not {
+        // Captures under `not` never hold a value; do not offer them to templates.
+        let mut discard = BTreeSet::new();
+        return Ok(Cond::Not(Box::new(compile(file, not, &mut discard)?)));
+    }
+    let source = c.path.clone().unwrap_or_default();
+    if source != source.trim() || !source.starts_with("$.") {
+        return Err(invalid(&format!("path `{source}` must start with `$.` and have no surrounding spaces")));
+    }
+    let subject = source[2..].split(['.', '[']).next().unwrap_or("");
+    if !crate::view::SUBJECTS.contains(&subject) {
+        return Err(invalid(&format!("path `{source}` starts at `{subject}`, not a view subject ({})", crate::view::SUBJECTS.join(", "))));
+    }
+    let path = jsonpath_rust::parser::parse_json_path(&source).map_err(|e| RuleError::Path {
+        file: file.to_string(),
+        path: source.clone(),
+        message: e.to_string(),
+    })?;
+    let ops = [
+        c.exists.map(Op::Exists),
+        c.equals.clone().map(Op::Equals),
+        c.in_.clone().map(Op::In),
+        c.matches
+            .as_ref()
+            .map(|m| Regex::new(m).map(Op::Matches).map_err(|e| invalid(&format!("`matches: {m}`: {e}"))))
+            .transpose()?,
+        c.contains.clone().map(Op::Contains),
+        c.gt.map(|v| Op::Compare(Cmp::Gt, v)),
+        c.ge.map(|v| Op::Compare(Cmp::Ge, v)),
+        c.lt.map(|v| Op::Compare(Cmp::Lt, v)),
+        c.le.map(|v| Op::Compare(Cmp::Le, v)),
+    ];
+    let mut ops: Vec<Op> = ops.into_iter().flatten().collect();
+    if ops.len() > 1 {
+        return Err(invalid(&format!("path `{source}`: one test per condition (use `all` to combine)")));
+    }
+    let op = ops.pop().unwrap_or(Op::Exists(true));
+    if let Some(cap) = &c.capture {
+        if matches!(op, Op::Exists(false)) {
+            return Err(invalid("`exists: false` has no value to capture"));
+        }
+        if BUILTINS.contains(&cap.as_str()) {
+            return Err(invalid(&format!("capture `{cap}` shadows a built-in placeholder")));
+        }
+        captures.insert(cap.clone());
+    }
+    Ok(Cond::Test(Test { source, path, op, capture: c.capture.clone(), evidence: c.evidence.unwrap_or(true) }))
+}

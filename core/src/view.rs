@@ -1,0 +1,677 @@
+//! The view: for one target, the linked objects of every layer plus computed facts, as one JSON
+//! document that rules query with JSONPath (`$.pod…`, `$.workload…`, `$.facts…`).
+//!
+//! Each top-level key is a *subject* (see [`SUBJECTS`] and `docs/view.md`). A subject is one
+//! object or a list of objects; `facts` holds what Rust computed. Every subject remembers which
+//! object it came from, so a match at `$['pod']['status']…` becomes evidence on that Pod at
+//! `$['status']…`.
+
+use crate::bundle::group_of;
+use crate::diagnosis::{Missing, ObjectRef, PodSummary};
+use crate::facts;
+use crate::index::{Index, ObjId, POD_GROUP_KEYS};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// Every subject a rule path may start at, in the order the docs list them.
+pub const SUBJECTS: &[&str] = &[
+    "target", "pod", "pods", "owners", "job", "jobSet", "lws", "leaderPod", "workerStatefulSet",
+    "replicaSet", "deployment", "statefulSet", "workload", "localQueue", "clusterQueue",
+    "resourceFlavors", "podGroup", "kaiQueue", "node", "runtimeClass", "resourceClaims",
+    "deviceClasses", "resourceSlices", "dynamoGraphDeployment", "inferencePool",
+    "fakeGpuTopology", "nodeTopologies", "events", "facts",
+];
+
+/// Kinds that stand for a whole piece of work (scan lists them; their pods appear inside).
+pub const WORK_KINDS: &[(&str, &str)] = &[
+    ("batch", "Job"),
+    ("jobset.x-k8s.io", "JobSet"),
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
+    ("apps", "Deployment"),
+    ("apps", "StatefulSet"),
+    ("nvidia.com", "DynamoGraphDeployment"),
+    ("grove.io", "PodCliqueSet"),
+    ("kueue.x-k8s.io", "Workload"),
+    ("inference.networking.k8s.io", "InferencePool"),
+    ("inference.networking.x-k8s.io", "InferencePool"),
+];
+
+/// Where a subject's content came from.
+#[derive(Debug, Clone)]
+pub enum SubjectRef {
+    One(ObjectRef),
+    Many(Vec<ObjectRef>),
+}
+
+/// A built view.
+#[derive(Debug, Clone)]
+pub struct View {
+    pub value: Value,
+    pub refs: BTreeMap<String, SubjectRef>,
+    pub target: ObjId,
+    pub pod: Option<ObjId>,
+    pub pods: Vec<PodSummary>,
+    pub status: String,
+    pub settled: bool,
+    pub missing: Vec<Missing>,
+}
+
+impl View {
+    pub fn has(&self, subject: &str) -> bool {
+        subject == "facts" || self.refs.contains_key(subject)
+    }
+
+    /// The object the facts are about: the pod if there is one, else the target.
+    pub fn fact_owner(&self) -> &ObjectRef {
+        match self.refs.get("pod").or_else(|| self.refs.get("target")) {
+            Some(SubjectRef::One(r)) => r,
+            _ => unreachable!("a view always has a target"),
+        }
+    }
+}
+
+pub fn object_ref(ix: &Index, id: ObjId) -> ObjectRef {
+    let o = ix.object(id);
+    ObjectRef { api_version: o.api_version.clone(), kind: o.kind.clone(), namespace: o.namespace.clone(), name: o.name.clone() }
+}
+
+struct Builder<'a> {
+    ix: &'a Index,
+    map: Map<String, Value>,
+    refs: BTreeMap<String, SubjectRef>,
+    values: BTreeMap<ObjId, Value>,
+    missing: Vec<Missing>,
+    event_sources: Vec<ObjId>,
+}
+
+impl Builder<'_> {
+    fn value(&mut self, id: ObjId) -> Value {
+        self.values.entry(id).or_insert_with(|| self.ix.value(id)).clone()
+    }
+
+    fn set_one(&mut self, subject: &str, id: ObjId) {
+        if self.refs.contains_key(subject) {
+            return;
+        }
+        let v = self.value(id);
+        self.map.insert(subject.into(), v);
+        self.refs.insert(subject.into(), SubjectRef::One(object_ref(self.ix, id)));
+    }
+
+    fn set_many(&mut self, subject: &str, ids: &[ObjId]) {
+        if ids.is_empty() || self.refs.contains_key(subject) {
+            return;
+        }
+        let vals: Vec<Value> = ids.iter().map(|&id| self.value(id)).collect();
+        self.map.insert(subject.into(), Value::Array(vals));
+        self.refs.insert(subject.into(), SubjectRef::Many(ids.iter().map(|&id| object_ref(self.ix, id)).collect()));
+    }
+
+    fn miss(&mut self, kind: &str, api_version: Option<&str>, namespace: Option<&str>, name: &str, why: &str) {
+        let m = Missing {
+            kind: kind.into(),
+            api_version: api_version.map(str::to_string),
+            resource: None,
+            namespace: namespace.map(str::to_string),
+            name: Some(name.into()),
+            why: why.into(),
+        };
+        if !self.missing.contains(&m) {
+            self.missing.push(m);
+        }
+    }
+}
+
+fn str_at<'v>(v: &'v Value, ptr: &str) -> Option<&'v str> {
+    v.pointer(ptr).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+/// A label or annotation value (annotation first: Kueue moved some labels to annotations).
+fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.pointer("/metadata/annotations").and_then(|a| a.get(key)).and_then(Value::as_str)
+        .or_else(|| v.pointer("/metadata/labels").and_then(|l| l.get(key)).and_then(Value::as_str))
+        .filter(|s| !s.is_empty())
+}
+
+fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.pointer("/metadata/labels").and_then(|l| l.get(key)).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+/// Build the view of a target. `now` is epoch seconds (for ages).
+pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
+    let mut b = Builder { ix, map: Map::new(), refs: BTreeMap::new(), values: BTreeMap::new(), missing: Vec::new(), event_sources: Vec::new() };
+    let t = ix.object(target);
+    let target_is_pod = t.kind == "Pod";
+    b.set_one("target", target);
+    b.event_sources.push(target);
+
+    // The pods of the work, and the one that best explains it.
+    let mut pods: Vec<ObjId> = if target_is_pod { vec![target] } else { ix.descendant_pods(target) };
+    if !target_is_pod && pods.is_empty() {
+        pods = pods_by_selector(ix, target);
+    }
+    let pod = if target_is_pod { Some(target) } else { pods.iter().copied().min_by_key(|&p| (facts::pod_rank(ix, p), p)) };
+
+    // Owner chains: the target's, and the representative pod's.
+    let mut chain: Vec<ObjId> = ix.owner_chain(target);
+    if let Some(p) = pod.filter(|_| !target_is_pod) {
+        for id in ix.owner_chain(p) {
+            if !chain.contains(&id) && id != target {
+                chain.push(id);
+            }
+        }
+    }
+    let chain_all: Vec<ObjId> = std::iter::once(target).chain(chain.iter().copied()).collect();
+    for &id in &chain {
+        b.event_sources.push(id);
+    }
+    if !chain.is_empty() {
+        b.set_many("owners", &chain);
+    }
+    for o in ix.owner_refs(target) {
+        if ix.owners(target).iter().all(|&id| ix.object(id).name != o.name) {
+            b.miss(&o.kind, Some(&o.api_version), t.namespace.as_deref(), &o.name, "owner not in the bundle");
+        }
+    }
+
+    let pod_value = pod.map(|p| b.value(p));
+    if let Some(p) = pod {
+        b.set_one("pod", p);
+        if p != target {
+            b.event_sources.push(p);
+        }
+    }
+    let ns = t.namespace.clone();
+
+    // Owner subjects by kind, nearest to the pod first.
+    let mut ordered: Vec<ObjId> = Vec::new();
+    if let Some(p) = pod {
+        ordered.extend(ix.owner_chain(p));
+    }
+    ordered.extend(chain_all.iter().copied());
+    for id in ordered {
+        let o = ix.object(id);
+        let subject = match (o.group(), o.kind.as_str()) {
+            ("batch", "Job") => "job",
+            ("jobset.x-k8s.io", "JobSet") => "jobSet",
+            ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => "lws",
+            ("apps", "ReplicaSet") => "replicaSet",
+            ("apps", "Deployment") => "deployment",
+            ("apps", "StatefulSet") => "statefulSet",
+            ("kueue.x-k8s.io", "Workload") => "workload",
+            ("nvidia.com", "DynamoGraphDeployment") => "dynamoGraphDeployment",
+            (g, "InferencePool") if g.starts_with("inference.networking") => "inferencePool",
+            _ => continue,
+        };
+        b.set_one(subject, id);
+    }
+
+    // Group: LeaderWorkerSet, JobSet, gang PodGroup.
+    let mut group_fact = Value::Null;
+    if let Some(pv) = &pod_value {
+        let pns = str_at(pv, "/metadata/namespace");
+        if let Some(lws_name) = label(pv, "leaderworkerset.sigs.k8s.io/name") {
+            if let Some(id) = ix.get("leaderworkerset.x-k8s.io", "LeaderWorkerSet", pns, lws_name) {
+                b.set_one("lws", id);
+            }
+            let group_index = label(pv, "leaderworkerset.sigs.k8s.io/group-index").unwrap_or("0");
+            let leader_name = format!("{lws_name}-{group_index}");
+            if let Some(id) = ix.find("Pod", pns, &leader_name) {
+                b.set_one("leaderPod", id);
+            }
+            let worker_sts = ix.get("apps", "StatefulSet", pns, &leader_name);
+            if let Some(id) = worker_sts {
+                b.set_one("workerStatefulSet", id);
+            }
+            let size = meta_value(pv, "leaderworkerset.sigs.k8s.io/size").and_then(|s| s.parse().ok());
+            let members: Vec<ObjId> = ix
+                .get("leaderworkerset.x-k8s.io", "LeaderWorkerSet", pns, lws_name)
+                .map(|l| ix.descendant_pods(l))
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|&m| label(&b.value(m), "leaderworkerset.sigs.k8s.io/group-index") == Some(group_index))
+                .collect();
+            group_fact = group_of_pods(&mut b, "LeaderWorkerSet", &leader_name, size, &members);
+            group_fact["groupIndex"] = json!(group_index);
+            group_fact["workerStatefulSet"] = json!({"name": leader_name, "exists": worker_sts.is_some()});
+        } else if let Some(js) = label(pv, "jobset.sigs.k8s.io/jobset-name") {
+            if let Some(id) = ix.get("jobset.x-k8s.io", "JobSet", pns, js) {
+                b.set_one("jobSet", id);
+                let spec = b.value(id);
+                let expected: u64 = spec
+                    .pointer("/spec/replicatedJobs")
+                    .and_then(Value::as_array)
+                    .map(|rjs| {
+                        rjs.iter()
+                            .map(|rj| {
+                                let reps = rj["replicas"].as_u64().unwrap_or(1);
+                                let par = rj.pointer("/template/spec/parallelism").and_then(Value::as_u64).unwrap_or(1);
+                                reps * par
+                            })
+                            .sum()
+                    })
+                    .unwrap_or(0);
+                let members: Vec<ObjId> = ix.descendant_pods(id).into_iter().filter(|&m| !ix.pod(m).is_some_and(|p| p.terminal())).collect();
+                group_fact = group_of_pods(&mut b, "JobSet", js, Some(expected), &members);
+            }
+        }
+        for (key, api_group, is_annotation) in POD_GROUP_KEYS {
+            let v = if *is_annotation {
+                pv.pointer("/metadata/annotations").and_then(|a| a.get(*key)).and_then(Value::as_str)
+            } else {
+                label(pv, key)
+            };
+            let Some(name) = v else { continue };
+            match ix.get(api_group, "PodGroup", pns, name) {
+                Some(id) => {
+                    b.set_one("podGroup", id);
+                    b.event_sources.push(id);
+                    let pg = b.value(id);
+                    if group_fact.is_null() {
+                        let members: Vec<ObjId> = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
+                        let min = pg.pointer("/spec/minMember").and_then(Value::as_u64);
+                        group_fact = group_of_pods(&mut b, "PodGroup", name, min, &members);
+                    }
+                    let queue = str_at(&pg, "/spec/queue").map(str::to_string).or_else(|| label(pv, "kai.scheduler/queue").map(str::to_string));
+                    if let (Some(q), "scheduling.run.ai") = (queue, *api_group) {
+                        match ix.get("scheduling.run.ai", "Queue", None, &q) {
+                            Some(qid) => b.set_one("kaiQueue", qid),
+                            None => b.miss("Queue", Some("scheduling.run.ai/v2"), None, &q, "not in the bundle"),
+                        }
+                    }
+                }
+                None => b.miss("PodGroup", None, pns, name, "not in the bundle"),
+            }
+            break;
+        }
+    }
+
+    // Admission: the Kueue Workload, its queues and flavors.
+    if !b.refs.contains_key("workload") {
+        let by_pod = pod_value.as_ref().and_then(|pv| {
+            ["kueue.x-k8s.io/prebuilt-workload-name", "kueue.x-k8s.io/pod-group-name"]
+                .iter()
+                .find_map(|k| meta_value(pv, k))
+                .and_then(|name| ix.get("kueue.x-k8s.io", "Workload", str_at(pv, "/metadata/namespace"), name))
+        });
+        let by_owner = || {
+            chain_all.iter().chain(pod.iter()).find_map(|&id| {
+                ix.children(id).iter().copied().find(|&c| ix.object(c).kind == "Workload" && ix.object(c).group() == "kueue.x-k8s.io")
+                    .or_else(|| ix.object(id).uid.as_deref().and_then(|u| ix.workloads_for_job_uid(u).first().copied()))
+            })
+        };
+        if let Some(id) = by_pod.or_else(by_owner) {
+            b.set_one("workload", id);
+        }
+    }
+    let workload_id = match b.refs.get("workload") {
+        Some(SubjectRef::One(r)) => ix.get("kueue.x-k8s.io", "Workload", r.namespace.as_deref(), &r.name),
+        _ => None,
+    };
+    if let Some(w) = workload_id {
+        b.event_sources.push(w);
+    }
+    let wl = workload_id.map(|w| b.value(w));
+    let queue_name = wl.as_ref().and_then(|w| str_at(w, "/spec/queueName").map(str::to_string)).or_else(|| {
+        chain_all.iter().chain(pod.iter()).find_map(|&id| label(&b.value(id), "kueue.x-k8s.io/queue-name").map(str::to_string))
+    });
+    let mut cq_name = wl.as_ref().and_then(|w| str_at(w, "/status/admission/clusterQueue").map(str::to_string));
+    if let Some(q) = &queue_name {
+        match ix.get("kueue.x-k8s.io", "LocalQueue", ns.as_deref(), q) {
+            Some(id) => {
+                b.set_one("localQueue", id);
+                let lq = b.value(id);
+                if cq_name.is_none() {
+                    cq_name = str_at(&lq, "/spec/clusterQueue").map(str::to_string);
+                }
+            }
+            None => b.miss("LocalQueue", Some("kueue.x-k8s.io/v1beta2"), ns.as_deref(), q, "not in the bundle"),
+        }
+    }
+    if let Some(cq) = &cq_name {
+        match ix.get("kueue.x-k8s.io", "ClusterQueue", None, cq) {
+            Some(id) => {
+                b.set_one("clusterQueue", id);
+                let cqv = b.value(id);
+                let mut flavors: Vec<ObjId> = Vec::new();
+                for rg in cqv.pointer("/spec/resourceGroups").and_then(Value::as_array).into_iter().flatten() {
+                    for f in rg["flavors"].as_array().into_iter().flatten() {
+                        if let Some(name) = f["name"].as_str() {
+                            match ix.get("kueue.x-k8s.io", "ResourceFlavor", None, name) {
+                                Some(fid) if !flavors.contains(&fid) => flavors.push(fid),
+                                Some(_) => {}
+                                None => b.miss("ResourceFlavor", Some("kueue.x-k8s.io/v1beta2"), None, name, "not in the bundle"),
+                            }
+                        }
+                    }
+                }
+                b.set_many("resourceFlavors", &flavors);
+            }
+            None => b.miss("ClusterQueue", Some("kueue.x-k8s.io/v1beta2"), None, cq, "not in the bundle"),
+        }
+    }
+
+    // Placement and runtime: the bound node, the RuntimeClass, DRA objects.
+    let mut sched_fact = Value::Null;
+    let mut resources_fact = Value::Array(Vec::new());
+    if let (Some(p), Some(pv)) = (pod, &pod_value) {
+        if let Some(node) = str_at(pv, "/spec/nodeName") {
+            match ix.find("Node", None, node) {
+                Some(id) => b.set_one("node", id),
+                None => b.miss("Node", Some("v1"), None, node, "the pod's node is not in the bundle"),
+            }
+        }
+        if let Some(rc) = str_at(pv, "/spec/runtimeClassName") {
+            match ix.get("node.k8s.io", "RuntimeClass", None, rc) {
+                Some(id) => b.set_one("runtimeClass", id),
+                None => b.miss("RuntimeClass", Some("node.k8s.io/v1"), None, rc, "not in the bundle"),
+            }
+        }
+        link_dra(&mut b, pv);
+        sched_fact = scheduling_fact(ix, p, pv);
+        let extra: Vec<String> = sched_fact["insufficient"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+        let requests = ix.pod(p).map(|i| i.requests.clone()).unwrap_or_default();
+        resources_fact = facts::resources(ix, &requests, &extra, pv);
+        link_serving(&mut b, pv);
+    }
+    if ix.nodes().is_empty() {
+        b.missing.push(Missing { kind: "Node".into(), api_version: Some("v1".into()), resource: Some("nodes".into()), namespace: None, name: None, why: "no Node objects in the bundle".into() });
+    }
+
+    // fake-gpu-operator topology.
+    let (fake_fact, topo_cm, node_cms) = facts::fake_gpu(ix);
+    if let Some(id) = topo_cm {
+        b.set_one("fakeGpuTopology", id);
+        b.set_many("nodeTopologies", &node_cms);
+    }
+
+    // Events about every linked object, normalized to one shape, oldest first.
+    let mut evs: Vec<ObjId> = Vec::new();
+    for &src in &b.event_sources.clone() {
+        for e in ix.events_for(src).into_iter().rev().take(50) {
+            if !evs.contains(&e) {
+                evs.push(e);
+            }
+        }
+    }
+    evs.sort_by_key(|e| (ix.event(*e).and_then(|i| i.last), *e));
+    let ev_values: Vec<Value> = evs
+        .iter()
+        .filter_map(|&e| {
+            let i = ix.event(e)?;
+            Some(json!({
+                "reason": i.reason, "message": i.message, "type": i.type_, "component": i.component,
+                "count": i.count, "lastTimestamp": i.last.map(crate::time::format_rfc3339),
+                "involvedObject": {"kind": i.involved_kind, "namespace": i.involved_namespace, "name": i.involved_name},
+            }))
+        })
+        .collect();
+    if !ev_values.is_empty() {
+        b.map.insert("events".into(), Value::Array(ev_values));
+        b.refs.insert("events".into(), SubjectRef::Many(evs.iter().map(|&e| object_ref(ix, e)).collect()));
+    }
+
+    // Pods named by an owner's diagnosis, and the target's own status.
+    let pod_summaries: Vec<PodSummary> = if target_is_pod {
+        Vec::new()
+    } else {
+        pods.iter()
+            .take(64)
+            .map(|&p| {
+                let v = b.value(p);
+                let o = ix.object(p);
+                PodSummary { namespace: o.namespace.clone().unwrap_or_default(), name: o.name.clone(), status: facts::pod_status(&v).0, node: str_at(&v, "/spec/nodeName").map(str::to_string) }
+            })
+            .collect()
+    };
+    if !target_is_pod && pods.len() > 1 {
+        b.set_many("pods", &pods.iter().take(64).copied().collect::<Vec<_>>());
+    }
+    let tv = b.value(target);
+    let (status, settled) = work_status(ix, target, &tv, &pods, &mut b);
+    let kueue_installed = ix.kinds().iter().any(|k| matches!(*k, "ClusterQueue" | "LocalQueue" | "Workload"));
+    b.map.insert(
+        "facts".into(),
+        json!({
+            "target": {"kind": t.kind, "status": status, "settled": settled, "isPod": target_is_pod, "podCount": pods.len()},
+            "scheduling": sched_fact,
+            "resources": resources_fact,
+            "group": group_fact,
+            "fakeGpu": fake_fact,
+            "installed": {"kueue": kueue_installed},
+            "now": now.map(crate::time::format_rfc3339),
+            "podAge": pod.and_then(|p| Some(now? - ix.created(p)?)),
+        }),
+    );
+    View {
+        value: Value::Object(b.map),
+        refs: b.refs,
+        target,
+        pod,
+        pods: pod_summaries,
+        status,
+        settled,
+        missing: b.missing,
+    }
+}
+
+fn group_of_pods(b: &mut Builder, kind: &str, name: &str, expected: Option<u64>, members: &[ObjId]) -> Value {
+    let rows: Vec<(String, String, bool, Option<String>)> = members
+        .iter()
+        .map(|&m| {
+            let v = b.value(m);
+            let (status, settled) = facts::pod_status(&v);
+            (b.ix.object(m).name.clone(), status, settled, str_at(&v, "/spec/nodeName").map(str::to_string))
+        })
+        .collect();
+    facts::group(kind, name, expected, &rows)
+}
+
+/// The scheduler's last word on a pod: the PodScheduled condition's message, else the newest
+/// FailedScheduling (or KAI `Unschedulable`) event.
+fn scheduling_fact(ix: &Index, pod: ObjId, pv: &Value) -> Value {
+    let cond = pv.pointer("/status/conditions").and_then(Value::as_array).and_then(|cs| {
+        cs.iter().find(|c| c["type"] == "PodScheduled" && c["status"] == "False" && c["reason"] == "Unschedulable")
+    });
+    let scheduler = str_at(pv, "/spec/schedulerName").unwrap_or("default-scheduler");
+    let from_event = || {
+        ix.events_for(pod).into_iter().rev().filter_map(|e| ix.event(e)).find(|e| e.reason == "FailedScheduling" || (e.reason == "Unschedulable" && e.type_ == "Warning"))
+    };
+    let (message, source) = match cond.and_then(|c| c["message"].as_str()).filter(|m| !m.is_empty()) {
+        Some(m) => (m.to_string(), "condition"),
+        None => match from_event() {
+            Some(e) => (e.message.clone(), "event"),
+            None => return Value::Null,
+        },
+    };
+    let mut f = facts::parse_scheduling_message(&message);
+    f["source"] = json!(source);
+    f["scheduler"] = json!(scheduler);
+    f
+}
+
+fn link_dra(b: &mut Builder, pv: &Value) {
+    let ix = b.ix;
+    let ns = str_at(pv, "/metadata/namespace");
+    let mut claims = Vec::new();
+    for rc in pv.pointer("/spec/resourceClaims").and_then(Value::as_array).into_iter().flatten() {
+        let entry = rc["name"].as_str().unwrap_or("");
+        let name = rc["resourceClaimName"].as_str().map(str::to_string).or_else(|| {
+            pv.pointer("/status/resourceClaimStatuses")
+                .and_then(Value::as_array)
+                .and_then(|s| s.iter().find(|x| x["name"] == entry))
+                .and_then(|x| x["resourceClaimName"].as_str().map(str::to_string))
+        });
+        match name {
+            Some(n) => match ix.find("ResourceClaim", ns, &n) {
+                Some(id) => claims.push(id),
+                None => b.miss("ResourceClaim", None, ns, &n, "not in the bundle"),
+            },
+            None => {} // from a template, not generated yet: a rule reads that from the pod
+        }
+    }
+    let mut classes = Vec::new();
+    for &c in &claims {
+        let v = b.value(c);
+        for req in v.pointer("/spec/devices/requests").and_then(Value::as_array).into_iter().flatten() {
+            let mut names: Vec<&str> = Vec::new();
+            names.extend(req["deviceClassName"].as_str());
+            names.extend(req.pointer("/exactly/deviceClassName").and_then(Value::as_str));
+            for alt in req["firstAvailable"].as_array().into_iter().flatten() {
+                names.extend(alt["deviceClassName"].as_str());
+            }
+            for n in names {
+                match ix.find("DeviceClass", None, n) {
+                    Some(id) if !classes.contains(&id) => classes.push(id),
+                    Some(_) => {}
+                    None => b.miss("DeviceClass", None, None, n, "not in the bundle"),
+                }
+            }
+        }
+    }
+    b.set_many("resourceClaims", &claims);
+    b.set_many("deviceClasses", &classes);
+    if let Some(node) = str_at(pv, "/spec/nodeName") {
+        let slices: Vec<ObjId> = ix
+            .of_kind("ResourceSlice")
+            .iter()
+            .copied()
+            .filter(|&s| ix.typed::<SliceNode>(s).is_some_and(|x| x.spec.node_name.as_deref() == Some(node)))
+            .take(32)
+            .collect();
+        b.set_many("resourceSlices", &slices);
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct SliceNode {
+    spec: SliceSpec,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct SliceSpec {
+    node_name: Option<String>,
+}
+
+/// The DynamoGraphDeployment or InferencePool that selects the pod.
+fn link_serving(b: &mut Builder, pv: &Value) {
+    let ix = b.ix;
+    let ns = str_at(pv, "/metadata/namespace");
+    if let Some(dgd) = label(pv, "nvidia.com/dynamo-graph-deployment-name") {
+        if let Some(id) = ix.find("DynamoGraphDeployment", ns, dgd) {
+            b.set_one("dynamoGraphDeployment", id);
+            b.event_sources.push(id);
+        }
+    }
+    let labels = pv.pointer("/metadata/labels").and_then(Value::as_object);
+    for &id in ix.of_kind("InferencePool") {
+        if ix.object(id).namespace.as_deref() != ns || !group_of(&ix.object(id).api_version).starts_with("inference.networking") {
+            continue;
+        }
+        let v = b.value(id);
+        // v1: selector.matchLabels; v1alpha2: selector is a plain map.
+        let sel = v.pointer("/spec/selector/matchLabels").or_else(|| v.pointer("/spec/selector")).and_then(Value::as_object);
+        let selects = sel.is_some_and(|s| {
+            !s.is_empty() && s.iter().all(|(k, want)| labels.and_then(|l| l.get(k)) == Some(want))
+        });
+        if selects {
+            b.set_one("inferencePool", id);
+            b.event_sources.push(id);
+            break;
+        }
+    }
+}
+
+/// Pods selected by a workload object's label selector (for owners whose pods we cannot reach by
+/// ownerReferences, e.g. an InferencePool).
+fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
+    let t = ix.object(target);
+    let v = ix.value(target);
+    let sel = v.pointer("/spec/selector/matchLabels").or_else(|| {
+        if t.kind == "InferencePool" { v.pointer("/spec/selector") } else { None }
+    });
+    let Some(sel) = sel.and_then(Value::as_object).filter(|s| !s.is_empty()) else { return Vec::new() };
+    if t.kind == "InferencePool" || t.kind == "Service" {
+        let mut out: Vec<ObjId> = ix
+            .of_kind("Pod")
+            .iter()
+            .copied()
+            .filter(|&p| ix.object(p).namespace == t.namespace)
+            .filter(|&p| {
+                let pv = ix.value(p);
+                sel.iter().all(|(k, want)| pv.pointer("/metadata/labels").and_then(|l| l.get(k)) == Some(want))
+            })
+            .collect();
+        out.truncate(256);
+        return out;
+    }
+    Vec::new()
+}
+
+/// A short status for the target as kubectl would show it, and whether the work is settled
+/// (running as intended or finished).
+fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId], b: &mut Builder) -> (String, bool) {
+    let t = ix.object(target);
+    let cond_true = |ty: &str| {
+        v.pointer("/status/conditions").and_then(Value::as_array).is_some_and(|cs| cs.iter().any(|c| c["type"] == ty && c["status"] == "True"))
+    };
+    let pods_settled = || !pods.is_empty() && pods.iter().all(|&p| facts::pod_status(&b.ix.value(p)).1);
+    let ready_of = |spec_ptr: &str, ready_ptr: &str| {
+        let want = v.pointer(spec_ptr).and_then(Value::as_u64).unwrap_or(1);
+        let ready = v.pointer(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
+        (format!("{ready}/{want} ready"), ready >= want)
+    };
+    match (t.group(), t.kind.as_str()) {
+        ("", "Pod") => facts::pod_status(v),
+        ("batch", "Job") => {
+            if cond_true("Complete") {
+                ("Complete".into(), true)
+            } else if cond_true("Failed") {
+                ("Failed".into(), false)
+            } else if v.pointer("/spec/suspend") == Some(&Value::Bool(true)) {
+                ("Suspended".into(), false)
+            } else {
+                let s = pods_settled();
+                (if s { "Running".into() } else { "Pending".to_string() }, s)
+            }
+        }
+        ("jobset.x-k8s.io", "JobSet") => {
+            if cond_true("Completed") {
+                ("Completed".into(), true)
+            } else if cond_true("Failed") {
+                ("Failed".into(), false)
+            } else if v.pointer("/spec/suspend") == Some(&Value::Bool(true)) {
+                ("Suspended".into(), false)
+            } else {
+                let s = pods_settled();
+                (if s { "Running".into() } else { "Pending".to_string() }, s)
+            }
+        }
+        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => ready_of("/spec/replicas", "/status/readyReplicas"),
+        ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => ready_of("/spec/replicas", "/status/readyReplicas"),
+        ("kueue.x-k8s.io", "Workload") => {
+            if cond_true("Finished") {
+                ("Finished".into(), true)
+            } else if cond_true("Admitted") {
+                let s = cond_true("PodsReady") || pods_settled();
+                ("Admitted".into(), s)
+            } else {
+                ("Pending".into(), false)
+            }
+        }
+        ("nvidia.com", "DynamoGraphDeployment") => {
+            let ready = cond_true("Ready");
+            (str_at(v, "/status/state").map_or_else(|| if ready { "Ready".into() } else { "NotReady".into() }, str::to_string), ready)
+        }
+        _ => {
+            if pods.is_empty() {
+                ("Present".into(), true)
+            } else {
+                let s = pods_settled();
+                (if s { "Running".into() } else { "Pending".into() }, s)
+            }
+        }
+    }
+}
