@@ -14,7 +14,7 @@ fn main() {
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let rel = f.strip_prefix(&root).expect("under rules/").to_string_lossy().replace('\\', "/");
-        if rel == "engine.yaml" || !rel.contains('/') {
+        if !rel.contains('/') {
             continue;
         }
         writeln!(out, "    ({rel:?}, include_str!({:?})),", f.display().to_string()).unwrap();
@@ -23,6 +23,9 @@ fn main() {
     let engine = root.join("engine.yaml");
     println!("cargo:rerun-if-changed={}", engine.display());
     writeln!(out, "/// Engine-wide texts.\npub static ENGINE_TEXTS: &str = include_str!({:?});", engine.display().to_string()).unwrap();
+    let upstreams = root.join("upstreams.yaml");
+    println!("cargo:rerun-if-changed={}", upstreams.display());
+    writeln!(out, "/// Upstream projects' contribution rules.\npub static UPSTREAMS: &str = include_str!({:?});", upstreams.display().to_string()).unwrap();
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("embedded.rs");
     std::fs::write(dest, out).expect("write embedded.rs");
 }

@@ -392,3 +392,12 @@ mod tests {
         assert_eq!(split_path("$['a']['nvidia.com/gpu']").unwrap(), vec!["'a'", "'nvidia.com/gpu'"]);
     }
 }
+
+#[cfg(test)]
+mod builtin_tests {
+    #[test]
+    fn builtin_rules_load() {
+        let e = super::Engine::builtin().unwrap_or_else(|e| panic!("{e}"));
+        assert!(!e.rules().is_empty());
+    }
+}

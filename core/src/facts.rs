@@ -205,7 +205,8 @@ fn tolerates(tol: &Value, t: &crate::index::Taint) -> bool {
 /// maxAllocatable, eligibleNodes, eligibleMaxFree, fit, capacityWithoutAllocatable, closest:
 /// [{node, allocatable, requested, free}]}` where `fit` is `noneAdvertised` (no node has any
 /// allocatable), `neverFits` (no node could ever hold the request), `noneFreeNow` (some node
-/// could, none has it free now) or `fitsSomewhere` (a node has it free: the reason is elsewhere).
+/// could, none has it free now) or `fitsSomewhere` (a node has it free: the reason is elsewhere);
+/// `schedulerInsufficient` says whether the scheduler's message named this resource.
 pub fn resources(ix: &Index, requests: &BTreeMap<String, f64>, extra: &[String], pod: &Value) -> Value {
     let mut names: Vec<&String> = requests.keys().filter(|r| r.contains('/')).collect();
     for r in extra {
@@ -258,14 +259,15 @@ pub fn resources(ix: &Index, requests: &BTreeMap<String, f64>, extra: &[String],
         let closest: Vec<Value> = rows
             .iter()
             .take(3)
-            .map(|(free, n, a, u)| json!({"node": n, "allocatable": a, "requested": u, "free": free}))
+            .map(|(free, n, a, u)| json!({"node": n, "allocatable": num(*a), "requested": num(*u), "free": num(*free)}))
             .collect();
         out.push(json!({
-            "name": name, "request": want, "advertisingNodes": advertising,
-            "allocatable": alloc_total, "capacity": cap_total, "requested": req_total,
-            "free": (alloc_total - req_total).max(0.0), "maxFree": max_free, "maxAllocatable": max_alloc,
-            "eligibleNodes": eligible, "eligibleMaxFree": elig_max_free, "fit": fit,
+            "name": name, "request": num(want), "advertisingNodes": advertising,
+            "allocatable": num(alloc_total), "capacity": num(cap_total), "requested": num(req_total),
+            "free": num((alloc_total - req_total).max(0.0)), "maxFree": num(max_free), "maxAllocatable": num(max_alloc),
+            "eligibleNodes": eligible, "eligibleMaxFree": num(elig_max_free), "fit": fit,
             "capacityWithoutAllocatable": cap_no_alloc, "closest": closest,
+            "schedulerInsufficient": extra.contains(name),
         }));
     }
     Value::Array(out)
@@ -398,8 +400,8 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
         }
         nodes.push(json!({
             "node": node.name, "pool": pool, "poolDefined": pools.contains_key(pool),
-            "configured": configured, "advertised": advertised,
-            "nodeTopologyConfigMap": node_cm.map(|_| cm_name), "nodeTopologyGpus": node_gpus, "stale": is_stale,
+            "configured": configured.map(num), "advertised": advertised.map(num),
+            "nodeTopologyConfigMap": node_cm.map(|_| cm_name), "nodeTopologyGpus": node_gpus.map(num), "stale": is_stale,
         }));
     }
     let unpooled: Vec<&String> = ix
@@ -410,10 +412,15 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
         .collect();
     let fact = json!({
         "namespace": ns, "configMap": "topology", "poolLabelKey": label_key,
-        "pools": pools.iter().map(|(k, v)| json!({"name": k, "gpuCount": v})).collect::<Vec<_>>(),
+        "pools": pools.iter().map(|(k, v)| json!({"name": k, "gpuCount": v.map(num)})).collect::<Vec<_>>(),
         "nodes": nodes, "staleNodes": stale, "unpooledGpuNodes": unpooled,
     });
     (fact, Some(cm_id), cms)
+}
+
+/// A quantity as JSON: an integer when whole (GPU counts read `4`, not `4.0`).
+pub fn num(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9e15 { json!(v as i64) } else { json!(v) }
 }
 
 /// Requests of a pod per resource, read from its spec (same rules as the index).

@@ -28,6 +28,7 @@ pub mod facts;
 pub mod index;
 pub mod layer;
 pub mod quantity;
+pub mod render;
 pub mod rule;
 pub mod target;
 pub mod template;

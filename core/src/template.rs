@@ -22,7 +22,8 @@ pub fn placeholders(t: &str) -> Vec<&str> {
 }
 
 fn is_name(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    // Starts with a letter, so kubectl's own `{.status…}` templates in commands pass through.
+    s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
 }
 
 /// Fill a template. Values of a capture are joined with ", "; unknown names are left as they are.
@@ -82,6 +83,6 @@ mod tests {
         let mut vars = BTreeMap::new();
         vars.insert("n".to_string(), vec![json!(4.0), json!(4), json!("x")]);
         assert_eq!(render("need {n} {missing} {not a name}", &vars), "need 4, x {missing} {not a name}");
-        assert_eq!(placeholders("a {b} {c.d} {e f}"), vec!["b", "c.d"]);
+        assert_eq!(placeholders("a {b} {c.d} {e f} {.status.x}"), vec!["b", "c.d"]);
     }
 }

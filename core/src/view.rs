@@ -441,6 +441,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             "installed": {"kueue": kueue_installed},
             "now": now.map(crate::time::format_rfc3339),
             "podAge": pod.and_then(|p| Some(now? - ix.created(p)?)),
+            "scheduler": pod_value.as_ref().map(|pv| str_at(pv, "/spec/schedulerName").unwrap_or("default-scheduler")),
         }),
     );
     View {

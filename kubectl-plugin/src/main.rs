@@ -1,1 +1,312 @@
-fn main(){}
+//! `kubectl-layer`: the command line. Reads a bundle (a file, standard input, or — later — the
+//! live cluster), asks the core for a diagnosis and prints it. All judgement lives in the core;
+//! this file only parses arguments, reads input and chooses a rendering.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use layer_core::render::{self, Style};
+use layer_core::{Bundle, Engine, Index, LayerState, Options, ReadLimits, TargetSpec};
+use std::io::{IsTerminal, Read, Write};
+use std::process::ExitCode;
+
+const EXIT_HELP: &str = "\
+Exit status:
+  0  diagnosed, and nothing blocks or warns
+  1  diagnosed, and a layer blocks or warns
+  2  bad usage, unreadable input, or target not found
+  3  the cluster could not be read";
+
+/// Name the layer before you name the tool.
+///
+/// Who gets a GPU, and when, is decided by layers: device (device plugin, DRA), admission
+/// (Kueue), grouping (JobSet, LeaderWorkerSet), placement (kube-scheduler, KAI-Scheduler),
+/// runtime (RuntimeClass, sandbox) and serving (Dynamo, llm-d). kubectl-layer reads the objects
+/// those layers write and says which layer blocked the work, the observation that proves it,
+/// where two layers disagree, and what to look at next.
+#[derive(Parser, Debug)]
+#[command(name = "kubectl-layer", bin_name = "kubectl layer", version, after_long_help = EXIT_HELP, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Explain why one pod (or Job, JobSet, LeaderWorkerSet, Workload …) is not running.
+    ///
+    /// Examples:
+    ///   kubectl get pods,nodes,events,workloads -A -o json > bundle.json
+    ///   kubectl layer why trainer-0 -n ml -f bundle.json
+    ///   kubectl layer why lws/vllm-70b -n serving -f bundle.yaml -o markdown
+    ///   cat bundle.json | kubectl layer why job/trainer -f -
+    #[command(after_long_help = EXIT_HELP, verbatim_doc_comment)]
+    Why(WhyArgs),
+    /// List every piece of work that is not running, grouped by the layer that blocks it.
+    ///
+    /// Lists each top-level Job, JobSet, LeaderWorkerSet, Deployment, StatefulSet,
+    /// DynamoGraphDeployment and ownerless Workload that is not fully running, and each pod
+    /// without such an owner that is neither Running-and-Ready nor Succeeded.
+    #[command(after_long_help = EXIT_HELP)]
+    Scan(ScanArgs),
+    /// Print the six layers: the question each answers, who decides, where it shows.
+    Layers,
+    /// List the rules (id, layer, severity, summary).
+    Rules {
+        /// Output format.
+        #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
+        output: ListFormat,
+    },
+    /// Print one rule's documentation: what it detects, why, the fix and where to report.
+    Explain {
+        /// Rule id, e.g. placement/insufficient-extended-resource.
+        rule: String,
+        /// Output format.
+        #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
+        output: ListFormat,
+    },
+}
+
+#[derive(Args, Debug)]
+struct Input {
+    /// Read the bundle from FILE instead of the cluster (`-` for standard input). Accepts
+    /// `kubectl get … -o json` or `-o yaml` output (Lists, single objects, several documents
+    /// one after another) and `kubectl layer bundle` files. Repeat to merge several files.
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    files: Vec<String>,
+    /// Reason as if it were this time (RFC 3339). Default: the bundle's collection time, else
+    /// its newest timestamp.
+    #[arg(long, value_name = "TIME")]
+    now: Option<String>,
+    /// Refuse inputs larger than this many bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 2 << 30)]
+    max_input_bytes: usize,
+}
+
+#[derive(Args, Debug)]
+struct WhyArgs {
+    /// What to explain: NAME (a pod) or KIND/NAME (kubectl spellings: pod, job, jobset, lws,
+    /// workload, dgd, deployment, sts …).
+    target: String,
+    /// Namespace of the target. Offline, it may be left out when the name is unique.
+    #[arg(short, long)]
+    namespace: Option<String>,
+    #[command(flatten)]
+    input: Input,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    output: Format,
+}
+
+#[derive(Args, Debug)]
+struct ScanArgs {
+    /// Only this namespace.
+    #[arg(short, long, conflicts_with = "all_namespaces")]
+    namespace: Option<String>,
+    /// Every namespace (the default offline).
+    #[arg(short = 'A', long)]
+    all_namespaces: bool,
+    #[command(flatten)]
+    input: Input,
+    /// Output format.
+    #[arg(short, long, value_enum, default_value_t = ScanFormat::Text)]
+    output: ScanFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ScanFormat {
+    Text,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ListFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+/// A failure with its exit status and stable code.
+struct Failure {
+    exit: u8,
+    code: &'static str,
+    message: String,
+}
+
+impl From<layer_core::Error> for Failure {
+    fn from(e: layer_core::Error) -> Self {
+        Failure { exit: 2, code: e.code(), message: e.to_string() }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut stdout = std::io::stdout().lock();
+    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let style = Style { color };
+    match run(cli, style, &mut stdout) {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            let _ = stdout.flush();
+            eprintln!("error[{}]: {}", f.code, f.message);
+            ExitCode::from(f.exit)
+        }
+    }
+}
+
+fn engine() -> Result<Engine, Failure> {
+    Engine::builtin().map_err(|e| Failure { exit: 2, code: "rules", message: e.to_string() })
+}
+
+fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
+    let write = |out: &mut dyn Write, s: &str| -> Result<(), Failure> {
+        match out.write_all(s.as_bytes()) {
+            // A closed pipe (`| head`) is not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            Err(e) => Err(Failure { exit: 2, code: "io", message: e.to_string() }),
+            Ok(()) => Ok(()),
+        }
+    };
+    match cli.command {
+        Command::Why(args) => {
+            let engine = engine()?;
+            let ix = read_index(&args.input)?;
+            let spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
+            let opts = Options { now: args.input.now.clone() };
+            let d = layer_core::diagnose(&engine, &ix, &spec, &opts).map_err(layer_core::Error::from)?;
+            let body = match args.output {
+                Format::Text => render::text(&d, style),
+                Format::Json => json(&d),
+                Format::Markdown => render::markdown(&d),
+            };
+            write(out, &body)?;
+            Ok(exit_for(d.verdict.state))
+        }
+        Command::Scan(args) => {
+            let engine = engine()?;
+            let ix = read_index(&args.input)?;
+            let opts = Options { now: args.input.now.clone() };
+            let mut report = layer_core::scan(&engine, &ix, &opts);
+            if let Some(ns) = &args.namespace {
+                report.diagnoses.retain(|d| d.target.namespace.as_deref() == Some(ns.as_str()));
+            }
+            let body = match args.output {
+                ScanFormat::Text => render::scan_text(&report, style),
+                ScanFormat::Json => json(&report),
+            };
+            write(out, &body)?;
+            let worst = report.diagnoses.iter().map(|d| exit_for(d.verdict.state)).max().unwrap_or(0);
+            Ok(worst)
+        }
+        Command::Layers => {
+            write(out, LAYERS)?;
+            Ok(0)
+        }
+        Command::Rules { output } => {
+            let engine = engine()?;
+            let body = match output {
+                ListFormat::Json => json(&engine.rules().iter().map(rule_json).collect::<Vec<_>>()),
+                ListFormat::Text | ListFormat::Markdown => {
+                    let mut s = String::new();
+                    for r in engine.rules() {
+                        let sev = match r.kind {
+                            layer_core::rule::RuleKind::Finding => r.severity.as_str(),
+                            layer_core::rule::RuleKind::Status => "status",
+                            layer_core::rule::RuleKind::Misalignment => "mismatch",
+                        };
+                        s.push_str(&format!("{:<56} {:<9} {:<8} {}\n", r.id, r.layer.as_str(), sev, r.summary));
+                    }
+                    s
+                }
+            };
+            write(out, &body)?;
+            Ok(0)
+        }
+        Command::Explain { rule, output } => {
+            let engine = engine()?;
+            let Some(r) = engine.rule(&rule).or_else(|| engine.rules().iter().find(|r| r.id.ends_with(&format!("/{rule}")))) else {
+                let mut close: Vec<&str> = engine.rules().iter().map(|r| r.id.as_str()).filter(|id| id.contains(rule.split('/').next_back().unwrap_or(&rule))).collect();
+                close.truncate(5);
+                let hint = if close.is_empty() { "run `kubectl layer rules` to list them".to_string() } else { format!("did you mean: {}", close.join(", ")) };
+                return Err(Failure { exit: 2, code: "rule-not-found", message: format!("no rule `{rule}`; {hint}") });
+            };
+            let body = match output {
+                ListFormat::Json => json(&rule_json(r)),
+                _ => layer_core::render::rule_doc(r),
+            };
+            write(out, &body)?;
+            Ok(0)
+        }
+    }
+}
+
+fn exit_for(state: LayerState) -> u8 {
+    match state {
+        LayerState::Blocked | LayerState::Warn => 1,
+        _ => 0,
+    }
+}
+
+fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+fn rule_json(r: &layer_core::rule::Rule) -> serde_json::Value {
+    layer_core::render::rule_metadata(r)
+}
+
+fn read_index(input: &Input) -> Result<Index, Failure> {
+    if input.files.is_empty() {
+        return Err(Failure {
+            exit: 2,
+            code: "usage",
+            message: "reading a live cluster is not available in this build yet: pass -f FILE (or -f - for standard input) with `kubectl get … -o json` output".into(),
+        });
+    }
+    let limits = ReadLimits { max_bytes: input.max_input_bytes };
+    let mut bundle: Option<Bundle> = None;
+    for f in &input.files {
+        let text = if f == "-" {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| Failure { exit: 2, code: "io", message: format!("standard input: {e}") })?;
+            s
+        } else {
+            let meta = std::fs::metadata(f).map_err(|e| Failure { exit: 2, code: "io", message: format!("{f}: {e}") })?;
+            if meta.len() as usize > input.max_input_bytes {
+                return Err(layer_core::Error::from(layer_core::BundleError::TooLarge { size: meta.len() as usize, limit: input.max_input_bytes }).into());
+            }
+            std::fs::read_to_string(f).map_err(|e| Failure { exit: 2, code: "io", message: format!("{f}: {e}") })?
+        };
+        let b = Bundle::parse_with(text, limits).map_err(|e| {
+            let mut fail: Failure = layer_core::Error::from(e).into();
+            fail.message = format!("{}: {}", if f == "-" { "standard input" } else { f }, fail.message);
+            fail
+        })?;
+        match &mut bundle {
+            Some(acc) => acc.merge(b),
+            None => bundle = Some(b),
+        }
+    }
+    Ok(Index::new(bundle.expect("at least one file")))
+}
+
+const LAYERS: &str = "\
+layer      question it answers                          who decides (examples)                         where its decision shows
+device     what is on this node, and how many?          NVIDIA device plugin, fake-gpu-operator, DRA   Node allocatable/capacity, ResourceSlice, DeviceClass, ResourceClaim
+admission  may this work enter now?                     Kueue                                          Workload conditions, Job spec.suspend, scheduling gates
+grouping   which pods are one body?                     JobSet, LeaderWorkerSet, pod groups            restart-attempt label, group/worker index, LWS group size
+placement  which node, and can they be placed together? kube-scheduler, KAI-Scheduler                  PodScheduled reason, FailedScheduling events, PodGroup conditions
+runtime    can the chosen node start it?                kubelet, container runtime, RuntimeClass       RuntimeClass, FailedCreatePodSandBox, container waiting reasons
+serving    where do requests go, split how many ways?   NVIDIA Dynamo, llm-d                           DynamoGraphDeployment state, InferencePool status
+
+A pod's path: admission -> grouping -> placement -> runtime -> serving.
+The device layer is the floor under placement and runtime.
+";
+

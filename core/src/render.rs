@@ -1,0 +1,276 @@
+//! Renderings of a diagnosis shared by every front end: the terminal text of `kubectl layer
+//! why`, and Markdown fit for an upstream issue (with where to report and that project's
+//! contribution rules, from `rules/upstreams.yaml`).
+
+use crate::diagnosis::{Diagnosis, Evidence, ScanReport};
+use crate::layer::{LayerState, Severity};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// One upstream project's contribution rules.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Upstream {
+    pub project: String,
+    pub rules: Vec<String>,
+}
+
+/// Contribution rules by `owner/repo` or `owner/*`.
+pub fn upstreams() -> BTreeMap<String, Upstream> {
+    serde_yaml_ng::from_str(crate::embedded::UPSTREAMS).unwrap_or_default()
+}
+
+/// The contribution rules that apply to a repository.
+pub fn upstream_for(repo: &str) -> Option<Upstream> {
+    let all = upstreams();
+    all.get(repo).cloned().or_else(|| {
+        let owner = repo.split('/').next()?;
+        all.get(&format!("{owner}/*")).cloned()
+    })
+}
+
+/// ANSI styling, or none.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, s: &str) -> String {
+        if self.color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+    }
+    fn state(self, st: LayerState) -> String {
+        let (label, code) = match st {
+            LayerState::Ok => ("ok", "32"),
+            LayerState::Blocked => ("BLOCKED", "1;31"),
+            LayerState::Warn => ("WARN", "33"),
+            LayerState::Unknown => ("unknown", "2"),
+            LayerState::NotInvolved => ("-", "2"),
+        };
+        // Pad before painting so escape codes do not break the columns.
+        self.paint(code, &format!("{label:<8}"))
+    }
+}
+
+fn evidence_line(e: &Evidence) -> String {
+    let at = e.path.clone().or_else(|| e.fact.as_ref().map(|f| format!("fact {f}"))).unwrap_or_default();
+    let value = match &e.value {
+        serde_json::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    let value = if value.chars().count() > 160 { format!("{}…", value.chars().take(160).collect::<String>()) } else { value };
+    format!("{} {}: {}", e.object.display(), at, value)
+}
+
+/// The terminal rendering.
+pub fn text(d: &Diagnosis, style: Style) -> String {
+    let mut out = String::new();
+    let t = &d.target;
+    let name = match &t.namespace {
+        Some(ns) => format!("{ns}/{}", t.name),
+        None => t.name.clone(),
+    };
+    let verdict = match (d.verdict.state, d.verdict.layer) {
+        (LayerState::Blocked, Some(l)) => style.paint("1;31", &format!("blocked at {}", l.as_str().to_uppercase())),
+        (LayerState::Warn, Some(l)) => style.paint("33", &format!("warning at {}", l.as_str().to_uppercase())),
+        (LayerState::Ok, _) => style.paint("32", "ok"),
+        _ => style.paint("2", "unknown"),
+    };
+    let _ = writeln!(out, "{} {} is {}: {}\n", t.kind, style.paint("1", &name), t.status, verdict);
+    for l in &d.layers {
+        let _ = writeln!(out, "  {:<10} {} {}", l.layer.as_str(), style.state(l.state), l.summary);
+    }
+    out.push('\n');
+    if let Some(m) = &d.verdict.misalignment {
+        let _ = writeln!(out, "{} said yes, {} said no: {}", capitalize(m.said_yes.as_str()), m.said_no.as_str(), m.why);
+    }
+    let _ = writeln!(out, "{} {}", style.paint("1", "Headline:"), d.verdict.headline);
+    let shown: Vec<_> = d.findings.iter().filter(|f| f.severity != Severity::Info || d.findings.len() < 6).collect();
+    if !shown.is_empty() {
+        let _ = writeln!(out, "\nFindings:");
+        for f in shown {
+            let sev = match f.severity {
+                Severity::Block => style.paint("31", "block"),
+                Severity::Warn => style.paint("33", "warn "),
+                Severity::Info => style.paint("2", "info "),
+            };
+            let _ = writeln!(out, "  {sev} {}  {}", style.paint("36", &f.rule), f.message);
+            for e in f.evidence.iter().take(4) {
+                let _ = writeln!(out, "          {}", style.paint("2", &evidence_line(e)));
+            }
+        }
+    }
+    if !d.pods.is_empty() {
+        let _ = writeln!(out, "\nPods:");
+        for p in d.pods.iter().take(12) {
+            let _ = writeln!(out, "  {:<40} {:<20} {}", p.name, p.status, p.node.as_deref().unwrap_or("-"));
+        }
+        if d.pods.len() > 12 {
+            let _ = writeln!(out, "  … and {} more", d.pods.len() - 12);
+        }
+    }
+    if !d.next.is_empty() {
+        let _ = writeln!(out, "\nNext:");
+        for n in &d.next {
+            let _ = writeln!(out, "  {n}");
+        }
+    }
+    if !d.missing.is_empty() {
+        let _ = writeln!(out, "\nNot in the bundle:");
+        for m in &d.missing {
+            let what = [m.namespace.as_deref(), m.name.as_deref()].into_iter().flatten().collect::<Vec<_>>().join("/");
+            let _ = writeln!(out, "  {} {}: {}", m.kind, what, m.why);
+        }
+    }
+    out
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next().map_or_else(String::new, |f| f.to_uppercase().collect::<String>() + c.as_str())
+}
+
+/// Markdown for an upstream issue: headline as title, the trace, evidence, and where to report.
+pub fn markdown(d: &Diagnosis) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "### {}\n", d.verdict.headline);
+    let t = &d.target;
+    let _ = writeln!(out, "**Target:** `{}` {} — status `{}`\n", t.kind, t.namespace.as_ref().map_or_else(|| format!("`{}`", t.name), |ns| format!("`{ns}/{}`", t.name)), t.status);
+    if let Some(m) = &d.verdict.misalignment {
+        let _ = writeln!(out, "**Misalignment:** {} said yes, {} said no — {}\n", m.said_yes.as_str(), m.said_no.as_str(), m.why);
+    }
+    let _ = writeln!(out, "| layer | state | decided by | observation |\n|---|---|---|---|");
+    for l in &d.layers {
+        let _ = writeln!(out, "| {} | {} | {} | {} |", l.layer.as_str(), l.state.as_str(), l.decided_by.join(", "), l.summary.replace('|', "\\|"));
+    }
+    if !d.findings.is_empty() {
+        let _ = writeln!(out, "\n#### Findings\n");
+        for f in &d.findings {
+            let _ = writeln!(out, "- **{}** `{}` — {}", f.severity.as_str(), f.rule, f.message);
+            for e in &f.evidence {
+                let _ = writeln!(out, "  - `{}`", evidence_line(e).replace('`', "'"));
+            }
+        }
+    }
+    if !d.next.is_empty() {
+        let _ = writeln!(out, "\n#### Next\n\n```sh");
+        for n in &d.next {
+            let _ = writeln!(out, "{n}");
+        }
+        let _ = writeln!(out, "```");
+    }
+    let mut repos: Vec<&str> = d.findings.iter().filter(|f| f.severity != Severity::Info).filter_map(|f| f.upstream.as_deref()).collect();
+    repos.dedup();
+    let mut seen = Vec::new();
+    for repo in repos {
+        if seen.contains(&repo) {
+            continue;
+        }
+        seen.push(repo);
+        let _ = writeln!(out, "\n#### Where to report: `{repo}`\n");
+        match upstream_for(repo) {
+            Some(u) => {
+                let _ = writeln!(out, "Contribution rules of {}:", u.project);
+                for r in &u.rules {
+                    let _ = writeln!(out, "- {r}");
+                }
+            }
+            None => {
+                let _ = writeln!(out, "Read the project's CONTRIBUTING guide before opening an issue or PR.");
+            }
+        }
+    }
+    let _ = writeln!(out, "\n<sub>Diagnosed by kubectl-layer ({}).</sub>", d.schema_version);
+    out
+}
+
+/// One line per piece of work, grouped by blocking layer (scan's text output).
+pub fn scan_text(r: &ScanReport, style: Style) -> String {
+    let mut out = String::new();
+    if r.diagnoses.is_empty() {
+        out.push_str("Every piece of work in the bundle is running, ready or finished.\n");
+        return out;
+    }
+    let mut current: Option<String> = None;
+    for d in &r.diagnoses {
+        let group = d.verdict.layer.map_or_else(|| d.verdict.state.as_str().to_string(), |l| l.as_str().to_uppercase());
+        if current.as_deref() != Some(group.as_str()) {
+            let _ = writeln!(out, "{}{}", if current.is_some() { "\n" } else { "" }, style.paint("1", &group));
+            current = Some(group);
+        }
+        let name = match &d.target.namespace {
+            Some(ns) => format!("{}/{ns}/{}", d.target.kind.to_ascii_lowercase(), d.target.name),
+            None => format!("{}/{}", d.target.kind.to_ascii_lowercase(), d.target.name),
+        };
+        let _ = writeln!(out, "  {} {:<48} {:<18} {}", style.state(d.verdict.state), name, d.target.status, d.verdict.headline);
+    }
+    out
+}
+
+/// A rule's metadata as JSON (the `rules()` export and `kubectl layer rules -o json`).
+pub fn rule_metadata(r: &crate::rule::Rule) -> serde_json::Value {
+    serde_json::json!({
+        "id": r.id, "layer": r.layer, "kind": r.kind, "severity": r.severity,
+        "state": r.state, "saidYes": r.said_yes, "saidNo": r.said_no,
+        "summary": r.summary, "message": r.message, "why": r.why, "fix": r.fix,
+        "next": r.next, "upstream": r.upstream, "contributing": r.upstream.as_deref().and_then(upstream_for),
+        "decidedBy": r.decided_by, "versions": r.versions, "references": r.references,
+        "explains": r.explains,
+    })
+}
+
+/// A rule's documentation as Markdown (`kubectl layer explain` and `docs/rules/`).
+pub fn rule_doc(r: &crate::rule::Rule) -> String {
+    use crate::rule::RuleKind;
+    let mut out = String::new();
+    let _ = writeln!(out, "# {}\n", r.id);
+    let kind = match r.kind {
+        RuleKind::Finding => format!("finding, severity `{}`", r.severity.as_str()),
+        RuleKind::Status => format!("layer status, sets `{}`", r.state.map_or("ok", |s| s.as_str())),
+        RuleKind::Misalignment => format!(
+            "misalignment: {} said yes, {} said no",
+            r.said_yes.map_or("", |l| l.as_str()),
+            r.said_no.map_or("", |l| l.as_str())
+        ),
+    };
+    let _ = writeln!(out, "{}\n\n- layer: `{}`\n- kind: {kind}", r.summary, r.layer.as_str());
+    if let Some(v) = &r.versions {
+        let _ = writeln!(out, "- versions: {v}");
+    }
+    if !r.explains.is_empty() {
+        let _ = writeln!(out, "- explains: {}", r.explains.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>().join(", "));
+    }
+    let _ = writeln!(out, "\n## Message\n\n> {}", r.message);
+    if !r.why.is_empty() {
+        let _ = writeln!(out, "\n## Why\n\n{}", r.why);
+    }
+    if !r.fix.is_empty() {
+        let _ = writeln!(out, "\n## Fix\n\n{}", r.fix);
+    }
+    if !r.next.is_empty() {
+        let _ = writeln!(out, "\n## Next\n\n```sh\n{}\n```", r.next.join("\n"));
+    }
+    if let Some(repo) = &r.upstream {
+        let _ = writeln!(out, "\n## Where to report\n\n`{repo}`");
+        if let Some(u) = upstream_for(repo) {
+            let _ = writeln!(out, "\nContribution rules of {}:", u.project);
+            for x in &u.rules {
+                let _ = writeln!(out, "- {x}");
+            }
+        }
+    }
+    if !r.references.is_empty() {
+        let _ = writeln!(out, "\n## References\n");
+        for x in &r.references {
+            let _ = writeln!(out, "- {x}");
+        }
+    }
+    if !r.fixtures.is_empty() {
+        let _ = writeln!(out, "\n## Fixtures\n");
+        for f in &r.fixtures {
+            let _ = writeln!(out, "- `tests/scenarios/{}` — `{}` — {}", f.scenario, f.target, if f.fires { "fires" } else { "must not fire" });
+        }
+    }
+    out
+}
