@@ -1,1 +1,8 @@
-fn main(){}
+//! The core's one integration-test binary (ripgrep style): scenario expectations, every rule's
+//! fixtures, the input forms, determinism and the published contract.
+
+mod contract;
+mod expectations;
+mod input_forms;
+mod rule_fixtures;
+mod support;

@@ -12,7 +12,7 @@
 //!   ready or finished) and `unknown` if it is not: the bundle lacks what explains it.
 
 use crate::diagnosis::*;
-use crate::eval::{eval, Match};
+use crate::eval::{Match, eval};
 use crate::index::{Index, ObjId};
 use crate::layer::{Layer, LayerState, Severity};
 use crate::rule::{Rule, RuleKind};
@@ -60,23 +60,36 @@ impl Engine {
     }
 
     /// An engine from rule files given as (path relative to `rules/`, text).
-    pub fn from_files(files: &[(&str, &str)], texts: &str) -> Result<Engine, crate::error::RuleError> {
-        let texts: EngineTexts = serde_yaml_ng::from_str(texts).map_err(|e| crate::error::RuleError::Invalid {
-            file: "engine.yaml".into(),
-            message: e.to_string(),
-        })?;
-        let mut rules = files.iter().map(|(p, t)| Rule::load(p, t)).collect::<Result<Vec<_>, _>>()?;
+    pub fn from_files(
+        files: &[(&str, &str)],
+        texts: &str,
+    ) -> Result<Engine, crate::error::RuleError> {
+        let texts: EngineTexts =
+            serde_yaml_ng::from_str(texts).map_err(|e| crate::error::RuleError::Invalid {
+                file: "engine.yaml".into(),
+                message: e.to_string(),
+            })?;
+        let mut rules = files
+            .iter()
+            .map(|(p, t)| Rule::load(p, t))
+            .collect::<Result<Vec<_>, _>>()?;
         rules.sort_by(|a, b| a.id.cmp(&b.id));
         for w in rules.windows(2) {
             if w[0].id == w[1].id {
-                return Err(crate::error::RuleError::Invalid { file: w[0].id.clone(), message: "duplicate rule id".into() });
+                return Err(crate::error::RuleError::Invalid {
+                    file: w[0].id.clone(),
+                    message: "duplicate rule id".into(),
+                });
             }
         }
         let ids: Vec<&str> = rules.iter().map(|r| r.id.as_str()).collect();
         for r in &rules {
             for e in &r.explains {
                 if !ids.contains(&e.as_str()) {
-                    return Err(crate::error::RuleError::Invalid { file: r.id.clone(), message: format!("explains `{e}`, which is not a rule") });
+                    return Err(crate::error::RuleError::Invalid {
+                        file: r.id.clone(),
+                        message: format!("explains `{e}`, which is not a rule"),
+                    });
                 }
             }
         }
@@ -95,23 +108,40 @@ impl Engine {
     /// timestamp.
     pub fn now(&self, ix: &Index, opts: &Options) -> Option<Now> {
         if let Some(t) = &opts.now {
-            return Some(Now { time: t.clone(), source: "option".into() });
+            return Some(Now {
+                time: t.clone(),
+                source: "option".into(),
+            });
         }
         if let Some(t) = ix.bundle().meta().and_then(|m| m.collected_at.clone()) {
-            return Some(Now { time: t, source: "collectedAt".into() });
+            return Some(Now {
+                time: t,
+                source: "collectedAt".into(),
+            });
         }
-        ix.newest_timestamp().map(|t| Now { time: crate::time::format_rfc3339(t), source: "newestInBundle".into() })
+        ix.newest_timestamp().map(|t| Now {
+            time: crate::time::format_rfc3339(t),
+            source: "newestInBundle".into(),
+        })
     }
 
     /// Diagnose one object of the index.
     pub fn diagnose(&self, ix: &Index, target: ObjId, opts: &Options) -> Diagnosis {
+        self.evaluate(ix, target, opts).0
+    }
+
+    /// Diagnose, and also return the id of every rule that matched (findings, layer statuses and
+    /// misalignments alike): what the rule fixtures and `--explain` look at.
+    pub fn evaluate(&self, ix: &Index, target: ObjId, opts: &Options) -> (Diagnosis, Vec<String>) {
         let now = self.now(ix, opts);
-        let now_secs = now.as_ref().and_then(|n| crate::time::parse_rfc3339(&n.time));
+        let now_secs = now
+            .as_ref()
+            .and_then(|n| crate::time::parse_rfc3339(&n.time));
         let view = view::build(ix, target, now_secs);
         self.diagnose_view(ix, &view, now)
     }
 
-    fn diagnose_view(&self, ix: &Index, view: &View, now: Option<Now>) -> Diagnosis {
+    fn diagnose_view(&self, ix: &Index, view: &View, now: Option<Now>) -> (Diagnosis, Vec<String>) {
         let t = ix.object(view.target);
         let builtins = builtins(ix, view);
         let mut fired: Vec<Fired> = Vec::new();
@@ -143,7 +173,9 @@ impl Engine {
                 (f, finding)
             })
             .collect();
-        findings.sort_by(|a, b| (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule)));
+        findings.sort_by(|a, b| {
+            (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule))
+        });
         let fired_ids: Vec<&str> = findings.iter().map(|(f, _)| f.rule.id.as_str()).collect();
         let explained: Vec<&str> = findings
             .iter()
@@ -156,12 +188,22 @@ impl Engine {
             findings
                 .iter()
                 .filter(|(f, x)| x.severity == sev && !explained.contains(&f.rule.id.as_str()))
-                .min_by(|a, b| (-a.0.rule.priority, a.1.layer, &a.1.rule).cmp(&(-b.0.rule.priority, b.1.layer, &b.1.rule)))
+                .min_by(|a, b| {
+                    (-a.0.rule.priority, a.1.layer, &a.1.rule).cmp(&(
+                        -b.0.rule.priority,
+                        b.1.layer,
+                        &b.1.rule,
+                    ))
+                })
         };
         let verdict_finding = pick(Severity::Block).or_else(|| pick(Severity::Warn));
 
         // Layers.
-        let blocked_first = findings.iter().filter(|(_, x)| x.severity == Severity::Block).filter_map(|(_, x)| x.layer.path_position()).min();
+        let blocked_first = findings
+            .iter()
+            .filter(|(_, x)| x.severity == Severity::Block)
+            .filter_map(|(_, x)| x.layer.path_position())
+            .min();
         let layers: Vec<LayerReport> = Layer::ALL
             .iter()
             .map(|&layer| self.layer_report(layer, view, &fired, &findings, blocked_first))
@@ -170,11 +212,23 @@ impl Engine {
         // Verdict, misalignment, headline.
         let mut vars = builtins.clone();
         let (state, layer) = match verdict_finding {
-            Some((_, x)) => (if x.severity == Severity::Block { LayerState::Blocked } else { LayerState::Warn }, Some(x.layer)),
+            Some((_, x)) => (
+                if x.severity == Severity::Block {
+                    LayerState::Blocked
+                } else {
+                    LayerState::Warn
+                },
+                Some(x.layer),
+            ),
             None if view.settled => (LayerState::Ok, None),
             None => (LayerState::Unknown, None),
         };
-        let observation = verdict_finding.map(|(f, x)| f.rule.observation.as_ref().map_or_else(|| x.message.clone(), |o| render(o, &f.vars)));
+        let observation = verdict_finding.map(|(f, x)| {
+            f.rule
+                .observation
+                .as_ref()
+                .map_or_else(|| x.message.clone(), |o| render(o, &f.vars))
+        });
         if let Some(o) = &observation {
             vars.insert("observation".into(), vec![Value::String(o.clone())]);
         }
@@ -187,7 +241,11 @@ impl Engine {
         });
         let misalignment = misfired.map(|f| {
             let mut v = f.vars.clone();
-            v.extend(vars.iter().filter(|(k, _)| k.as_str() == "observation").map(|(k, v)| (k.clone(), v.clone())));
+            v.extend(
+                vars.iter()
+                    .filter(|(k, _)| k.as_str() == "observation")
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
             Misalignment {
                 said_yes: f.rule.said_yes.unwrap_or(Layer::Admission),
                 said_no: f.rule.said_no.unwrap_or(Layer::Placement),
@@ -220,7 +278,10 @@ impl Engine {
         if let Some(meta) = ix.bundle().meta() {
             for u in &meta.unreadable {
                 missing.push(Missing {
-                    kind: u.kind.clone().unwrap_or_else(|| kind_of_resource(u.resource.as_deref().unwrap_or(""))),
+                    kind: u
+                        .kind
+                        .clone()
+                        .unwrap_or_else(|| kind_of_resource(u.resource.as_deref().unwrap_or(""))),
                     api_version: u.api_version.clone(),
                     resource: u.resource.clone(),
                     namespace: u.namespace.clone(),
@@ -231,25 +292,48 @@ impl Engine {
         }
         missing.sort();
         missing.dedup();
-        Diagnosis {
+        let matched = fired.iter().map(|f| f.rule.id.clone()).collect();
+        let diagnosis = Diagnosis {
             schema_version: SCHEMA_VERSION.into(),
-            target: Target { kind: t.kind.clone(), namespace: t.namespace.clone(), name: t.name.clone(), api_version: Some(t.api_version.clone()), status: view.status.clone() },
-            verdict: Verdict { state, layer, headline, misalignment },
+            target: Target {
+                kind: t.kind.clone(),
+                namespace: t.namespace.clone(),
+                name: t.name.clone(),
+                api_version: Some(t.api_version.clone()),
+                status: view.status.clone(),
+            },
+            verdict: Verdict {
+                state,
+                layer,
+                headline,
+                misalignment,
+            },
             layers,
             findings: findings.into_iter().map(|(_, x)| x).collect(),
             next,
             missing,
             pods: view.pods.clone(),
             now,
-        }
+        };
+        (diagnosis, matched)
     }
 
-    fn layer_report(&self, layer: Layer, view: &View, fired: &[Fired], findings: &[(&Fired, Finding)], blocked_first: Option<usize>) -> LayerReport {
+    fn layer_report(
+        &self,
+        layer: Layer,
+        view: &View,
+        fired: &[Fired],
+        findings: &[(&Fired, Finding)],
+        blocked_first: Option<usize>,
+    ) -> LayerReport {
         let status = fired
             .iter()
             .filter(|f| f.rule.kind == RuleKind::Status && f.rule.layer == layer)
             .min_by(|a, b| (-a.rule.priority, &a.rule.id).cmp(&(-b.rule.priority, &b.rule.id)));
-        let own: Vec<&(&Fired, Finding)> = findings.iter().filter(|(_, x)| x.layer == layer && x.severity != Severity::Info).collect();
+        let own: Vec<&(&Fired, Finding)> = findings
+            .iter()
+            .filter(|(_, x)| x.layer == layer && x.severity != Severity::Info)
+            .collect();
         let mut decided_by: Vec<String> = Vec::new();
         let mut add_deciders = |f: &Fired| {
             for d in &f.rule.decided_by {
@@ -269,25 +353,46 @@ impl Engine {
         let worst = own.iter().map(|(_, x)| x.severity).min();
         let (state, summary, evidence) = match (worst, status) {
             (Some(sev), _) => {
-                let first = own.iter().find(|(_, x)| x.severity == sev).expect("worst severity exists");
-                let state = if sev == Severity::Block { LayerState::Blocked } else { LayerState::Warn };
+                let first = own
+                    .iter()
+                    .find(|(_, x)| x.severity == sev)
+                    .expect("worst severity exists");
+                let state = if sev == Severity::Block {
+                    LayerState::Blocked
+                } else {
+                    LayerState::Warn
+                };
                 let mut ev = first.1.evidence.clone();
                 if let Some(s) = status {
                     ev.extend(evidence(view, &s.m));
                 }
                 (state, first.1.message.clone(), ev)
             }
-            (None, Some(s)) => (s.rule.state.unwrap_or(LayerState::Ok), render(&s.rule.message, &s.vars), evidence(view, &s.m)),
+            (None, Some(s)) => (
+                s.rule.state.unwrap_or(LayerState::Ok),
+                render(&s.rule.message, &s.vars),
+                evidence(view, &s.m),
+            ),
             (None, None) => {
                 let not_reached = match (layer.path_position(), blocked_first) {
                     (Some(p), Some(b)) => p > b,
                     _ => false,
                 };
-                let text = if not_reached { &self.texts.layer_not_reached } else { &self.texts.layer_no_evidence };
+                let text = if not_reached {
+                    &self.texts.layer_not_reached
+                } else {
+                    &self.texts.layer_no_evidence
+                };
                 (LayerState::Unknown, text.clone(), Vec::new())
             }
         };
-        LayerReport { layer, state, decided_by, summary, evidence }
+        LayerReport {
+            layer,
+            state,
+            decided_by,
+            summary,
+            evidence,
+        }
     }
 }
 
@@ -299,16 +404,28 @@ fn builtins(ix: &Index, view: &View) -> BTreeMap<String, Vec<Value>> {
     m.insert("target".into(), s(&r.display()));
     m.insert("target.kind".into(), s(&t.kind));
     m.insert("target.name".into(), s(&t.name));
-    m.insert("target.namespace".into(), s(t.namespace.as_deref().unwrap_or("")));
-    m.insert("namespace".into(), s(t.namespace.as_deref().unwrap_or("default")));
-    m.insert("pod".into(), s(view.pod.map_or("", |p| ix.object(p).name.as_str())));
+    m.insert(
+        "target.namespace".into(),
+        s(t.namespace.as_deref().unwrap_or("")),
+    );
+    m.insert(
+        "namespace".into(),
+        s(t.namespace.as_deref().unwrap_or("default")),
+    );
+    m.insert(
+        "pod".into(),
+        s(view.pod.map_or("", |p| ix.object(p).name.as_str())),
+    );
     m.insert("status".into(), s(&view.status));
     m
 }
 
 /// Turn view paths into evidence on the object each subject came from.
 fn evidence(view: &View, m: &Match) -> Vec<Evidence> {
-    m.evidence.iter().filter_map(|(path, value)| map_evidence(view, path, value.clone())).collect()
+    m.evidence
+        .iter()
+        .filter_map(|(path, value)| map_evidence(view, path, value.clone()))
+        .collect()
 }
 
 fn map_evidence(view: &View, path: &str, value: Value) -> Option<Evidence> {
@@ -316,10 +433,24 @@ fn map_evidence(view: &View, path: &str, value: Value) -> Option<Evidence> {
     let (subject, rest) = segs.split_first()?;
     let subject = subject.trim_start_matches('\'').trim_end_matches('\'');
     if subject == "facts" {
-        let fact = rest.iter().map(|s| s.trim_matches('\'').to_string()).fold(String::new(), |acc, s| {
-            if s.bytes().all(|b| b.is_ascii_digit()) { format!("{acc}[{s}]") } else if acc.is_empty() { s } else { format!("{acc}.{s}") }
+        let fact =
+            rest.iter()
+                .map(|s| s.trim_matches('\'').to_string())
+                .fold(String::new(), |acc, s| {
+                    if s.bytes().all(|b| b.is_ascii_digit()) {
+                        format!("{acc}[{s}]")
+                    } else if acc.is_empty() {
+                        s
+                    } else {
+                        format!("{acc}.{s}")
+                    }
+                });
+        return Some(Evidence {
+            object: view.fact_owner().clone(),
+            path: None,
+            fact: Some(fact),
+            value,
         });
-        return Some(Evidence { object: view.fact_owner().clone(), path: None, fact: Some(fact), value });
     }
     let (object, rest) = match view.refs.get(subject)? {
         SubjectRef::One(r) => (r.clone(), rest),
@@ -332,8 +463,15 @@ fn map_evidence(view: &View, path: &str, value: Value) -> Option<Evidence> {
     if subject == "events" {
         rest = event_field(&object, rest);
     }
-    let p = rest.iter().fold(String::from("$"), |acc, s| format!("{acc}[{s}]"));
-    Some(Evidence { object, path: Some(p), fact: None, value })
+    let p = rest
+        .iter()
+        .fold(String::from("$"), |acc, s| format!("{acc}[{s}]"));
+    Some(Evidence {
+        object,
+        path: Some(p),
+        fact: None,
+        value,
+    })
 }
 
 /// Events in the view are normalized; point evidence at the field of the event's own shape.
@@ -378,8 +516,18 @@ fn split_path(path: &str) -> Option<Vec<&str>> {
 }
 
 fn kind_of_resource(resource: &str) -> String {
-    let known = [("nodes", "Node"), ("pods", "Pod"), ("events", "Event"), ("workloads", "Workload"), ("clusterqueues", "ClusterQueue"), ("localqueues", "LocalQueue")];
-    known.iter().find(|(r, _)| *r == resource).map_or_else(|| resource.to_string(), |(_, k)| k.to_string())
+    let known = [
+        ("nodes", "Node"),
+        ("pods", "Pod"),
+        ("events", "Event"),
+        ("workloads", "Workload"),
+        ("clusterqueues", "ClusterQueue"),
+        ("localqueues", "LocalQueue"),
+    ];
+    known
+        .iter()
+        .find(|(r, _)| *r == resource)
+        .map_or_else(|| resource.to_string(), |(_, k)| k.to_string())
 }
 
 #[cfg(test)]
@@ -388,8 +536,14 @@ mod tests {
 
     #[test]
     fn splits_normalized_paths() {
-        assert_eq!(split_path("$['pod']['status']['conditions'][0]['message']").unwrap(), vec!["'pod'", "'status'", "'conditions'", "0", "'message'"]);
-        assert_eq!(split_path("$['a']['nvidia.com/gpu']").unwrap(), vec!["'a'", "'nvidia.com/gpu'"]);
+        assert_eq!(
+            split_path("$['pod']['status']['conditions'][0]['message']").unwrap(),
+            vec!["'pod'", "'status'", "'conditions'", "0", "'message'"]
+        );
+        assert_eq!(
+            split_path("$['a']['nvidia.com/gpu']").unwrap(),
+            vec!["'a'", "'nvidia.com/gpu'"]
+        );
     }
 }
 

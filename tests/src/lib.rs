@@ -1,1 +1,107 @@
+//! The scenario catalogue: every directory of `tests/scenarios/` with its bundle and the
+//! diagnosis it must produce (`expected.json`). The core's tests, the CLI's tests and the
+//! build tasks all read scenarios through here, so they can never disagree on what one is.
 
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What one target of a scenario must be diagnosed as.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Expectation {
+    /// `Kind/namespace/name`.
+    pub target: String,
+    /// CLI exit status of `why`.
+    pub exit: i32,
+    pub verdict: ExpectedVerdict,
+    /// `{saidYes, saidNo}` or null.
+    pub misalignment: Option<ExpectedMisalignment>,
+    /// The headline starts with this.
+    pub headline: String,
+    /// State of every layer.
+    pub layers: BTreeMap<String, String>,
+    /// Exactly the rule ids of the findings.
+    pub findings: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectedVerdict {
+    pub state: String,
+    pub layer: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ExpectedMisalignment {
+    pub said_yes: String,
+    pub said_no: String,
+}
+
+/// One scenario directory.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub name: String,
+    pub dir: PathBuf,
+    pub bundle_path: PathBuf,
+    pub expectations: Vec<Expectation>,
+}
+
+impl Scenario {
+    pub fn bundle_text(&self) -> String {
+        std::fs::read_to_string(&self.bundle_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.bundle_path.display()))
+    }
+}
+
+/// The `tests/scenarios` directory.
+pub fn scenarios_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")
+}
+
+/// Every scenario, sorted by name. Panics with a clear message on a malformed one: a broken
+/// scenario is a broken test.
+pub fn all() -> Vec<Scenario> {
+    let mut out = Vec::new();
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(scenarios_dir())
+        .expect("tests/scenarios exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let name = dir
+            .file_name()
+            .expect("named")
+            .to_string_lossy()
+            .to_string();
+        let bundle_path = ["bundle.json", "bundle.yaml"]
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| panic!("scenario {name} has no bundle.json or bundle.yaml"));
+        let exp_path = dir.join("expected.json");
+        let text = std::fs::read_to_string(&exp_path)
+            .unwrap_or_else(|e| panic!("scenario {name}: {}: {e}", exp_path.display()));
+        let expectations: Vec<Expectation> = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("scenario {name}: expected.json: {e}"));
+        assert!(
+            !expectations.is_empty(),
+            "scenario {name}: expected.json lists no target"
+        );
+        out.push(Scenario {
+            name,
+            dir,
+            bundle_path,
+            expectations,
+        });
+    }
+    out
+}
+
+/// A scenario by name.
+pub fn get(name: &str) -> Option<Scenario> {
+    all().into_iter().find(|s| s.name == name)
+}

@@ -1,0 +1,114 @@
+//! The published contract: the JSON Schema in docs/schema/ is the one the Rust types generate,
+//! every diagnosis validates against its shape, output is deterministic, and targets resolve as
+//! the design says.
+
+use crate::support;
+use layer_core::{Bundle, Index, TargetError, TargetSpec};
+
+#[test]
+fn committed_schemas_are_generated_from_the_types() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/schema");
+    for (name, schema) in layer_core::diagnosis::schemas() {
+        let text = std::fs::read_to_string(dir.join(name))
+            .unwrap_or_else(|e| panic!("docs/schema/{name}: {e}; run `cargo xtask docs`"));
+        let committed: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+        assert_eq!(
+            committed, schema,
+            "docs/schema/{name} is stale; run `cargo xtask docs`"
+        );
+    }
+}
+
+#[test]
+fn diagnoses_use_the_contract_names_and_are_deterministic() {
+    for s in scenarios::all() {
+        let ix = support::index(&s);
+        for e in &s.expectations {
+            let a = serde_json::to_value(support::diagnose(&ix, &e.target).0).unwrap();
+            let b =
+                serde_json::to_value(support::diagnose(&support::index(&s), &e.target).0).unwrap();
+            assert_eq!(a, b, "{} {} is deterministic", s.name, e.target);
+            assert_eq!(a["schemaVersion"], "kubectl-layer/v1");
+            for key in ["target", "verdict", "layers", "findings", "next", "missing"] {
+                assert!(a.get(key).is_some(), "{}: {key} present", s.name);
+            }
+            for key in ["state", "layer", "headline", "misalignment"] {
+                assert!(
+                    a["verdict"].get(key).is_some(),
+                    "{}: verdict.{key} present (may be null)",
+                    s.name
+                );
+            }
+            let states = ["ok", "blocked", "warn", "unknown", "notInvolved"];
+            for l in a["layers"].as_array().unwrap() {
+                assert!(states.contains(&l["state"].as_str().unwrap()));
+                assert!(l["decidedBy"].is_array() && l["evidence"].is_array());
+            }
+        }
+    }
+}
+
+#[test]
+fn targets_resolve_by_kubectl_spellings_and_report_what_is_close() {
+    let text = r#"[
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"trainer-0","namespace":"ml"}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"trainer-0","namespace":"dev"}},
+      {"apiVersion":"leaderworkerset.x-k8s.io/v1","kind":"LeaderWorkerSet","metadata":{"name":"vllm","namespace":"serving"}},
+      {"apiVersion":"scheduling.run.ai/v2alpha2","kind":"PodGroup","metadata":{"name":"g","namespace":"ml"}},
+      {"apiVersion":"scheduling.volcano.sh/v1beta1","kind":"PodGroup","metadata":{"name":"g","namespace":"ml"}}
+    ]"#;
+    let ix = Index::new(Bundle::parse(text).unwrap());
+    let resolve =
+        |s: &str, ns: Option<&str>| layer_core::target::resolve(&ix, &TargetSpec::parse(s, ns));
+    assert!(resolve("lws/vllm", None).is_ok());
+    assert!(resolve("LeaderWorkerSets/vllm", None).is_ok());
+    assert!(resolve("leaderworkerset.leaderworkerset.x-k8s.io/vllm", None).is_ok());
+    assert!(resolve("trainer-0", Some("ml")).is_ok());
+    assert!(resolve("po/trainer-0", Some("dev")).is_ok());
+    assert!(resolve("podgroups.scheduling.run.ai/g", None).is_ok());
+    match resolve("trainer-0", None) {
+        Err(TargetError::Ambiguous { candidates, .. }) => {
+            assert_eq!(candidates, vec!["Pod/dev/trainer-0", "Pod/ml/trainer-0"])
+        }
+        other => panic!("expected ambiguity, got {other:?}"),
+    }
+    assert!(matches!(
+        resolve("pg/g", None),
+        Err(TargetError::Ambiguous { .. })
+    ));
+    match resolve("trainer-1", Some("ml")) {
+        Err(TargetError::NotFound { closest, .. }) => assert!(
+            closest.iter().any(|c| c.contains("trainer-0")),
+            "{closest:?}"
+        ),
+        other => panic!("expected not found, got {other:?}"),
+    }
+    assert!(matches!(
+        resolve("flurb/x", None),
+        Err(TargetError::UnknownKind { .. })
+    ));
+}
+
+#[test]
+fn malformed_input_names_what_and_where() {
+    let cases = [
+        ("", "empty"),
+        (
+            "{\"kind\": \"Pod\",\n \"metadata\": {\"name\": }}",
+            "line 2",
+        ),
+        (
+            r#"{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}},{"kind":"Pod","metadata":{"name":"b"}}]}"#,
+            "items[1]",
+        ),
+        (
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: [unclosed\n",
+            "YAML",
+        ),
+        ("42", "found a number"),
+    ];
+    for (text, want) in cases {
+        let e = Bundle::parse(text).expect_err(text).to_string();
+        assert!(e.contains(want), "{e:?} should mention {want:?}");
+    }
+}

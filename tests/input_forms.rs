@@ -1,0 +1,107 @@
+//! The same objects in every form people paste give the same diagnosis: a List, a JSON array,
+//! concatenated documents, YAML, a YAML stream, and the tool's own bundle.
+
+use crate::support;
+use layer_core::{Bundle, Index};
+use serde_json::Value;
+
+fn items(s: &scenarios::Scenario) -> Vec<Value> {
+    let b = Bundle::parse(s.bundle_text()).expect("parses");
+    b.objects().iter().map(|o| b.value(o)).collect()
+}
+
+fn verdicts(text: String, s: &scenarios::Scenario) -> Vec<String> {
+    let ix = Index::new(Bundle::parse(text).unwrap_or_else(|e| panic!("{}: {e}", s.name)));
+    s.expectations
+        .iter()
+        .map(|e| serde_json::to_string(&support::diagnose(&ix, &e.target).0).expect("serializes"))
+        .collect()
+}
+
+#[test]
+fn every_input_form_gives_the_same_diagnosis() {
+    for s in scenarios::all() {
+        let baseline = verdicts(s.bundle_text(), &s);
+        let objs = items(&s);
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objs});
+        let forms = [
+            ("array", serde_json::to_string(&objs).unwrap()),
+            ("concatenated", objs.iter().map(|o| serde_json::to_string_pretty(o).unwrap()).collect::<Vec<_>>().join("\n")),
+            ("nested list", serde_json::to_string(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [list.clone()]})).unwrap()),
+            ("yaml list", serde_yaml_ng::to_string(&list).unwrap()),
+            ("yaml stream", objs.iter().map(|o| format!("---\n{}", serde_yaml_ng::to_string(o).unwrap())).collect::<String>()),
+            ("own bundle", serde_json::to_string(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objs, "kubectlLayer": {"bundleVersion": 1}})).unwrap()),
+        ];
+        for (form, text) in forms {
+            assert_eq!(
+                verdicts(text, &s),
+                baseline,
+                "scenario {} as {form}",
+                s.name
+            );
+        }
+    }
+}
+
+#[test]
+fn later_copies_win_unless_resource_versions_say_otherwise() {
+    let pod = |rv: &str, phase: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"n","resourceVersion":"{rv}"}},"status":{{"phase":"{phase}"}}}}"#
+        )
+    };
+    let b = Bundle::parse(format!(
+        "{}\n{}",
+        pod("20", "Running"),
+        pod("10", "Pending")
+    ))
+    .unwrap();
+    assert_eq!(
+        b.value(&b.objects()[0])["status"]["phase"],
+        "Running",
+        "higher resourceVersion wins"
+    );
+    let b = Bundle::parse(format!("{}\n{}", pod("x", "Running"), pod("y", "Pending"))).unwrap();
+    assert_eq!(
+        b.value(&b.objects()[0])["status"]["phase"],
+        "Pending",
+        "later copy wins"
+    );
+}
+
+#[test]
+fn the_same_kind_in_two_api_groups_stays_two_objects() {
+    let pg = |group: &str| {
+        format!(
+            r#"{{"apiVersion":"{group}","kind":"PodGroup","metadata":{{"name":"g","namespace":"n"}}}}"#
+        )
+    };
+    let b = Bundle::parse(format!(
+        "{}{}",
+        pg("scheduling.run.ai/v2alpha2"),
+        pg("scheduling.volcano.sh/v1beta1")
+    ))
+    .unwrap();
+    assert_eq!(b.objects().len(), 2);
+}
+
+#[test]
+fn both_event_shapes_are_read() {
+    let text = r#"[
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"n","uid":"u1"},"status":{"phase":"Pending"}},
+      {"apiVersion":"v1","kind":"Event","metadata":{"name":"e1","namespace":"n"},"involvedObject":{"kind":"Pod","name":"p","namespace":"n","uid":"u1"},"reason":"A","message":"old shape","type":"Warning","source":{"component":"kubelet"},"lastTimestamp":"2026-01-01T00:00:00Z"},
+      {"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"e2","namespace":"n"},"regarding":{"kind":"Pod","name":"p","namespace":"n","uid":"u1"},"reason":"B","note":"new shape","type":"Normal","reportingController":"kueue","eventTime":"2026-01-01T00:00:01.000000Z"}
+    ]"#;
+    let ix = Index::new(Bundle::parse(text).unwrap());
+    let pod = ix.find("Pod", Some("n"), "p").unwrap();
+    let evs: Vec<_> = ix
+        .events_for(pod)
+        .into_iter()
+        .map(|e| ix.event(e).unwrap().message.clone())
+        .collect();
+    assert_eq!(evs, vec!["old shape", "new shape"]);
+    assert_eq!(
+        ix.newest_timestamp(),
+        layer_core::time::parse_rfc3339("2026-01-01T00:00:01Z")
+    );
+}

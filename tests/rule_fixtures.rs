@@ -1,0 +1,108 @@
+//! Every rule is proven by fixtures listed in its own file: scenario targets where it must match
+//! and where it must not. Every rule has at least one of each, and every fixture names a scenario
+//! and a target that exist.
+
+use crate::support;
+use std::collections::BTreeMap;
+
+#[test]
+fn every_rule_fires_and_stays_quiet_where_its_fixtures_say() {
+    let mut indexes = BTreeMap::new();
+    let mut failures = Vec::new();
+    for rule in support::engine().rules() {
+        for f in &rule.fixtures {
+            let ix = indexes.entry(f.scenario.clone()).or_insert_with(|| {
+                let s = scenarios::get(&f.scenario).unwrap_or_else(|| {
+                    panic!(
+                        "rule {} names scenario {} which does not exist",
+                        rule.id, f.scenario
+                    )
+                });
+                support::index(&s)
+            });
+            let (_, matched) = support::diagnose(ix, &f.target);
+            let fired = matched.contains(&rule.id);
+            if fired != f.fires {
+                failures.push(format!(
+                    "{} on {} {}: {}",
+                    rule.id,
+                    f.scenario,
+                    f.target,
+                    if f.fires {
+                        "expected to fire, did not"
+                    } else {
+                        "fired, must not"
+                    }
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture(s) failed:\n  {}",
+        failures.len(),
+        failures.join("\n  ")
+    );
+}
+
+#[test]
+fn every_rule_has_a_firing_and_a_quiet_fixture_and_documentation() {
+    let mut problems = Vec::new();
+    for rule in support::engine().rules() {
+        if !rule.fixtures.iter().any(|f| f.fires) {
+            problems.push(format!("{}: no fixture where it fires", rule.id));
+        }
+        if !rule.fixtures.iter().any(|f| !f.fires) {
+            problems.push(format!("{}: no fixture where it must not fire", rule.id));
+        }
+        if rule.summary.trim().is_empty() {
+            problems.push(format!("{}: no summary", rule.id));
+        }
+        if rule.kind == layer_core::rule::RuleKind::Finding {
+            if rule.why.is_empty() || rule.fix.is_empty() {
+                problems.push(format!("{}: a finding needs why and fix", rule.id));
+            }
+            if rule.upstream.is_none() {
+                problems.push(format!(
+                    "{}: a finding names the upstream project that owns the behaviour",
+                    rule.id
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn rule_files_are_where_their_ids_say() {
+    // The id comes from the path; a file outside rules/<layer>/ would not load at all.
+    for rule in support::engine().rules() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../rules")
+            .join(format!("{}.yaml", rule.id));
+        assert!(
+            path.exists(),
+            "{} has no file at {}",
+            rule.id,
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn a_typo_in_a_rule_is_a_load_error() {
+    let bad_path = "placement/x.yaml";
+    let base = "severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: m\n";
+    let cases = [
+        (format!("{base}when: {{path: $.pod.status.phse}}\nextra: 1\n"), "unknown field"),
+        (format!("{base}when: {{path: \"$.pod[?@.x==]\"}}\n"), "does not parse"),
+        (format!("{base}when: {{path: $.nosuchsubject.x}}\n"), "not a view subject"),
+        ("severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: \"{nope}\"\nwhen: {path: $.pod.x}\n".to_string(), "no condition captures"),
+    ];
+    for (text, want) in cases {
+        let err = layer_core::rule::Rule::load(bad_path, &text)
+            .expect_err(&text)
+            .to_string();
+        assert!(err.contains(want), "{err} should mention {want}");
+    }
+}
