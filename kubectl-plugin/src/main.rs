@@ -140,14 +140,19 @@ struct Failure {
 
 impl From<layer_core::Error> for Failure {
     fn from(e: layer_core::Error) -> Self {
-        Failure { exit: 2, code: e.code(), message: e.to_string() }
+        Failure {
+            exit: 2,
+            code: e.code(),
+            message: e.to_string(),
+        }
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut stdout = std::io::stdout().lock();
-    let color = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let color = std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let style = Style { color };
     match run(cli, style, &mut stdout) {
         Ok(code) => ExitCode::from(code),
@@ -160,7 +165,11 @@ fn main() -> ExitCode {
 }
 
 fn engine() -> Result<Engine, Failure> {
-    Engine::builtin().map_err(|e| Failure { exit: 2, code: "rules", message: e.to_string() })
+    Engine::builtin().map_err(|e| Failure {
+        exit: 2,
+        code: "rules",
+        message: e.to_string(),
+    })
 }
 
 fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
@@ -168,7 +177,11 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
         match out.write_all(s.as_bytes()) {
             // A closed pipe (`| head`) is not an error.
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            Err(e) => Err(Failure { exit: 2, code: "io", message: e.to_string() }),
+            Err(e) => Err(Failure {
+                exit: 2,
+                code: "io",
+                message: e.to_string(),
+            }),
             Ok(()) => Ok(()),
         }
     };
@@ -177,8 +190,11 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let engine = engine()?;
             let ix = read_index(&args.input)?;
             let spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
-            let opts = Options { now: args.input.now.clone() };
-            let d = layer_core::diagnose(&engine, &ix, &spec, &opts).map_err(layer_core::Error::from)?;
+            let opts = Options {
+                now: args.input.now.clone(),
+            };
+            let d = layer_core::diagnose(&engine, &ix, &spec, &opts)
+                .map_err(layer_core::Error::from)?;
             let body = match args.output {
                 Format::Text => render::text(&d, style),
                 Format::Json => json(&d),
@@ -190,17 +206,26 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
         Command::Scan(args) => {
             let engine = engine()?;
             let ix = read_index(&args.input)?;
-            let opts = Options { now: args.input.now.clone() };
+            let opts = Options {
+                now: args.input.now.clone(),
+            };
             let mut report = layer_core::scan(&engine, &ix, &opts);
             if let Some(ns) = &args.namespace {
-                report.diagnoses.retain(|d| d.target.namespace.as_deref() == Some(ns.as_str()));
+                report
+                    .diagnoses
+                    .retain(|d| d.target.namespace.as_deref() == Some(ns.as_str()));
             }
             let body = match args.output {
                 ScanFormat::Text => render::scan_text(&report, style),
                 ScanFormat::Json => json(&report),
             };
             write(out, &body)?;
-            let worst = report.diagnoses.iter().map(|d| exit_for(d.verdict.state)).max().unwrap_or(0);
+            let worst = report
+                .diagnoses
+                .iter()
+                .map(|d| exit_for(d.verdict.state))
+                .max()
+                .unwrap_or(0);
             Ok(worst)
         }
         Command::Layers => {
@@ -219,7 +244,13 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                             layer_core::rule::RuleKind::Status => "status",
                             layer_core::rule::RuleKind::Misalignment => "mismatch",
                         };
-                        s.push_str(&format!("{:<56} {:<9} {:<8} {}\n", r.id, r.layer.as_str(), sev, r.summary));
+                        s.push_str(&format!(
+                            "{:<56} {:<9} {:<8} {}\n",
+                            r.id,
+                            r.layer.as_str(),
+                            sev,
+                            r.summary
+                        ));
                     }
                     s
                 }
@@ -229,11 +260,29 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
         }
         Command::Explain { rule, output } => {
             let engine = engine()?;
-            let Some(r) = engine.rule(&rule).or_else(|| engine.rules().iter().find(|r| r.id.ends_with(&format!("/{rule}")))) else {
-                let mut close: Vec<&str> = engine.rules().iter().map(|r| r.id.as_str()).filter(|id| id.contains(rule.split('/').next_back().unwrap_or(&rule))).collect();
+            let Some(r) = engine.rule(&rule).or_else(|| {
+                engine
+                    .rules()
+                    .iter()
+                    .find(|r| r.id.ends_with(&format!("/{rule}")))
+            }) else {
+                let mut close: Vec<&str> = engine
+                    .rules()
+                    .iter()
+                    .map(|r| r.id.as_str())
+                    .filter(|id| id.contains(rule.split('/').next_back().unwrap_or(&rule)))
+                    .collect();
                 close.truncate(5);
-                let hint = if close.is_empty() { "run `kubectl layer rules` to list them".to_string() } else { format!("did you mean: {}", close.join(", ")) };
-                return Err(Failure { exit: 2, code: "rule-not-found", message: format!("no rule `{rule}`; {hint}") });
+                let hint = if close.is_empty() {
+                    "run `kubectl layer rules` to list them".to_string()
+                } else {
+                    format!("did you mean: {}", close.join(", "))
+                };
+                return Err(Failure {
+                    exit: 2,
+                    code: "rule-not-found",
+                    message: format!("no rule `{rule}`; {hint}"),
+                });
             };
             let body = match output {
                 ListFormat::Json => json(&rule_json(r)),
@@ -270,23 +319,47 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
             message: "reading a live cluster is not available in this build yet: pass -f FILE (or -f - for standard input) with `kubectl get … -o json` output".into(),
         });
     }
-    let limits = ReadLimits { max_bytes: input.max_input_bytes };
+    let limits = ReadLimits {
+        max_bytes: input.max_input_bytes,
+    };
     let mut bundle: Option<Bundle> = None;
     for f in &input.files {
         let text = if f == "-" {
             let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(|e| Failure { exit: 2, code: "io", message: format!("standard input: {e}") })?;
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| Failure {
+                    exit: 2,
+                    code: "io",
+                    message: format!("standard input: {e}"),
+                })?;
             s
         } else {
-            let meta = std::fs::metadata(f).map_err(|e| Failure { exit: 2, code: "io", message: format!("{f}: {e}") })?;
+            let meta = std::fs::metadata(f).map_err(|e| Failure {
+                exit: 2,
+                code: "io",
+                message: format!("{f}: {e}"),
+            })?;
             if meta.len() as usize > input.max_input_bytes {
-                return Err(layer_core::Error::from(layer_core::BundleError::TooLarge { size: meta.len() as usize, limit: input.max_input_bytes }).into());
+                return Err(layer_core::Error::from(layer_core::BundleError::TooLarge {
+                    size: meta.len() as usize,
+                    limit: input.max_input_bytes,
+                })
+                .into());
             }
-            std::fs::read_to_string(f).map_err(|e| Failure { exit: 2, code: "io", message: format!("{f}: {e}") })?
+            std::fs::read_to_string(f).map_err(|e| Failure {
+                exit: 2,
+                code: "io",
+                message: format!("{f}: {e}"),
+            })?
         };
         let b = Bundle::parse_with(text, limits).map_err(|e| {
             let mut fail: Failure = layer_core::Error::from(e).into();
-            fail.message = format!("{}: {}", if f == "-" { "standard input" } else { f }, fail.message);
+            fail.message = format!(
+                "{}: {}",
+                if f == "-" { "standard input" } else { f },
+                fail.message
+            );
             fail
         })?;
         match &mut bundle {
@@ -309,4 +382,3 @@ serving    where do requests go, split how many ways?   NVIDIA Dynamo, llm-d    
 A pod's path: admission -> grouping -> placement -> runtime -> serving.
 The device layer is the floor under placement and runtime.
 ";
-
