@@ -211,3 +211,25 @@ pub struct TargetEntry {
     /// `Kind/namespace/name`.
     pub value: String,
 }
+
+/// The JSON Schemas of the contract, generated from these types: (file name, schema).
+#[cfg(feature = "schema")]
+pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
+    let diag = schemars::schema_for!(Diagnosis);
+    let scan = schemars::schema_for!(ScanReport);
+    let targets = schemars::schema_for!(Vec<TargetEntry>);
+    vec![
+        (
+            "diagnosis.schema.json",
+            serde_json::to_value(diag).unwrap_or_default(),
+        ),
+        (
+            "scan.schema.json",
+            serde_json::to_value(scan).unwrap_or_default(),
+        ),
+        (
+            "targets.schema.json",
+            serde_json::to_value(targets).unwrap_or_default(),
+        ),
+    ]
+}

@@ -1,1 +1,247 @@
-fn main(){}
+//! `cargo xtask …`: everything that is not plain `cargo`. Each task prints what it runs, so a
+//! failure in CI names the step.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const HELP: &str = "\
+cargo xtask <task>
+
+  ci            every check CI runs: fmt, clippy (warnings denied), tests, docs --check,
+                the core built for wasm32-unknown-unknown (installs the target if missing)
+  demo          the main job with no cluster: diagnose the built-in example scenarios
+  docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
+                with --check, fail when the committed files are stale
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("ci") => ci(),
+        Some("demo") => demo(),
+        Some("docs") => docs(args.iter().any(|a| a == "--check")),
+        Some("help" | "-h" | "--help") | None => {
+            print!("{HELP}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown task `{other}`\n\n{HELP}")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}").replace('"', "");
+    eprintln!("==> {shown}");
+    let status = cmd
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn ci() -> Result<(), String> {
+    let has_wasm = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
+        .unwrap_or(false);
+    if !has_wasm {
+        run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
+    }
+    run(cargo().args(["fmt", "--all", "--check"]))?;
+    run(cargo().args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run(cargo().args(["test", "--workspace"]))?;
+    docs(true)?;
+    run(cargo().args([
+        "build",
+        "-p",
+        "kubectl-layer-core",
+        "--target",
+        "wasm32-unknown-unknown",
+    ]))?;
+    eprintln!("==> ci: every check passed");
+    Ok(())
+}
+
+/// Diagnose the first target of every scenario with the real CLI, as a user would.
+fn demo() -> Result<(), String> {
+    run(cargo().args(["build", "--quiet", "-p", "kubectl-layer"]))?;
+    let bin = root().join("target/debug/kubectl-layer");
+    for (dir, bundle, expected) in scenarios()? {
+        let target = expected
+            .as_array()
+            .and_then(|a| a.first())
+            .and_then(|t| t["target"].as_str())
+            .ok_or_else(|| format!("{}: expected.json lists no target", dir.display()))?
+            .to_string();
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        println!(
+            "\n━━ scenario {name}: kubectl layer why {target} -f {}",
+            bundle.strip_prefix(root()).unwrap_or(&bundle).display()
+        );
+        // The verdict decides the exit status (1 when something blocks); the demo ran either way.
+        let status = Command::new(&bin)
+            .args(["why", &target, "-f"])
+            .arg(&bundle)
+            .status()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        if status.code().is_none_or(|c| c > 1) {
+            return Err(format!(
+                "kubectl-layer failed on scenario {name} ({status})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// (scenario dir, bundle file, expected.json) for every scenario, sorted.
+fn scenarios() -> Result<Vec<(PathBuf, PathBuf, serde_json::Value)>, String> {
+    let base = root().join("tests/scenarios");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&base)
+        .map_err(|e| format!("{}: {e}", base.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("expected.json").exists())
+        .collect();
+    dirs.sort();
+    dirs.into_iter()
+        .map(|d| {
+            let bundle = ["bundle.json", "bundle.yaml"]
+                .iter()
+                .map(|f| d.join(f))
+                .find(|p| p.exists())
+                .ok_or_else(|| format!("{}: no bundle", d.display()))?;
+            let text =
+                std::fs::read_to_string(d.join("expected.json")).map_err(|e| e.to_string())?;
+            let v = serde_json::from_str(&text)
+                .map_err(|e| format!("{}/expected.json: {e}", d.display()))?;
+            Ok((d, bundle, v))
+        })
+        .collect()
+}
+
+/// Generated documentation: one page per rule, an index by layer, and the contract's schemas.
+fn docs(check: bool) -> Result<(), String> {
+    let engine = layer_core::Engine::builtin().map_err(|e| e.to_string())?;
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
+    let mut index = String::from(
+        "# Rules\n\nGenerated by `cargo xtask docs` from `rules/`; do not edit by hand.\n",
+    );
+    for layer in layer_core::Layer::ALL {
+        let rules: Vec<_> = engine.rules().iter().filter(|r| r.layer == layer).collect();
+        if rules.is_empty() {
+            continue;
+        }
+        index.push_str(&format!(
+            "\n## {}\n\n| rule | kind | summary |\n|---|---|---|\n",
+            layer.as_str()
+        ));
+        for r in rules {
+            let kind = match r.kind {
+                layer_core::rule::RuleKind::Finding => r.severity.as_str().to_string(),
+                layer_core::rule::RuleKind::Status => {
+                    format!("status ({})", r.state.map_or("ok", |s| s.as_str()))
+                }
+                layer_core::rule::RuleKind::Misalignment => "misalignment".to_string(),
+            };
+            index.push_str(&format!(
+                "| [`{}`]({}.md) | {} | {} |\n",
+                r.id, r.id, kind, r.summary
+            ));
+            let mut page = layer_core::render::rule_doc(r);
+            page.push_str(&format!(
+                "\nSource: [`rules/{}.yaml`](../../../rules/{}.yaml)\n",
+                r.id, r.id
+            ));
+            files.push((root().join(format!("docs/rules/{}.md", r.id)), page));
+        }
+    }
+    files.push((root().join("docs/rules/index.md"), index));
+    for (name, schema) in layer_core::diagnosis::schemas() {
+        let mut text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?;
+        text.push('\n');
+        files.push((root().join("docs/schema").join(name), text));
+    }
+    let mut stale = Vec::new();
+    for (path, content) in &files {
+        let current = std::fs::read_to_string(path).unwrap_or_default();
+        if current != *content {
+            if check {
+                stale.push(
+                    path.strip_prefix(root())
+                        .unwrap_or(path)
+                        .display()
+                        .to_string(),
+                );
+            } else {
+                std::fs::create_dir_all(path.parent().expect("has parent"))
+                    .map_err(|e| e.to_string())?;
+                std::fs::write(path, content).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+        }
+    }
+    // Pages of rules that no longer exist.
+    let wanted: Vec<&PathBuf> = files.iter().map(|(p, _)| p).collect();
+    for layer in layer_core::Layer::ALL {
+        let dir = root().join("docs/rules").join(layer.as_str());
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if !wanted.contains(&&e.path()) {
+                if check {
+                    stale.push(
+                        e.path()
+                            .strip_prefix(root())
+                            .unwrap_or(&e.path())
+                            .display()
+                            .to_string(),
+                    );
+                } else {
+                    std::fs::remove_file(e.path()).map_err(|e| e.to_string())?;
+                }
+            }
+        }
+    }
+    if check && !stale.is_empty() {
+        return Err(format!(
+            "generated docs are stale; run `cargo xtask docs`:\n  {}",
+            stale.join("\n  ")
+        ));
+    }
+    eprintln!(
+        "==> docs: {} files {}",
+        files.len(),
+        if check { "current" } else { "written" }
+    );
+    Ok(())
+}
