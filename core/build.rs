@@ -10,19 +10,35 @@ fn main() {
     let mut files: Vec<PathBuf> = Vec::new();
     collect(&root, &mut files);
     files.sort();
-    let mut out = String::from("/// Every rule file: (path relative to `rules/`, text).\npub static RULE_FILES: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// Every rule file: (path relative to `rules/`, text).\npub static RULE_FILES: &[(&str, &str)] = &[\n",
+    );
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
-        let rel = f.strip_prefix(&root).expect("under rules/").to_string_lossy().replace('\\', "/");
+        let rel = f
+            .strip_prefix(&root)
+            .expect("under rules/")
+            .to_string_lossy()
+            .replace('\\', "/");
         if !rel.contains('/') {
             continue;
         }
-        writeln!(out, "    ({rel:?}, include_str!({:?})),", f.display().to_string()).unwrap();
+        writeln!(
+            out,
+            "    ({rel:?}, include_str!({:?})),",
+            f.display().to_string()
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     let engine = root.join("engine.yaml");
     println!("cargo:rerun-if-changed={}", engine.display());
-    writeln!(out, "/// Engine-wide texts.\npub static ENGINE_TEXTS: &str = include_str!({:?});", engine.display().to_string()).unwrap();
+    writeln!(
+        out,
+        "/// Engine-wide texts.\npub static ENGINE_TEXTS: &str = include_str!({:?});",
+        engine.display().to_string()
+    )
+    .unwrap();
     let upstreams = root.join("upstreams.yaml");
     println!("cargo:rerun-if-changed={}", upstreams.display());
     writeln!(out, "/// Upstream projects' contribution rules.\npub static UPSTREAMS: &str = include_str!({:?});", upstreams.display().to_string()).unwrap();
@@ -31,7 +47,9 @@ fn main() {
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {

@@ -108,9 +108,16 @@ impl Bundle {
     pub fn parse_with(text: impl Into<String>, limits: ReadLimits) -> Result<Bundle, BundleError> {
         let text: String = text.into();
         if text.len() > limits.max_bytes {
-            return Err(BundleError::TooLarge { size: text.len(), limit: limits.max_bytes });
+            return Err(BundleError::TooLarge {
+                size: text.len(),
+                limit: limits.max_bytes,
+            });
         }
-        let first = text.trim_start_matches('\u{feff}').trim_start().chars().next();
+        let first = text
+            .trim_start_matches('\u{feff}')
+            .trim_start()
+            .chars()
+            .next();
         match first {
             None => Err(BundleError::Empty),
             Some('{' | '[') => Bundle::from_json_text(text, None),
@@ -135,8 +142,12 @@ impl Bundle {
         let offset = self.text.len();
         self.text.push('\n');
         self.text.push_str(&other.text);
-        let mut seen: HashMap<Identity, usize> =
-            self.objects.iter().enumerate().map(|(i, o)| (identity(o), i)).collect();
+        let mut seen: HashMap<Identity, usize> = self
+            .objects
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (identity(o), i))
+            .collect();
         for mut o in other.objects {
             o.span = (o.span.0 + offset + 1, o.span.1 + offset + 1);
             insert_dedup(&mut self.objects, &mut seen, o);
@@ -163,11 +174,12 @@ impl Bundle {
     pub fn value(&self, o: &RawObject) -> serde_json::Value {
         let mut v: serde_json::Value =
             serde_json::from_str(self.raw(o)).unwrap_or(serde_json::Value::Null);
-        if o.inferred_type {
-            if let Some(m) = v.as_object_mut() {
-                m.entry("kind").or_insert_with(|| o.kind.clone().into());
-                m.entry("apiVersion").or_insert_with(|| o.api_version.clone().into());
-            }
+        if o.inferred_type
+            && let Some(m) = v.as_object_mut()
+        {
+            m.entry("kind").or_insert_with(|| o.kind.clone().into());
+            m.entry("apiVersion")
+                .or_insert_with(|| o.api_version.clone().into());
         }
         v
     }
@@ -186,7 +198,12 @@ impl Bundle {
         let mut objects = Vec::new();
         let mut meta = None;
         {
-            let mut reader = Reader { text: &text, objects: &mut objects, meta: &mut meta, yaml_docs: yaml_docs.as_deref() };
+            let mut reader = Reader {
+                text: &text,
+                objects: &mut objects,
+                meta: &mut meta,
+                yaml_docs: yaml_docs.as_deref(),
+            };
             let stream = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
             for (i, doc) in stream.enumerate() {
                 let doc = doc.map_err(|e| BundleError::Json {
@@ -199,7 +216,12 @@ impl Bundle {
         }
         if objects.is_empty() && meta.is_none() {
             return Err(BundleError::NotAnObject {
-                location: InputLocation { document: 1, item: String::new(), line: None, column: None },
+                location: InputLocation {
+                    document: 1,
+                    item: String::new(),
+                    line: None,
+                    column: None,
+                },
                 message: "the input holds no Kubernetes objects".into(),
             });
         }
@@ -208,12 +230,21 @@ impl Bundle {
         for o in objects {
             insert_dedup(&mut deduped, &mut seen, o);
         }
-        Ok(Bundle { text, objects: deduped, meta })
+        Ok(Bundle {
+            text,
+            objects: deduped,
+            meta,
+        })
     }
 }
 
 fn identity(o: &RawObject) -> Identity {
-    (o.group().to_string(), o.kind.clone(), o.namespace.clone(), o.name.clone())
+    (
+        o.group().to_string(),
+        o.kind.clone(),
+        o.namespace.clone(),
+        o.name.clone(),
+    )
 }
 
 /// The same object twice: the later copy wins, unless both resourceVersions are integers, then
@@ -281,11 +312,18 @@ impl<'t> Reader<'t, '_> {
     }
 
     fn location(&self, document: usize, item: &str, at: usize) -> InputLocation {
-        let (line, column) = if self.yaml_docs.is_some() { (None, None) } else {
+        let (line, column) = if self.yaml_docs.is_some() {
+            (None, None)
+        } else {
             let (l, c) = line_col(self.text, at);
             (Some(l), Some(c))
         };
-        InputLocation { document, item: item.to_string(), line, column }
+        InputLocation {
+            document,
+            item: item.to_string(),
+            line,
+            column,
+        }
     }
 
     fn document(&mut self, document: usize, raw: &'t RawValue) -> Result<(), BundleError> {
@@ -310,14 +348,22 @@ impl<'t> Reader<'t, '_> {
         }
         match s.as_bytes().first() {
             Some(b'[') => {
-                let items: Vec<&RawValue> = serde_json::from_str(s).map_err(|e| self.json_err(document, &item, start, &e))?;
+                let items: Vec<&RawValue> = serde_json::from_str(s)
+                    .map_err(|e| self.json_err(document, &item, start, &e))?;
                 for (i, it) in items.into_iter().enumerate() {
-                    self.value(document, join_item(&item, &format!("[{i}]")), it, None, depth + 1)?;
+                    self.value(
+                        document,
+                        join_item(&item, &format!("[{i}]")),
+                        it,
+                        None,
+                        depth + 1,
+                    )?;
                 }
                 Ok(())
             }
             Some(b'{') => {
-                let head: Head<'t> = serde_json::from_str(s).map_err(|e| self.json_err(document, &item, start, &e))?;
+                let head: Head<'t> = serde_json::from_str(s)
+                    .map_err(|e| self.json_err(document, &item, start, &e))?;
                 let kind = head.kind.as_deref().or(list_type.map(|t| t.0));
                 let is_list = head.items.is_some() && kind.is_none_or(|k| k.ends_with("List"));
                 if is_list {
@@ -326,7 +372,9 @@ impl<'t> Reader<'t, '_> {
                     }
                     // A typed list (`PodList`) has items without kind/apiVersion.
                     let item_type = match (head.kind.as_deref(), head.api_version.as_deref()) {
-                        (Some(k), Some(av)) if k != "List" => k.strip_suffix("List").map(|k| (k, av)),
+                        (Some(k), Some(av)) if k != "List" => {
+                            k.strip_suffix("List").map(|k| (k, av))
+                        }
                         _ => None,
                     };
                     for (i, it) in head.items.unwrap_or_default().into_iter().enumerate() {
@@ -341,16 +389,31 @@ impl<'t> Reader<'t, '_> {
                 };
                 let api_version = head.api_version.as_deref().or(list_type.map(|t| t.1));
                 let Some(api_version) = api_version else {
-                    return Err(self.not_object(document, &item, start, &format!("{kind} has no `apiVersion`")));
+                    return Err(self.not_object(
+                        document,
+                        &item,
+                        start,
+                        &format!("{kind} has no `apiVersion`"),
+                    ));
                 };
-                let meta = head.metadata.ok_or_else(|| self.not_object(document, &item, start, &format!("{kind} has no `metadata`")))?;
+                let meta = head.metadata.ok_or_else(|| {
+                    self.not_object(document, &item, start, &format!("{kind} has no `metadata`"))
+                })?;
                 let name = meta.name.filter(|n| !n.is_empty()).ok_or_else(|| {
-                    self.not_object(document, &item, start, &format!("{kind} has no `metadata.name`"))
+                    self.not_object(
+                        document,
+                        &item,
+                        start,
+                        &format!("{kind} has no `metadata.name`"),
+                    )
                 })?;
                 self.objects.push(RawObject {
                     api_version: api_version.to_string(),
                     kind: kind.to_string(),
-                    namespace: meta.namespace.filter(|n| !n.is_empty()).map(Cow::into_owned),
+                    namespace: meta
+                        .namespace
+                        .filter(|n| !n.is_empty())
+                        .map(Cow::into_owned),
                     name: name.into_owned(),
                     uid: meta.uid.filter(|u| !u.is_empty()).map(Cow::into_owned),
                     resource_version: meta.resource_version.map(Cow::into_owned),
@@ -375,19 +438,35 @@ impl<'t> Reader<'t, '_> {
         }
     }
 
-    fn json_err(&self, document: usize, item: &str, start: usize, e: &serde_json::Error) -> BundleError {
+    fn json_err(
+        &self,
+        document: usize,
+        item: &str,
+        start: usize,
+        e: &serde_json::Error,
+    ) -> BundleError {
         let (l0, c0) = line_col(self.text, start);
-        let (line, column) = if e.line() <= 1 { (l0, c0 + e.column().saturating_sub(1)) } else { (l0 + e.line() - 1, e.column()) };
+        let (line, column) = if e.line() <= 1 {
+            (l0, c0 + e.column().saturating_sub(1))
+        } else {
+            (l0 + e.line() - 1, e.column())
+        };
         let mut location = self.location(document, item, start);
         if self.yaml_docs.is_none() {
             location.line = Some(line);
             location.column = Some(column);
         }
-        BundleError::NotAnObject { location, message: strip_position(&e.to_string()) }
+        BundleError::NotAnObject {
+            location,
+            message: strip_position(&e.to_string()),
+        }
     }
 
     fn not_object(&self, document: usize, item: &str, start: usize, message: &str) -> BundleError {
-        BundleError::NotAnObject { location: self.location(document, item, start), message: message.to_string() }
+        BundleError::NotAnObject {
+            location: self.location(document, item, start),
+            message: message.to_string(),
+        }
     }
 }
 
@@ -413,7 +492,10 @@ fn strip_position(msg: &str) -> String {
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
-    let col = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
+    let col = before
+        .rfind('\n')
+        .map_or(before.len(), |i| before.len() - i - 1)
+        + 1;
     (line, col)
 }
 
@@ -435,7 +517,12 @@ fn yaml_to_json(text: &str) -> Result<(String, Vec<usize>), BundleError> {
             // A lone scalar is not an object; keep it so the reader reports it in place.
             out.push_str(&serde_json::to_string(s).unwrap_or_default());
         } else {
-            out.push_str(&serde_json::to_string(&value).map_err(|e| BundleError::Yaml { location: None, message: e.to_string() })?);
+            out.push_str(
+                &serde_json::to_string(&value).map_err(|e| BundleError::Yaml {
+                    location: None,
+                    message: e.to_string(),
+                })?,
+            );
         }
         out.push('\n');
     }
@@ -463,7 +550,10 @@ mod tests {
         let list = format!(r#"{{"apiVersion":"v1","kind":"List","items":[{POD}]}}"#);
         assert_eq!(Bundle::parse(list.clone()).unwrap().objects().len(), 1);
         assert_eq!(Bundle::parse(POD).unwrap().objects()[0].name, "a");
-        assert_eq!(Bundle::parse(format!("[{POD}]")).unwrap().objects().len(), 1);
+        assert_eq!(
+            Bundle::parse(format!("[{POD}]")).unwrap().objects().len(),
+            1
+        );
         let nested = format!(r#"{{"apiVersion":"v1","kind":"List","items":[{list}]}}"#);
         assert_eq!(Bundle::parse(nested).unwrap().objects().len(), 1);
         let typed = r#"{"apiVersion":"v1","kind":"PodList","items":[{"metadata":{"name":"b","namespace":"x"}}]}"#;
@@ -492,11 +582,23 @@ mod tests {
         let e = Bundle::parse("{\n  \"kind\": \"Pod\",\n  oops\n}").unwrap_err();
         assert!(matches!(e, BundleError::Json { line: 3, .. }), "{e}");
         let e = Bundle::parse(r#"{"kind":"List","apiVersion":"v1","items":[{"apiVersion":"v1","kind":"Pod","metadata":{}}]}"#).unwrap_err();
-        assert_eq!(e.to_string(), "document 1, items[0] (line 1, column 43): Pod has no `metadata.name`");
+        assert_eq!(
+            e.to_string(),
+            "document 1, items[0] (line 1, column 43): Pod has no `metadata.name`"
+        );
         let e = Bundle::parse("NAME   READY   STATUS\ntrainer-0   0/1   Pending").unwrap_err();
         assert!(e.to_string().contains("table output"), "{e}");
         assert_eq!(Bundle::parse("  \n").unwrap_err(), BundleError::Empty);
         let e = Bundle::parse("a: [1, 2\nb: c").unwrap_err();
-        assert!(matches!(e, BundleError::Yaml { location: Some(_), .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                BundleError::Yaml {
+                    location: Some(_),
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 }

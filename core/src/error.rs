@@ -37,15 +37,27 @@ pub enum BundleError {
     Empty,
     /// The text is not valid JSON.
     #[error("invalid JSON at line {line}, column {column}: {message}")]
-    Json { line: usize, column: usize, message: String },
+    Json {
+        line: usize,
+        column: usize,
+        message: String,
+    },
     /// The text is not valid YAML.
     #[error("invalid YAML{}: {message}", location.map(|(l, c)| format!(" at line {l}, column {c}")).unwrap_or_default())]
-    Yaml { location: Option<(usize, usize)>, message: String },
+    Yaml {
+        location: Option<(usize, usize)>,
+        message: String,
+    },
     /// A document or item is not a Kubernetes object.
     #[error("{location}: {message}")]
-    NotAnObject { location: InputLocation, message: String },
+    NotAnObject {
+        location: InputLocation,
+        message: String,
+    },
     /// The input is larger than the limit the caller set.
-    #[error("the input is {size} bytes, over the limit of {limit} bytes (raise it with --max-input-bytes)")]
+    #[error(
+        "the input is {size} bytes, over the limit of {limit} bytes (raise it with --max-input-bytes)"
+    )]
     TooLarge { size: usize, limit: usize },
 }
 
@@ -65,7 +77,11 @@ pub enum RuleError {
     #[error("rule file {file}: {message}")]
     Invalid { file: String, message: String },
     #[error("rule file {file}: JSONPath `{path}` does not parse: {message}")]
-    Path { file: String, path: String, message: String },
+    Path {
+        file: String,
+        path: String,
+        message: String,
+    },
 }
 
 impl RuleError {
@@ -80,7 +96,10 @@ pub enum TargetError {
     #[error("{what} is not in the bundle{}", closest_hint(closest))]
     NotFound { what: String, closest: Vec<String> },
     #[error("{what} matches several objects; add -n NAMESPACE or KIND/: {}", candidates.join(", "))]
-    Ambiguous { what: String, candidates: Vec<String> },
+    Ambiguous {
+        what: String,
+        candidates: Vec<String>,
+    },
     #[error("the bundle has no object to diagnose")]
     NoTargets,
     #[error("unknown kind `{kind}`")]

@@ -64,7 +64,10 @@ fn eval_test(t: &Test, view: &Value) -> Option<Match> {
             m.evidence.push((h.path.clone(), h.val.clone()));
         }
         if let Some(cap) = &t.capture {
-            m.captures.entry(cap.clone()).or_default().push(h.val.clone());
+            m.captures
+                .entry(cap.clone())
+                .or_default()
+                .push(h.val.clone());
         }
     }
     any.then_some(m)

@@ -4,15 +4,17 @@
 use crate::index::{Index, NodeInfo, ObjId};
 use crate::quantity;
 use regex::Regex;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 static AVAILABLE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^0/(\d+) nodes are available:?\s*").expect("static regex"));
-static ENTRY: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^(\d+) (.+)$").expect("static regex"));
-static KAI_PREFIX: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)^no nodes with enough resources were found:\s*").expect("static regex"));
+static ENTRY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\d+) (.+)$").expect("static regex"));
+static KAI_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^no nodes with enough resources were found:\s*").expect("static regex")
+});
 
 /// Parse a scheduler's "why not" message.
 ///
@@ -63,7 +65,10 @@ pub fn parse_scheduling_message(message: &str) -> Value {
         k.dedup();
         k
     };
-    let mut insufficient: Vec<String> = reasons.iter().filter_map(|r| r["resource"].as_str().map(str::to_string)).collect();
+    let mut insufficient: Vec<String> = reasons
+        .iter()
+        .filter_map(|r| r["resource"].as_str().map(str::to_string))
+        .collect();
     insufficient.sort();
     insufficient.dedup();
     out.insert("kinds".into(), json!(kinds));
@@ -80,7 +85,9 @@ pub fn parse_scheduling_message(message: &str) -> Value {
         let (hist, _) = split_sentence(body);
         let reasons = parse_entries(hist);
         let helpful = !reasons.iter().all(|r| {
-            r["reason"].as_str().is_some_and(|s| s.starts_with("Preemption is not helpful") || s.starts_with("No preemption victims"))
+            r["reason"].as_str().is_some_and(|s| {
+                s.starts_with("Preemption is not helpful") || s.starts_with("No preemption victims")
+            })
         });
         json!({"nodes": nodes, "reasons": reasons, "helpful": helpful})
     });
@@ -167,22 +174,28 @@ fn classify(reason: &str) -> (&'static str, Option<String>) {
         ("mig profile", "insufficient"),
         ("node(s) had", "nodeCondition"),
     ];
-    let kind = table.iter().find(|(needle, _)| reason.contains(needle)).map_or("other", |(_, k)| k);
+    let kind = table
+        .iter()
+        .find(|(needle, _)| reason.contains(needle))
+        .map_or("other", |(_, k)| k);
     (kind, None)
 }
 
 /// Does a node pass the pod's nodeSelector and tolerate the node's NoSchedule/NoExecute taints?
 /// (Required node affinity is not evaluated; the scheduler's own message covers it.)
 pub fn node_eligible(node: &NodeInfo, pod: &Value) -> bool {
-    if let Some(sel) = pod.pointer("/spec/nodeSelector").and_then(Value::as_object) {
-        if !sel.iter().all(|(k, v)| node.labels.get(k).map(String::as_str) == v.as_str()) {
-            return false;
-        }
+    if let Some(sel) = pod.pointer("/spec/nodeSelector").and_then(Value::as_object)
+        && !sel
+            .iter()
+            .all(|(k, v)| node.labels.get(k).map(String::as_str) == v.as_str())
+    {
+        return false;
     }
     let tolerations = pod.pointer("/spec/tolerations").and_then(Value::as_array);
-    node.taints.iter().filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute").all(|t| {
-        tolerations.is_some_and(|tols| tols.iter().any(|tol| tolerates(tol, t)))
-    })
+    node.taints
+        .iter()
+        .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
+        .all(|t| tolerations.is_some_and(|tols| tols.iter().any(|tol| tolerates(tol, t))))
 }
 
 fn tolerates(tol: &Value, t: &crate::index::Taint) -> bool {
@@ -195,7 +208,9 @@ fn tolerates(tol: &Value, t: &crate::index::Taint) -> bool {
     if key.is_empty() {
         return op == "Exists";
     }
-    key == t.key && (op == "Exists" || tol["value"].as_str().unwrap_or("") == t.value.as_deref().unwrap_or(""))
+    key == t.key
+        && (op == "Exists"
+            || tol["value"].as_str().unwrap_or("") == t.value.as_deref().unwrap_or(""))
 }
 
 /// Per extended resource the pod asks for: what the nodes advertise and hold.
@@ -207,7 +222,12 @@ fn tolerates(tol: &Value, t: &crate::index::Taint) -> bool {
 /// allocatable), `neverFits` (no node could ever hold the request), `noneFreeNow` (some node
 /// could, none has it free now) or `fitsSomewhere` (a node has it free: the reason is elsewhere);
 /// `schedulerInsufficient` says whether the scheduler's message named this resource.
-pub fn resources(ix: &Index, requests: &BTreeMap<String, f64>, extra: &[String], pod: &Value) -> Value {
+pub fn resources(
+    ix: &Index,
+    requests: &BTreeMap<String, f64>,
+    extra: &[String],
+    pod: &Value,
+) -> Value {
     let mut names: Vec<&String> = requests.keys().filter(|r| r.contains('/')).collect();
     for r in extra {
         if requests.contains_key(r) && !names.contains(&r) {
@@ -232,7 +252,12 @@ pub fn resources(ix: &Index, requests: &BTreeMap<String, f64>, extra: &[String],
             if alloc <= 0.0 {
                 continue;
             }
-            let used = ix.requested_on(&node.name).unwrap_or(&empty).get(name).copied().unwrap_or(0.0);
+            let used = ix
+                .requested_on(&node.name)
+                .unwrap_or(&empty)
+                .get(name)
+                .copied()
+                .unwrap_or(0.0);
             let free = (alloc - used).max(0.0);
             advertising += 1;
             alloc_total += alloc;
@@ -276,34 +301,45 @@ pub fn resources(ix: &Index, requests: &BTreeMap<String, f64>, extra: &[String],
 /// Status of a pod as kubectl's STATUS column would show it, and whether it is settled
 /// (Running and Ready, or Succeeded).
 pub fn pod_status(pod: &Value) -> (String, bool) {
-    let phase = pod.pointer("/status/phase").and_then(Value::as_str).unwrap_or("Unknown");
+    let phase = pod
+        .pointer("/status/phase")
+        .and_then(Value::as_str)
+        .unwrap_or("Unknown");
     if pod.pointer("/metadata/deletionTimestamp").is_some() {
         return ("Terminating".into(), false);
     }
-    let gated = pod.pointer("/spec/schedulingGates").and_then(Value::as_array).is_some_and(|g| !g.is_empty());
+    let gated = pod
+        .pointer("/spec/schedulingGates")
+        .and_then(Value::as_array)
+        .is_some_and(|g| !g.is_empty());
     if phase == "Pending" && gated {
         return ("SchedulingGated".into(), false);
     }
-    if let Some(reason) = pod.pointer("/status/reason").and_then(Value::as_str) {
-        if phase == "Failed" {
-            return (reason.to_string(), false);
-        }
+    if let Some(reason) = pod.pointer("/status/reason").and_then(Value::as_str)
+        && phase == "Failed"
+    {
+        return (reason.to_string(), false);
     }
     let statuses = ["initContainerStatuses", "containerStatuses"];
     for key in statuses {
-        if let Some(cs) = pod.pointer(&format!("/status/{key}")).and_then(Value::as_array) {
+        if let Some(cs) = pod
+            .pointer(&format!("/status/{key}"))
+            .and_then(Value::as_array)
+        {
             for c in cs {
-                if let Some(r) = c.pointer("/state/waiting/reason").and_then(Value::as_str) {
-                    if r != "ContainerCreating" || phase == "Pending" {
-                        return (r.to_string(), false);
-                    }
+                if let Some(r) = c.pointer("/state/waiting/reason").and_then(Value::as_str)
+                    && (r != "ContainerCreating" || phase == "Pending")
+                {
+                    return (r.to_string(), false);
                 }
-                if key == "containerStatuses" {
-                    if let Some(r) = c.pointer("/state/terminated/reason").and_then(Value::as_str) {
-                        if phase != "Succeeded" && r != "Completed" {
-                            return (r.to_string(), false);
-                        }
-                    }
+                if key == "containerStatuses"
+                    && let Some(r) = c
+                        .pointer("/state/terminated/reason")
+                        .and_then(Value::as_str)
+                    && phase != "Succeeded"
+                    && r != "Completed"
+                {
+                    return (r.to_string(), false);
                 }
             }
         }
@@ -311,7 +347,10 @@ pub fn pod_status(pod: &Value) -> (String, bool) {
     let ready = pod
         .pointer("/status/conditions")
         .and_then(Value::as_array)
-        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"));
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+        });
     match phase {
         "Succeeded" => ("Completed".into(), true),
         "Running" if ready => ("Running".into(), true),
@@ -335,10 +374,21 @@ pub fn pod_rank(ix: &Index, id: ObjId) -> u8 {
 
 /// Members of the pod's group: `{kind, name, expected, present, running, ready, pending,
 /// members: [{name, status, node}]}`; `expected` is null when nothing states a size.
-pub fn group(kind: &str, name: &str, expected: Option<u64>, members: &[(String, String, bool, Option<String>)]) -> Value {
-    let running = members.iter().filter(|m| m.1 == "Running" || m.1 == "Running (not ready)").count();
+pub fn group(
+    kind: &str,
+    name: &str,
+    expected: Option<u64>,
+    members: &[(String, String, bool, Option<String>)],
+) -> Value {
+    let running = members
+        .iter()
+        .filter(|m| m.1 == "Running" || m.1 == "Running (not ready)")
+        .count();
     let ready = members.iter().filter(|m| m.2).count();
-    let pending = members.iter().filter(|m| !m.2 && m.1 != "Running" && m.1 != "Running (not ready)" && m.1 != "Completed").count();
+    let pending = members
+        .iter()
+        .filter(|m| !m.2 && m.1 != "Running" && m.1 != "Running (not ready)" && m.1 != "Completed")
+        .count();
     json!({
         "kind": kind, "name": name, "expected": expected, "present": members.len(),
         "running": running, "ready": ready, "pending": pending,
@@ -368,14 +418,19 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
         .and_then(Value::as_str)
         .and_then(|t| serde_yaml_ng::from_str(t).ok())
         .unwrap_or(Value::Null);
-    let label_key = topo["nodePoolLabelKey"].as_str().unwrap_or("run.ai/simulated-gpu-node-pool").to_string();
+    let label_key = topo["nodePoolLabelKey"]
+        .as_str()
+        .unwrap_or("run.ai/simulated-gpu-node-pool")
+        .to_string();
     let mut pools = BTreeMap::new();
     if let Some(ps) = topo["nodePools"].as_object() {
         for (name, p) in ps {
             // Legacy values: gpuCount. Newer: gpu.overrides.devices lists each device.
-            let count = p["gpuCount"]
-                .as_f64()
-                .or_else(|| p.pointer("/gpu/overrides/devices").and_then(Value::as_array).map(|d| d.len() as f64));
+            let count = p["gpuCount"].as_f64().or_else(|| {
+                p.pointer("/gpu/overrides/devices")
+                    .and_then(Value::as_array)
+                    .map(|d| d.len() as f64)
+            });
             pools.insert(name.clone(), count);
         }
     }
@@ -383,7 +438,9 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
     let mut stale = Vec::new();
     let mut cms = Vec::new();
     for node in ix.nodes().values() {
-        let Some(pool) = node.labels.get(&label_key) else { continue };
+        let Some(pool) = node.labels.get(&label_key) else {
+            continue;
+        };
         let advertised = node.capacity.get("nvidia.com/gpu").copied();
         let configured = pools.get(pool).copied().flatten();
         let cm_name = format!("topology-{}", node.name);
@@ -391,10 +448,14 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
         let node_gpus = node_cm.and_then(|id| {
             cms.push(id);
             let v = ix.value(id);
-            let t: Value = v.pointer("/data/topology.yml").and_then(Value::as_str).and_then(|t| serde_yaml_ng::from_str(t).ok())?;
+            let t: Value = v
+                .pointer("/data/topology.yml")
+                .and_then(Value::as_str)
+                .and_then(|t| serde_yaml_ng::from_str(t).ok())?;
             t["gpus"].as_array().map(|g| g.len() as f64)
         });
-        let is_stale = matches!((configured, advertised.or(node_gpus)), (Some(c), Some(a)) if c != a);
+        let is_stale =
+            matches!((configured, advertised.or(node_gpus)), (Some(c), Some(a)) if c != a);
         if is_stale {
             stale.push(node.name.clone());
         }
@@ -407,7 +468,10 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
     let unpooled: Vec<&String> = ix
         .nodes()
         .values()
-        .filter(|n| !n.labels.contains_key(&label_key) && n.labels.get("run.ai/fake.gpu").map(String::as_str) == Some("true"))
+        .filter(|n| {
+            !n.labels.contains_key(&label_key)
+                && n.labels.get("run.ai/fake.gpu").map(String::as_str) == Some("true")
+        })
         .map(|n| &n.name)
         .collect();
     let fact = json!({
@@ -420,13 +484,21 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
 
 /// A quantity as JSON: an integer when whole (GPU counts read `4`, not `4.0`).
 pub fn num(v: f64) -> Value {
-    if v.fract() == 0.0 && v.abs() < 9e15 { json!(v as i64) } else { json!(v) }
+    if v.fract() == 0.0 && v.abs() < 9e15 {
+        json!(v as i64)
+    } else {
+        json!(v)
+    }
 }
 
 /// Requests of a pod per resource, read from its spec (same rules as the index).
 pub fn quantity_map(v: &Value) -> BTreeMap<String, f64> {
     v.as_object()
-        .map(|m| m.iter().filter_map(|(k, q)| quantity::from_value(q).map(|q| (k.clone(), q))).collect())
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, q)| quantity::from_value(q).map(|q| (k.clone(), q)))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -436,7 +508,9 @@ mod tests {
 
     #[test]
     fn parses_the_scheduler_grammar() {
-        let f = parse_scheduling_message("0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.");
+        let f = parse_scheduling_message(
+            "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.",
+        );
         assert_eq!(f["nodes"], 4);
         assert_eq!(f["reasons"][1]["count"], 3);
         assert_eq!(f["insufficient"], json!(["nvidia.com/gpu"]));
@@ -447,22 +521,38 @@ mod tests {
 
     #[test]
     fn parses_old_taint_form_prefilter_and_dra_postfilter() {
-        let f = parse_scheduling_message("0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.");
-        assert_eq!(f["reasons"][0]["reason"], "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }");
+        let f = parse_scheduling_message(
+            "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(
+            f["reasons"][0]["reason"],
+            "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
+        );
         assert_eq!(f["reasons"][1]["kind"], "cordoned");
-        let f = parse_scheduling_message("0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.");
-        assert_eq!(f["preFilter"], "pod has unbound immediate PersistentVolumeClaims");
+        let f = parse_scheduling_message(
+            "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(
+            f["preFilter"],
+            "pod has unbound immediate PersistentVolumeClaims"
+        );
         assert_eq!(f["reasons"], json!([]));
-        let f = parse_scheduling_message("0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
+        let f = parse_scheduling_message(
+            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+        );
         assert_eq!(f["kinds"], json!(["dra"]));
         assert_eq!(f["postFilter"], "still not schedulable");
-        let f = parse_scheduling_message("0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..");
+        let f = parse_scheduling_message(
+            "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..",
+        );
         assert_eq!(f["preemption"]["reasons"][0]["count"], 3);
     }
 
     #[test]
     fn parses_kai_messages() {
-        let f = parse_scheduling_message("No nodes with enough resources were found: 2 node(s) didn't have enough resources: GPUs.");
+        let f = parse_scheduling_message(
+            "No nodes with enough resources were found: 2 node(s) didn't have enough resources: GPUs.",
+        );
         assert_eq!(f["insufficient"], json!(["nvidia.com/gpu"]));
         assert_eq!(f["reasons"][0]["count"], 2);
     }

@@ -6,7 +6,7 @@
 //! pods bound there) for the "free GPUs per node" fact. Reads are typed partial deserializations
 //! of the raw JSON, so the index does not hold a tree of every object.
 
-use crate::bundle::{group_of, Bundle, RawObject};
+use crate::bundle::{Bundle, RawObject, group_of};
 use crate::quantity;
 use crate::time::parse_rfc3339;
 use serde::Deserialize;
@@ -267,9 +267,21 @@ struct SeriesIdx {
 /// they point at: KAI (`pod-group-name`), Volcano, scheduler-plugins coscheduling.
 pub const POD_GROUP_KEYS: &[(&str, &str, bool)] = &[
     ("pod-group-name", "scheduling.run.ai", true),
-    ("scheduling.k8s.io/group-name", "scheduling.volcano.sh", true),
-    ("scheduling.x-k8s.io/pod-group", "scheduling.x-k8s.io", false),
-    ("pod-group.scheduling.sigs.k8s.io", "scheduling.sigs.k8s.io", false),
+    (
+        "scheduling.k8s.io/group-name",
+        "scheduling.volcano.sh",
+        true,
+    ),
+    (
+        "scheduling.x-k8s.io/pod-group",
+        "scheduling.x-k8s.io",
+        false,
+    ),
+    (
+        "pod-group.scheduling.sigs.k8s.io",
+        "scheduling.sigs.k8s.io",
+        false,
+    ),
 ];
 
 impl Index {
@@ -292,7 +304,10 @@ impl Index {
                 ix.by_uid.insert(uid.clone(), id);
             }
             ix.by_kind.entry(o.kind.clone()).or_default().push(id);
-            ix.by_kind_name.entry((o.kind.clone(), o.name.clone())).or_default().push(id);
+            ix.by_kind_name
+                .entry((o.kind.clone(), o.name.clone()))
+                .or_default()
+                .push(id);
             let (owners, created) = match o.kind.as_str() {
                 "Pod" => {
                     let p: PodIdx = bundle.typed(o).unwrap_or_default();
@@ -305,17 +320,33 @@ impl Index {
                     }
                     let ns = o.namespace.clone().unwrap_or_default();
                     for (key, _group, is_annotation) in POD_GROUP_KEYS {
-                        let src = if *is_annotation { &p.metadata.annotations } else { &p.metadata.labels };
+                        let src = if *is_annotation {
+                            &p.metadata.annotations
+                        } else {
+                            &p.metadata.labels
+                        };
                         if let Some(g) = src.get(*key) {
-                            ix.pods_by_group.entry((ns.clone(), g.to_string())).or_default().push(id);
+                            ix.pods_by_group
+                                .entry((ns.clone(), g.to_string()))
+                                .or_default()
+                                .push(id);
                         }
                     }
                     ix.pods.insert(id, info);
-                    (p.metadata.owner_references, p.metadata.creation_timestamp.and_then(|t| parse_rfc3339(&t)))
+                    (
+                        p.metadata.owner_references,
+                        p.metadata
+                            .creation_timestamp
+                            .and_then(|t| parse_rfc3339(&t)),
+                    )
                 }
                 "Node" => {
                     let nd: NodeIdx = bundle.typed(o).unwrap_or_default();
-                    let created = nd.metadata.creation_timestamp.as_deref().and_then(parse_rfc3339);
+                    let created = nd
+                        .metadata
+                        .creation_timestamp
+                        .as_deref()
+                        .and_then(parse_rfc3339);
                     ix.nodes.insert(o.name.clone(), node_info(id, &o.name, nd));
                     (Vec::new(), created)
                 }
@@ -326,7 +357,11 @@ impl Index {
                         ix.events_by_uid.entry(uid.clone()).or_default().push(id);
                     }
                     ix.events_by_ref
-                        .entry((info.involved_kind.clone(), info.involved_namespace.clone(), info.involved_name.clone()))
+                        .entry((
+                            info.involved_kind.clone(),
+                            info.involved_namespace.clone(),
+                            info.involved_name.clone(),
+                        ))
                         .or_default()
                         .push(id);
                     let last = info.last;
@@ -335,12 +370,25 @@ impl Index {
                 }
                 _ => {
                     let g: Generic = bundle.typed(o).unwrap_or_default();
-                    if o.kind == "Workload" && o.group() == "kueue.x-k8s.io" {
-                        if let Some(uid) = g.metadata.labels.as_ref().and_then(|l| l.get("kueue.x-k8s.io/job-uid")) {
-                            ix.workloads_by_job_uid.entry(uid.to_string()).or_default().push(id);
-                        }
+                    if o.kind == "Workload"
+                        && o.group() == "kueue.x-k8s.io"
+                        && let Some(uid) = g
+                            .metadata
+                            .labels
+                            .as_ref()
+                            .and_then(|l| l.get("kueue.x-k8s.io/job-uid"))
+                    {
+                        ix.workloads_by_job_uid
+                            .entry(uid.to_string())
+                            .or_default()
+                            .push(id);
                     }
-                    (g.metadata.owner_references, g.metadata.creation_timestamp.and_then(|t| parse_rfc3339(&t)))
+                    (
+                        g.metadata.owner_references,
+                        g.metadata
+                            .creation_timestamp
+                            .and_then(|t| parse_rfc3339(&t)),
+                    )
                 }
             };
             bump(created);
@@ -356,13 +404,14 @@ impl Index {
                 ix.children.entry(owner).or_default().push(id);
             }
         }
+        // Order inside each list matters (outputs are sorted); the map's own order does not.
+        #[allow(clippy::iter_over_hash_type)]
         for v in ix.children.values_mut() {
             v.sort_unstable();
             v.dedup();
         }
         ix
     }
-
 
     pub fn bundle(&self) -> &Bundle {
         &self.bundle
@@ -391,20 +440,36 @@ impl Index {
     }
 
     /// Look an object up by identity.
-    pub fn get(&self, group: &str, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
+    pub fn get(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<ObjId> {
         self.by_key
-            .get(&(group.to_string(), kind.to_string(), namespace.map(str::to_string), name.to_string()))
+            .get(&(
+                group.to_string(),
+                kind.to_string(),
+                namespace.map(str::to_string),
+                name.to_string(),
+            ))
             .copied()
     }
 
     /// Look an object up by kind (any API group), namespace and name.
     pub fn find(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        self.named(kind, name).into_iter().find(|&id| self.object(id).namespace.as_deref() == namespace)
+        self.named(kind, name)
+            .into_iter()
+            .find(|&id| self.object(id).namespace.as_deref() == namespace)
     }
 
     /// Every object of a kind with a name, in any namespace (sorted by position).
     pub fn named(&self, kind: &str, name: &str) -> Vec<ObjId> {
-        self.by_kind_name.get(&(kind.to_string(), name.to_string())).cloned().unwrap_or_default()
+        self.by_kind_name
+            .get(&(kind.to_string(), name.to_string()))
+            .cloned()
+            .unwrap_or_default()
     }
 
     pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
@@ -441,7 +506,14 @@ impl Index {
                 (!r.uid.is_empty())
                     .then(|| self.by_uid(&r.uid))
                     .flatten()
-                    .or_else(|| self.get(group_of(&r.api_version), &r.kind, o.namespace.as_deref(), &r.name))
+                    .or_else(|| {
+                        self.get(
+                            group_of(&r.api_version),
+                            &r.kind,
+                            o.namespace.as_deref(),
+                            &r.name,
+                        )
+                    })
             })
             .collect()
     }
@@ -493,8 +565,16 @@ impl Index {
     /// name an earlier incarnation. Sorted oldest first.
     pub fn events_for(&self, id: ObjId) -> Vec<ObjId> {
         let o = self.object(id);
-        let mut ids: Vec<ObjId> = o.uid.as_ref().and_then(|u| self.events_by_uid.get(u)).cloned().unwrap_or_default();
-        if let Some(more) = self.events_by_ref.get(&(o.kind.clone(), o.namespace.clone(), o.name.clone())) {
+        let mut ids: Vec<ObjId> = o
+            .uid
+            .as_ref()
+            .and_then(|u| self.events_by_uid.get(u))
+            .cloned()
+            .unwrap_or_default();
+        if let Some(more) =
+            self.events_by_ref
+                .get(&(o.kind.clone(), o.namespace.clone(), o.name.clone()))
+        {
             for &e in more {
                 let ev = &self.events[&e];
                 // Same name but another uid is a previous object of that name: not this one.
@@ -529,11 +609,15 @@ impl Index {
 
     /// Pods naming a gang group (`namespace`, group name).
     pub fn pods_in_group(&self, namespace: &str, group: &str) -> &[ObjId] {
-        self.pods_by_group.get(&(namespace.to_string(), group.to_string())).map_or(&[], Vec::as_slice)
+        self.pods_by_group
+            .get(&(namespace.to_string(), group.to_string()))
+            .map_or(&[], Vec::as_slice)
     }
 
     pub fn workloads_for_job_uid(&self, uid: &str) -> &[ObjId] {
-        self.workloads_by_job_uid.get(uid).map_or(&[], Vec::as_slice)
+        self.workloads_by_job_uid
+            .get(uid)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// Newest timestamp in the bundle (creation times and event times), epoch seconds.
@@ -543,11 +627,18 @@ impl Index {
 }
 
 fn key_of(o: &RawObject) -> Key {
-    (o.group().to_string(), o.kind.clone(), o.namespace.clone(), o.name.clone())
+    (
+        o.group().to_string(),
+        o.kind.clone(),
+        o.namespace.clone(),
+        o.name.clone(),
+    )
 }
 
 fn quantities(m: &HashMap<String, serde_json::Value>) -> BTreeMap<String, f64> {
-    m.iter().filter_map(|(k, v)| quantity::from_value(v).map(|q| (k.clone(), q))).collect()
+    m.iter()
+        .filter_map(|(k, v)| quantity::from_value(v).map(|q| (k.clone(), q)))
+        .collect()
 }
 
 /// Requests of one container: requests, falling back to limits (the API server defaults
@@ -566,12 +657,22 @@ fn pod_info(p: &PodIdx) -> PodInfo {
         }
     }
     // Sidecars (init containers with restartPolicy Always) run alongside the main containers.
-    for c in p.spec.init_containers.iter().filter(|c| c.restart_policy.as_deref() == Some("Always")) {
+    for c in p
+        .spec
+        .init_containers
+        .iter()
+        .filter(|c| c.restart_policy.as_deref() == Some("Always"))
+    {
         for (k, v) in container_requests(c) {
             *sum.entry(k).or_default() += v;
         }
     }
-    for c in p.spec.init_containers.iter().filter(|c| c.restart_policy.as_deref() != Some("Always")) {
+    for c in p
+        .spec
+        .init_containers
+        .iter()
+        .filter(|c| c.restart_policy.as_deref() != Some("Always"))
+    {
         for (k, v) in container_requests(c) {
             let e = sum.entry(k).or_default();
             *e = e.max(v);
@@ -580,8 +681,17 @@ fn pod_info(p: &PodIdx) -> PodInfo {
     for (k, v) in quantities(&p.spec.overhead) {
         *sum.entry(k).or_default() += v;
     }
-    let ready = p.status.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "True");
-    PodInfo { node: p.spec.node_name.clone().filter(|n| !n.is_empty()), phase: p.status.phase.clone(), ready, requests: sum }
+    let ready = p
+        .status
+        .conditions
+        .iter()
+        .any(|c| c.type_ == "Ready" && c.status == "True");
+    PodInfo {
+        node: p.spec.node_name.clone().filter(|n| !n.is_empty()),
+        phase: p.status.phase.clone(),
+        ready,
+        requests: sum,
+    }
 }
 
 fn node_info(id: ObjId, name: &str, n: NodeIdx) -> NodeInfo {
@@ -591,7 +701,12 @@ fn node_info(id: ObjId, name: &str, n: NodeIdx) -> NodeInfo {
         labels: n.metadata.labels,
         taints: n.spec.taints,
         unschedulable: n.spec.unschedulable,
-        ready: n.status.conditions.iter().find(|c| c.type_ == "Ready").map(|c| c.status == "True"),
+        ready: n
+            .status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Ready")
+            .map(|c| c.status == "True"),
         capacity: quantities(&n.status.capacity),
         allocatable: quantities(&n.status.allocatable),
     }
@@ -620,7 +735,12 @@ fn event_info(e: EventIdx) -> EventInfo {
             .or(e.reporting_controller)
             .or(e.reporting_component)
             .unwrap_or_default(),
-        count: e.series.and_then(|s| s.count).or(e.count).or(e.deprecated_count).unwrap_or(1),
+        count: e
+            .series
+            .and_then(|s| s.count)
+            .or(e.count)
+            .or(e.deprecated_count)
+            .unwrap_or(1),
         last,
         involved_kind: involved.kind,
         involved_namespace: involved.namespace.filter(|n| !n.is_empty()),

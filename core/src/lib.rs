@@ -36,7 +36,10 @@ pub mod time;
 pub mod view;
 
 pub use bundle::{Bundle, BundleMeta, ReadLimits};
-pub use diagnosis::{Diagnosis, Evidence, Finding, LayerReport, Misalignment, ObjectRef, ScanReport, TargetEntry, SCHEMA_VERSION};
+pub use diagnosis::{
+    Diagnosis, Evidence, Finding, LayerReport, Misalignment, ObjectRef, SCHEMA_VERSION, ScanReport,
+    TargetEntry,
+};
 pub use engine::{Engine, Options};
 pub use error::{BundleError, Error, RuleError, TargetError};
 pub use index::Index;
@@ -44,16 +47,32 @@ pub use layer::{Layer, LayerState, Severity};
 pub use target::TargetSpec;
 
 /// Resolve a target and diagnose it.
-pub fn diagnose(engine: &Engine, ix: &Index, spec: &TargetSpec, opts: &Options) -> Result<Diagnosis, TargetError> {
+pub fn diagnose(
+    engine: &Engine,
+    ix: &Index,
+    spec: &TargetSpec,
+    opts: &Options,
+) -> Result<Diagnosis, TargetError> {
     let id = target::resolve(ix, spec)?;
     Ok(engine.diagnose(ix, id, opts))
 }
 
 /// Diagnose the first candidate target (what the web page and `diagnose(bundle)` do with no
 /// target given).
-pub fn diagnose_first(engine: &Engine, ix: &Index, opts: &Options) -> Result<Diagnosis, TargetError> {
-    let first = target::targets(ix).into_iter().next().ok_or(TargetError::NoTargets)?;
-    let spec = TargetSpec { kind: Some(first.kind), namespace: first.namespace, name: first.name };
+pub fn diagnose_first(
+    engine: &Engine,
+    ix: &Index,
+    opts: &Options,
+) -> Result<Diagnosis, TargetError> {
+    let first = target::targets(ix)
+        .into_iter()
+        .next()
+        .ok_or(TargetError::NoTargets)?;
+    let spec = TargetSpec {
+        kind: Some(first.kind),
+        namespace: first.namespace,
+        name: first.name,
+    };
     diagnose(engine, ix, &spec, opts)
 }
 

@@ -14,7 +14,9 @@ pub fn parse(s: &str) -> Option<f64> {
     // exponent (`1e3`), but a lone `E` is the exa suffix.
     let bytes = s.as_bytes();
     let mut end = 0;
-    while end < bytes.len() && (bytes[end].is_ascii_digit() || matches!(bytes[end], b'.' | b'+' | b'-')) {
+    while end < bytes.len()
+        && (bytes[end].is_ascii_digit() || matches!(bytes[end], b'.' | b'+' | b'-'))
+    {
         end += 1;
     }
     let (num, suffix) = s.split_at(end);

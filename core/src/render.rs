@@ -38,7 +38,11 @@ pub struct Style {
 
 impl Style {
     fn paint(self, code: &str, s: &str) -> String {
-        if self.color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() }
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
     }
     fn state(self, st: LayerState) -> String {
         let (label, code) = match st {
@@ -54,12 +58,20 @@ impl Style {
 }
 
 fn evidence_line(e: &Evidence) -> String {
-    let at = e.path.clone().or_else(|| e.fact.as_ref().map(|f| format!("fact {f}"))).unwrap_or_default();
+    let at = e
+        .path
+        .clone()
+        .or_else(|| e.fact.as_ref().map(|f| format!("fact {f}")))
+        .unwrap_or_default();
     let value = match &e.value {
         serde_json::Value::String(s) => s.clone(),
         v => v.to_string(),
     };
-    let value = if value.chars().count() > 160 { format!("{}…", value.chars().take(160).collect::<String>()) } else { value };
+    let value = if value.chars().count() > 160 {
+        format!("{}…", value.chars().take(160).collect::<String>())
+    } else {
+        value
+    };
     format!("{} {}: {}", e.object.display(), at, value)
 }
 
@@ -72,21 +84,53 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         None => t.name.clone(),
     };
     let verdict = match (d.verdict.state, d.verdict.layer) {
-        (LayerState::Blocked, Some(l)) => style.paint("1;31", &format!("blocked at {}", l.as_str().to_uppercase())),
-        (LayerState::Warn, Some(l)) => style.paint("33", &format!("warning at {}", l.as_str().to_uppercase())),
+        (LayerState::Blocked, Some(l)) => {
+            style.paint("1;31", &format!("blocked at {}", l.as_str().to_uppercase()))
+        }
+        (LayerState::Warn, Some(l)) => {
+            style.paint("33", &format!("warning at {}", l.as_str().to_uppercase()))
+        }
         (LayerState::Ok, _) => style.paint("32", "ok"),
         _ => style.paint("2", "unknown"),
     };
-    let _ = writeln!(out, "{} {} is {}: {}\n", t.kind, style.paint("1", &name), t.status, verdict);
+    let _ = writeln!(
+        out,
+        "{} {} is {}: {}\n",
+        t.kind,
+        style.paint("1", &name),
+        t.status,
+        verdict
+    );
     for l in &d.layers {
-        let _ = writeln!(out, "  {:<10} {} {}", l.layer.as_str(), style.state(l.state), l.summary);
+        let _ = writeln!(
+            out,
+            "  {:<10} {} {}",
+            l.layer.as_str(),
+            style.state(l.state),
+            l.summary
+        );
     }
     out.push('\n');
     if let Some(m) = &d.verdict.misalignment {
-        let _ = writeln!(out, "{} said yes, {} said no: {}", capitalize(m.said_yes.as_str()), m.said_no.as_str(), m.why);
+        let _ = writeln!(
+            out,
+            "{} said yes, {} said no: {}",
+            capitalize(m.said_yes.as_str()),
+            m.said_no.as_str(),
+            m.why
+        );
     }
-    let _ = writeln!(out, "{} {}", style.paint("1", "Headline:"), d.verdict.headline);
-    let shown: Vec<_> = d.findings.iter().filter(|f| f.severity != Severity::Info || d.findings.len() < 6).collect();
+    let _ = writeln!(
+        out,
+        "{} {}",
+        style.paint("1", "Headline:"),
+        d.verdict.headline
+    );
+    let shown: Vec<_> = d
+        .findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info || d.findings.len() < 6)
+        .collect();
     if !shown.is_empty() {
         let _ = writeln!(out, "\nFindings:");
         for f in shown {
@@ -104,7 +148,13 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
     if !d.pods.is_empty() {
         let _ = writeln!(out, "\nPods:");
         for p in d.pods.iter().take(12) {
-            let _ = writeln!(out, "  {:<40} {:<20} {}", p.name, p.status, p.node.as_deref().unwrap_or("-"));
+            let _ = writeln!(
+                out,
+                "  {:<40} {:<20} {}",
+                p.name,
+                p.status,
+                p.node.as_deref().unwrap_or("-")
+            );
         }
         if d.pods.len() > 12 {
             let _ = writeln!(out, "  … and {} more", d.pods.len() - 12);
@@ -119,7 +169,11 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
     if !d.missing.is_empty() {
         let _ = writeln!(out, "\nNot in the bundle:");
         for m in &d.missing {
-            let what = [m.namespace.as_deref(), m.name.as_deref()].into_iter().flatten().collect::<Vec<_>>().join("/");
+            let what = [m.namespace.as_deref(), m.name.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join("/");
             let _ = writeln!(out, "  {} {}: {}", m.kind, what, m.why);
         }
     }
@@ -128,7 +182,9 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
 
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
-    c.next().map_or_else(String::new, |f| f.to_uppercase().collect::<String>() + c.as_str())
+    c.next().map_or_else(String::new, |f| {
+        f.to_uppercase().collect::<String>() + c.as_str()
+    })
 }
 
 /// Markdown for an upstream issue: headline as title, the trace, evidence, and where to report.
@@ -136,18 +192,49 @@ pub fn markdown(d: &Diagnosis) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### {}\n", d.verdict.headline);
     let t = &d.target;
-    let _ = writeln!(out, "**Target:** `{}` {} — status `{}`\n", t.kind, t.namespace.as_ref().map_or_else(|| format!("`{}`", t.name), |ns| format!("`{ns}/{}`", t.name)), t.status);
+    let _ = writeln!(
+        out,
+        "**Target:** `{}` {} — status `{}`\n",
+        t.kind,
+        t.namespace.as_ref().map_or_else(
+            || format!("`{}`", t.name),
+            |ns| format!("`{ns}/{}`", t.name)
+        ),
+        t.status
+    );
     if let Some(m) = &d.verdict.misalignment {
-        let _ = writeln!(out, "**Misalignment:** {} said yes, {} said no — {}\n", m.said_yes.as_str(), m.said_no.as_str(), m.why);
+        let _ = writeln!(
+            out,
+            "**Misalignment:** {} said yes, {} said no — {}\n",
+            m.said_yes.as_str(),
+            m.said_no.as_str(),
+            m.why
+        );
     }
-    let _ = writeln!(out, "| layer | state | decided by | observation |\n|---|---|---|---|");
+    let _ = writeln!(
+        out,
+        "| layer | state | decided by | observation |\n|---|---|---|---|"
+    );
     for l in &d.layers {
-        let _ = writeln!(out, "| {} | {} | {} | {} |", l.layer.as_str(), l.state.as_str(), l.decided_by.join(", "), l.summary.replace('|', "\\|"));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            l.layer.as_str(),
+            l.state.as_str(),
+            l.decided_by.join(", "),
+            l.summary.replace('|', "\\|")
+        );
     }
     if !d.findings.is_empty() {
         let _ = writeln!(out, "\n#### Findings\n");
         for f in &d.findings {
-            let _ = writeln!(out, "- **{}** `{}` — {}", f.severity.as_str(), f.rule, f.message);
+            let _ = writeln!(
+                out,
+                "- **{}** `{}` — {}",
+                f.severity.as_str(),
+                f.rule,
+                f.message
+            );
             for e in &f.evidence {
                 let _ = writeln!(out, "  - `{}`", evidence_line(e).replace('`', "'"));
             }
@@ -160,7 +247,12 @@ pub fn markdown(d: &Diagnosis) -> String {
         }
         let _ = writeln!(out, "```");
     }
-    let mut repos: Vec<&str> = d.findings.iter().filter(|f| f.severity != Severity::Info).filter_map(|f| f.upstream.as_deref()).collect();
+    let mut repos: Vec<&str> = d
+        .findings
+        .iter()
+        .filter(|f| f.severity != Severity::Info)
+        .filter_map(|f| f.upstream.as_deref())
+        .collect();
     repos.dedup();
     let mut seen = Vec::new();
     for repo in repos {
@@ -177,11 +269,18 @@ pub fn markdown(d: &Diagnosis) -> String {
                 }
             }
             None => {
-                let _ = writeln!(out, "Read the project's CONTRIBUTING guide before opening an issue or PR.");
+                let _ = writeln!(
+                    out,
+                    "Read the project's CONTRIBUTING guide before opening an issue or PR."
+                );
             }
         }
     }
-    let _ = writeln!(out, "\n<sub>Diagnosed by kubectl-layer ({}).</sub>", d.schema_version);
+    let _ = writeln!(
+        out,
+        "\n<sub>Diagnosed by kubectl-layer ({}).</sub>",
+        d.schema_version
+    );
     out
 }
 
@@ -194,16 +293,35 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
     }
     let mut current: Option<String> = None;
     for d in &r.diagnoses {
-        let group = d.verdict.layer.map_or_else(|| d.verdict.state.as_str().to_string(), |l| l.as_str().to_uppercase());
+        let group = d.verdict.layer.map_or_else(
+            || d.verdict.state.as_str().to_string(),
+            |l| l.as_str().to_uppercase(),
+        );
         if current.as_deref() != Some(group.as_str()) {
-            let _ = writeln!(out, "{}{}", if current.is_some() { "\n" } else { "" }, style.paint("1", &group));
+            let _ = writeln!(
+                out,
+                "{}{}",
+                if current.is_some() { "\n" } else { "" },
+                style.paint("1", &group)
+            );
             current = Some(group);
         }
         let name = match &d.target.namespace {
-            Some(ns) => format!("{}/{ns}/{}", d.target.kind.to_ascii_lowercase(), d.target.name),
+            Some(ns) => format!(
+                "{}/{ns}/{}",
+                d.target.kind.to_ascii_lowercase(),
+                d.target.name
+            ),
             None => format!("{}/{}", d.target.kind.to_ascii_lowercase(), d.target.name),
         };
-        let _ = writeln!(out, "  {} {:<48} {:<18} {}", style.state(d.verdict.state), name, d.target.status, d.verdict.headline);
+        let _ = writeln!(
+            out,
+            "  {} {:<48} {:<18} {}",
+            style.state(d.verdict.state),
+            name,
+            d.target.status,
+            d.verdict.headline
+        );
     }
     out
 }
@@ -227,19 +345,35 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
     let _ = writeln!(out, "# {}\n", r.id);
     let kind = match r.kind {
         RuleKind::Finding => format!("finding, severity `{}`", r.severity.as_str()),
-        RuleKind::Status => format!("layer status, sets `{}`", r.state.map_or("ok", |s| s.as_str())),
+        RuleKind::Status => format!(
+            "layer status, sets `{}`",
+            r.state.map_or("ok", |s| s.as_str())
+        ),
         RuleKind::Misalignment => format!(
             "misalignment: {} said yes, {} said no",
             r.said_yes.map_or("", |l| l.as_str()),
             r.said_no.map_or("", |l| l.as_str())
         ),
     };
-    let _ = writeln!(out, "{}\n\n- layer: `{}`\n- kind: {kind}", r.summary, r.layer.as_str());
+    let _ = writeln!(
+        out,
+        "{}\n\n- layer: `{}`\n- kind: {kind}",
+        r.summary,
+        r.layer.as_str()
+    );
     if let Some(v) = &r.versions {
         let _ = writeln!(out, "- versions: {v}");
     }
     if !r.explains.is_empty() {
-        let _ = writeln!(out, "- explains: {}", r.explains.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            out,
+            "- explains: {}",
+            r.explains
+                .iter()
+                .map(|e| format!("`{e}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let _ = writeln!(out, "\n## Message\n\n> {}", r.message);
     if !r.why.is_empty() {
@@ -269,7 +403,13 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
     if !r.fixtures.is_empty() {
         let _ = writeln!(out, "\n## Fixtures\n");
         for f in &r.fixtures {
-            let _ = writeln!(out, "- `tests/scenarios/{}` — `{}` — {}", f.scenario, f.target, if f.fires { "fires" } else { "must not fire" });
+            let _ = writeln!(
+                out,
+                "- `tests/scenarios/{}` — `{}` — {}",
+                f.scenario,
+                f.target,
+                if f.fires { "fires" } else { "must not fire" }
+            );
         }
     }
     out

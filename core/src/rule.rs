@@ -177,18 +177,39 @@ pub struct Rule {
 
 /// Placeholders every template may use besides the rule's own captures.
 pub const BUILTINS: &[&str] = &[
-    "target", "target.kind", "target.name", "target.namespace", "namespace", "pod", "status", "observation",
+    "target",
+    "target.kind",
+    "target.name",
+    "target.namespace",
+    "namespace",
+    "pod",
+    "status",
+    "observation",
 ];
 
 impl Rule {
     /// Load one rule from its path relative to `rules/` (e.g. `placement/insufficient.yaml`).
     pub fn load(rel_path: &str, text: &str) -> Result<Rule, RuleError> {
-        let invalid = |message: String| RuleError::Invalid { file: rel_path.to_string(), message };
-        let stem = rel_path.strip_suffix(".yaml").ok_or_else(|| invalid("a rule file must end in .yaml".into()))?;
-        let (layer_name, name) = stem.split_once('/').ok_or_else(|| invalid("a rule file lives in rules/<layer>/".into()))?;
-        let layer = Layer::parse(layer_name).ok_or_else(|| invalid(format!("`{layer_name}` is not a layer")))?;
-        if name.is_empty() || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
-            return Err(invalid(format!("rule name `{name}` must be lowercase words joined by '-'")));
+        let invalid = |message: String| RuleError::Invalid {
+            file: rel_path.to_string(),
+            message,
+        };
+        let stem = rel_path
+            .strip_suffix(".yaml")
+            .ok_or_else(|| invalid("a rule file must end in .yaml".into()))?;
+        let (layer_name, name) = stem
+            .split_once('/')
+            .ok_or_else(|| invalid("a rule file lives in rules/<layer>/".into()))?;
+        let layer = Layer::parse(layer_name)
+            .ok_or_else(|| invalid(format!("`{layer_name}` is not a layer")))?;
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            return Err(invalid(format!(
+                "rule name `{name}` must be lowercase words joined by '-'"
+            )));
         }
         let file: RuleFile = serde_yaml_ng::from_str(text).map_err(|e| invalid(e.to_string()))?;
         let mut captures = BTreeSet::new();
@@ -196,22 +217,33 @@ impl Rule {
 
         let severity = match (file.kind, file.severity) {
             (RuleKind::Finding, Some(s)) => s,
-            (RuleKind::Finding, None) => return Err(invalid("a finding needs a `severity`".into())),
+            (RuleKind::Finding, None) => {
+                return Err(invalid("a finding needs a `severity`".into()));
+            }
             (_, Some(_)) => return Err(invalid("only findings have a `severity`".into())),
             (_, None) => Severity::Info,
         };
         let state = match (file.kind, file.state.as_deref()) {
-            (RuleKind::Status, Some(s)) => Some(LayerState::parse(s).ok_or_else(|| invalid(format!("`{s}` is not a layer state")))?),
-            (RuleKind::Status, None) => return Err(invalid("a status rule needs a `state`".into())),
+            (RuleKind::Status, Some(s)) => Some(
+                LayerState::parse(s)
+                    .ok_or_else(|| invalid(format!("`{s}` is not a layer state")))?,
+            ),
+            (RuleKind::Status, None) => {
+                return Err(invalid("a status rule needs a `state`".into()));
+            }
             (_, Some(_)) => return Err(invalid("only status rules have a `state`".into())),
             (_, None) => None,
         };
         if file.kind == RuleKind::Misalignment {
             let (Some(yes), Some(no)) = (file.said_yes, file.said_no) else {
-                return Err(invalid("a misalignment names `saidYes` and `saidNo`".into()));
+                return Err(invalid(
+                    "a misalignment names `saidYes` and `saidNo`".into(),
+                ));
             };
             if yes == no {
-                return Err(invalid("`saidYes` and `saidNo` must be two different layers".into()));
+                return Err(invalid(
+                    "`saidYes` and `saidNo` must be two different layers".into(),
+                ));
             }
             if file.headline.is_none() {
                 return Err(invalid("a misalignment needs a `headline`".into()));
@@ -222,12 +254,17 @@ impl Rule {
         if file.summary.trim().is_empty() || file.summary.contains('\n') {
             return Err(invalid("`summary` is one non-empty line".into()));
         }
-        if file.kind == RuleKind::Finding && (file.why.trim().is_empty() || file.fix.trim().is_empty()) {
+        if file.kind == RuleKind::Finding
+            && (file.why.trim().is_empty() || file.fix.trim().is_empty())
+        {
             return Err(invalid("a finding explains `why` and `fix`".into()));
         }
         for s in &file.applies_to {
             if !crate::view::SUBJECTS.contains(&s.as_str()) {
-                return Err(invalid(format!("appliesTo: `{s}` is not a view subject ({})", crate::view::SUBJECTS.join(", "))));
+                return Err(invalid(format!(
+                    "appliesTo: `{s}` is not a view subject ({})",
+                    crate::view::SUBJECTS.join(", ")
+                )));
             }
         }
         let templates = std::iter::once(&file.message)
@@ -238,7 +275,9 @@ impl Rule {
         for t in templates {
             for p in crate::template::placeholders(t) {
                 if !captures.contains(p) && !BUILTINS.contains(&p) {
-                    return Err(invalid(format!("template `{t}` uses `{{{p}}}`, which no condition captures")));
+                    return Err(invalid(format!(
+                        "template `{t}` uses `{{{p}}}`, which no condition captures"
+                    )));
                 }
             }
         }
@@ -272,16 +311,34 @@ impl Rule {
 }
 
 fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<Cond, RuleError> {
-    let invalid = |message: &str| RuleError::Invalid { file: file.to_string(), message: message.to_string() };
-    let forms = [c.all.is_some(), c.any.is_some(), c.not.is_some(), c.path.is_some()];
+    let invalid = |message: &str| RuleError::Invalid {
+        file: file.to_string(),
+        message: message.to_string(),
+    };
+    let forms = [
+        c.all.is_some(),
+        c.any.is_some(),
+        c.not.is_some(),
+        c.path.is_some(),
+    ];
     if forms.iter().filter(|f| **f).count() != 1 {
-        return Err(invalid("a condition is exactly one of `all`, `any`, `not` or a `path` test"));
+        return Err(invalid(
+            "a condition is exactly one of `all`, `any`, `not` or a `path` test",
+        ));
     }
     if let Some(all) = &c.all {
-        return Ok(Cond::All(all.iter().map(|x| compile(file, x, captures)).collect::<Result<_, _>>()?));
+        return Ok(Cond::All(
+            all.iter()
+                .map(|x| compile(file, x, captures))
+                .collect::<Result<_, _>>()?,
+        ));
     }
     if let Some(any) = &c.any {
-        return Ok(Cond::Any(any.iter().map(|x| compile(file, x, captures)).collect::<Result<_, _>>()?));
+        return Ok(Cond::Any(
+            any.iter()
+                .map(|x| compile(file, x, captures))
+                .collect::<Result<_, _>>()?,
+        ));
     }
     if let Some(not) = &c.not {
         // Captures under `not` never hold a value; do not offer them to templates.
@@ -290,11 +347,16 @@ fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<
     }
     let source = c.path.clone().unwrap_or_default();
     if source != source.trim() || !source.starts_with("$.") {
-        return Err(invalid(&format!("path `{source}` must start with `$.` and have no surrounding spaces")));
+        return Err(invalid(&format!(
+            "path `{source}` must start with `$.` and have no surrounding spaces"
+        )));
     }
     let subject = source[2..].split(['.', '[']).next().unwrap_or("");
     if !crate::view::SUBJECTS.contains(&subject) {
-        return Err(invalid(&format!("path `{source}` starts at `{subject}`, not a view subject ({})", crate::view::SUBJECTS.join(", "))));
+        return Err(invalid(&format!(
+            "path `{source}` starts at `{subject}`, not a view subject ({})",
+            crate::view::SUBJECTS.join(", ")
+        )));
     }
     let path = jsonpath_rust::parser::parse_json_path(&source).map_err(|e| RuleError::Path {
         file: file.to_string(),
@@ -307,7 +369,11 @@ fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<
         c.in_.clone().map(Op::In),
         c.matches
             .as_ref()
-            .map(|m| Regex::new(m).map(Op::Matches).map_err(|e| invalid(&format!("`matches: {m}`: {e}"))))
+            .map(|m| {
+                Regex::new(m)
+                    .map(Op::Matches)
+                    .map_err(|e| invalid(&format!("`matches: {m}`: {e}")))
+            })
             .transpose()?,
         c.contains.clone().map(Op::Contains),
         c.gt.map(|v| Op::Compare(Cmp::Gt, v)),
@@ -317,7 +383,9 @@ fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<
     ];
     let mut ops: Vec<Op> = ops.into_iter().flatten().collect();
     if ops.len() > 1 {
-        return Err(invalid(&format!("path `{source}`: one test per condition (use `all` to combine)")));
+        return Err(invalid(&format!(
+            "path `{source}`: one test per condition (use `all` to combine)"
+        )));
     }
     let op = ops.pop().unwrap_or(Op::Exists(true));
     if let Some(cap) = &c.capture {
@@ -325,9 +393,17 @@ fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<
             return Err(invalid("`exists: false` has no value to capture"));
         }
         if BUILTINS.contains(&cap.as_str()) {
-            return Err(invalid(&format!("capture `{cap}` shadows a built-in placeholder")));
+            return Err(invalid(&format!(
+                "capture `{cap}` shadows a built-in placeholder"
+            )));
         }
         captures.insert(cap.clone());
     }
-    Ok(Cond::Test(Test { source, path, op, capture: c.capture.clone(), evidence: c.evidence.unwrap_or(true) }))
+    Ok(Cond::Test(Test {
+        source,
+        path,
+        op,
+        capture: c.capture.clone(),
+        evidence: c.evidence.unwrap_or(true),
+    }))
 }

@@ -1,12 +1,12 @@
 //! Targets: resolving what the user named (`pod/x`, `lws/y`, `trainer-0`) to an object, listing
 //! candidate targets, and `scan` (every piece of work that is not running).
 
-use crate::diagnosis::{ScanReport, TargetEntry, SCHEMA_VERSION};
+use crate::diagnosis::{SCHEMA_VERSION, ScanReport, TargetEntry};
 use crate::engine::{Engine, Options};
 use crate::error::TargetError;
 use crate::facts;
 use crate::index::{Index, ObjId};
-use crate::view::{object_ref, WORK_KINDS};
+use crate::view::{WORK_KINDS, object_ref};
 
 /// What the user asked for: an optional kind (any spelling kubectl accepts), an optional
 /// namespace and a name.
@@ -22,14 +22,30 @@ impl TargetSpec {
     pub fn parse(s: &str, namespace: Option<&str>) -> TargetSpec {
         let parts: Vec<&str> = s.split('/').collect();
         match parts.as_slice() {
-            [name] => TargetSpec { kind: Some("pod".into()), namespace: namespace.map(str::to_string), name: (*name).to_string() },
-            [kind, name] => TargetSpec { kind: Some((*kind).to_string()), namespace: namespace.map(str::to_string), name: (*name).to_string() },
-            [kind, ns, name] => TargetSpec {
-                kind: Some((*kind).to_string()),
-                namespace: if ns.is_empty() { namespace.map(str::to_string) } else { Some((*ns).to_string()) },
+            [name] => TargetSpec {
+                kind: Some("pod".into()),
+                namespace: namespace.map(str::to_string),
                 name: (*name).to_string(),
             },
-            _ => TargetSpec { kind: None, namespace: namespace.map(str::to_string), name: s.to_string() },
+            [kind, name] => TargetSpec {
+                kind: Some((*kind).to_string()),
+                namespace: namespace.map(str::to_string),
+                name: (*name).to_string(),
+            },
+            [kind, ns, name] => TargetSpec {
+                kind: Some((*kind).to_string()),
+                namespace: if ns.is_empty() {
+                    namespace.map(str::to_string)
+                } else {
+                    Some((*ns).to_string())
+                },
+                name: (*name).to_string(),
+            },
+            _ => TargetSpec {
+                kind: None,
+                namespace: namespace.map(str::to_string),
+                name: s.to_string(),
+            },
         }
     }
 }
@@ -39,11 +55,30 @@ const ALIASES: &[(&str, &[&str])] = &[
     ("Pod", &["po", "pod", "pods"]),
     ("Job", &["job", "jobs"]),
     ("JobSet", &["jobset", "jobsets", "js"]),
-    ("LeaderWorkerSet", &["lws", "leaderworkerset", "leaderworkersets"]),
-    ("Workload", &["wl", "kwl", "workload", "workloads", "kueueworkload", "kueueworkloads"]),
-    ("DynamoGraphDeployment", &["dgd", "dynamographdeployment", "dynamographdeployments"]),
+    (
+        "LeaderWorkerSet",
+        &["lws", "leaderworkerset", "leaderworkersets"],
+    ),
+    (
+        "Workload",
+        &[
+            "wl",
+            "kwl",
+            "workload",
+            "workloads",
+            "kueueworkload",
+            "kueueworkloads",
+        ],
+    ),
+    (
+        "DynamoGraphDeployment",
+        &["dgd", "dynamographdeployment", "dynamographdeployments"],
+    ),
     ("PodCliqueSet", &["pcs", "podcliqueset", "podcliquesets"]),
-    ("InferencePool", &["infpool", "inferencepool", "inferencepools"]),
+    (
+        "InferencePool",
+        &["infpool", "inferencepool", "inferencepools"],
+    ),
     ("Deployment", &["deploy", "deployment", "deployments"]),
     ("StatefulSet", &["sts", "statefulset", "statefulsets"]),
     ("ReplicaSet", &["rs", "replicaset", "replicasets"]),
@@ -64,24 +99,36 @@ pub fn kind_matches(spelling: &str, kind: &str, api_version: &str) -> bool {
         Some((w, g)) => (w.to_string(), Some(g.to_string())),
         None => (s.clone(), None),
     };
-    if let Some(g) = group {
-        if crate::bundle::group_of(api_version) != g {
-            return false;
-        }
+    if let Some(g) = group
+        && crate::bundle::group_of(api_version) != g
+    {
+        return false;
     }
     let k = kind.to_ascii_lowercase();
     if word == k || word == format!("{k}s") || (k.ends_with('s') && word == format!("{k}es")) {
         return true;
     }
-    ALIASES.iter().any(|(kind_name, names)| kind_name.eq_ignore_ascii_case(kind) && names.contains(&word.as_str()))
+    ALIASES.iter().any(|(kind_name, names)| {
+        kind_name.eq_ignore_ascii_case(kind) && names.contains(&word.as_str())
+    })
 }
 
 /// Whether a spelling names any kind we know of (for a clear usage error).
 pub fn known_kind(spelling: &str, ix: &Index) -> bool {
-    let word = spelling.split('.').next().unwrap_or("").to_ascii_lowercase();
-    ALIASES.iter().any(|(_, names)| names.contains(&word.as_str()))
+    let word = spelling
+        .split('.')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    ALIASES
+        .iter()
+        .any(|(_, names)| names.contains(&word.as_str()))
         || ix.kinds().iter().any(|k| kind_matches(spelling, k, ""))
-        || ix.bundle().objects().iter().any(|o| kind_matches(spelling, &o.kind, &o.api_version))
+        || ix
+            .bundle()
+            .objects()
+            .iter()
+            .any(|o| kind_matches(spelling, &o.kind, &o.api_version))
 }
 
 /// Resolve a target in the bundle.
@@ -96,7 +143,9 @@ pub fn resolve(ix: &Index, spec: &TargetSpec) -> Result<ObjId, TargetError> {
     };
     let kind_ok = |id: ObjId| {
         let o = ix.object(id);
-        spec.kind.as_deref().is_none_or(|k| kind_matches(k, &o.kind, &o.api_version))
+        spec.kind
+            .as_deref()
+            .is_none_or(|k| kind_matches(k, &o.kind, &o.api_version))
     };
     let mut hits: Vec<ObjId> = ix
         .bundle()
@@ -106,11 +155,19 @@ pub fn resolve(ix: &Index, spec: &TargetSpec) -> Result<ObjId, TargetError> {
         .filter(|(_, o)| o.name == spec.name && o.kind != "Event")
         .map(|(id, _)| id)
         .filter(|&id| kind_ok(id))
-        .filter(|&id| spec.namespace.as_deref().is_none_or(|ns| ix.object(id).namespace.as_deref().is_none_or(|n| n == ns)))
+        .filter(|&id| {
+            spec.namespace
+                .as_deref()
+                .is_none_or(|ns| ix.object(id).namespace.as_deref().is_none_or(|n| n == ns))
+        })
         .collect();
     if hits.len() > 1 && spec.kind.is_none() {
         // A bare name prefers pods, then work kinds.
-        let pods: Vec<ObjId> = hits.iter().copied().filter(|&id| ix.object(id).kind == "Pod").collect();
+        let pods: Vec<ObjId> = hits
+            .iter()
+            .copied()
+            .filter(|&id| ix.object(id).kind == "Pod")
+            .collect();
         if !pods.is_empty() {
             hits = pods;
         }
@@ -118,15 +175,21 @@ pub fn resolve(ix: &Index, spec: &TargetSpec) -> Result<ObjId, TargetError> {
     match hits.len() {
         1 => Ok(hits[0]),
         0 => {
-            if let Some(k) = &spec.kind {
-                if !known_kind(k, ix) {
-                    return Err(TargetError::UnknownKind { kind: k.clone() });
-                }
+            if let Some(k) = &spec.kind
+                && !known_kind(k, ix)
+            {
+                return Err(TargetError::UnknownKind { kind: k.clone() });
             }
-            Err(TargetError::NotFound { what, closest: closest(ix, spec) })
+            Err(TargetError::NotFound {
+                what,
+                closest: closest(ix, spec),
+            })
         }
         _ => {
-            let mut candidates: Vec<String> = hits.iter().map(|&id| object_ref(ix, id).target_value()).collect();
+            let mut candidates: Vec<String> = hits
+                .iter()
+                .map(|&id| object_ref(ix, id).target_value())
+                .collect();
             candidates.sort();
             Err(TargetError::Ambiguous { what, candidates })
         }
@@ -140,11 +203,19 @@ fn closest(ix: &Index, spec: &TargetSpec) -> Vec<String> {
         .objects()
         .iter()
         .filter(|o| o.kind != "Event")
-        .filter(|o| spec.kind.as_deref().is_none_or(|k| kind_matches(k, &o.kind, &o.api_version)))
+        .filter(|o| {
+            spec.kind
+                .as_deref()
+                .is_none_or(|k| kind_matches(k, &o.kind, &o.api_version))
+        })
         .map(|o| {
             let d = levenshtein(&o.name, &spec.name);
             let shown = match &o.namespace {
-                Some(ns) => format!("{}/{} (namespace {ns})", o.kind.to_ascii_lowercase(), o.name),
+                Some(ns) => format!(
+                    "{}/{} (namespace {ns})",
+                    o.kind.to_ascii_lowercase(),
+                    o.name
+                ),
                 None => format!("{}/{}", o.kind.to_ascii_lowercase(), o.name),
             };
             let bonus = usize::from(!(o.name.contains(&spec.name) || spec.name.contains(&o.name)));
@@ -162,7 +233,9 @@ fn levenshtein(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1; b.len() + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur[j + 1] = (prev[j] + usize::from(ca != *cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = (prev[j] + usize::from(ca != *cb))
+                .min(prev[j + 1] + 1)
+                .min(cur[j] + 1);
         }
         prev = cur;
     }
@@ -171,12 +244,14 @@ fn levenshtein(a: &str, b: &str) -> usize {
 
 fn is_work(ix: &Index, id: ObjId) -> bool {
     let o = ix.object(id);
-    WORK_KINDS.iter().any(|(g, k)| o.group() == *g && o.kind == *k)
+    WORK_KINDS
+        .iter()
+        .any(|(g, k)| o.group() == *g && o.kind == *k)
 }
 
 /// The topmost work object above an object (through any owners), if any.
 pub fn top_work(ix: &Index, id: ObjId) -> Option<ObjId> {
-    ix.owner_chain(id).into_iter().filter(|&o| is_work(ix, o)).last()
+    ix.owner_chain(id).into_iter().rfind(|&o| is_work(ix, o))
 }
 
 /// Scan's list of work: each top-level work object that is not settled, and each pod without a
@@ -186,7 +261,9 @@ pub fn work_items(ix: &Index) -> Vec<(ObjId, bool)> {
     for (id, o) in ix.bundle().objects().iter().enumerate() {
         if o.kind == "Pod" && o.group().is_empty() {
             if top_work(ix, id).is_none() {
-                let settled = ix.pod(id).is_some_and(|p| p.phase == "Succeeded" || (p.phase == "Running" && p.ready));
+                let settled = ix
+                    .pod(id)
+                    .is_some_and(|p| p.phase == "Succeeded" || (p.phase == "Running" && p.ready));
                 out.push((id, settled));
             }
         } else if is_work(ix, id) && top_work(ix, id).is_none() {
@@ -207,9 +284,21 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
         .into_iter()
         .map(|(id, settled)| {
             let o = ix.object(id);
-            let status = if o.kind == "Pod" { facts::pod_status(&ix.value(id)).0 } else { crate::view::build(ix, id, None).status };
+            let status = if o.kind == "Pod" {
+                facts::pod_status(&ix.value(id)).0
+            } else {
+                crate::view::build(ix, id, None).status
+            };
             let r = object_ref(ix, id);
-            TargetEntry { kind: o.kind.clone(), api_version: o.api_version.clone(), namespace: o.namespace.clone(), name: o.name.clone(), status, needs_attention: !settled, value: r.target_value() }
+            TargetEntry {
+                kind: o.kind.clone(),
+                api_version: o.api_version.clone(),
+                namespace: o.namespace.clone(),
+                name: o.name.clone(),
+                status,
+                needs_attention: !settled,
+                value: r.target_value(),
+            }
         })
         .collect();
     // Pods of work objects are targets too, after their owners.
@@ -217,12 +306,33 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
         if o.kind == "Pod" && top_work(ix, id).is_some() {
             let (status, settled) = facts::pod_status(&ix.value(id));
             let r = object_ref(ix, id);
-            entries.push(TargetEntry { kind: o.kind.clone(), api_version: o.api_version.clone(), namespace: o.namespace.clone(), name: o.name.clone(), status, needs_attention: !settled, value: r.target_value() });
+            entries.push(TargetEntry {
+                kind: o.kind.clone(),
+                api_version: o.api_version.clone(),
+                namespace: o.namespace.clone(),
+                name: o.name.clone(),
+                status,
+                needs_attention: !settled,
+                value: r.target_value(),
+            });
         }
     }
     let kind_rank = |k: &str| if k == "Pod" { 1 } else { 0 };
     entries.sort_by(|a, b| {
-        (!a.needs_attention, kind_rank(&a.kind), &a.namespace, &a.kind, &a.name).cmp(&(!b.needs_attention, kind_rank(&b.kind), &b.namespace, &b.kind, &b.name))
+        (
+            !a.needs_attention,
+            kind_rank(&a.kind),
+            &a.namespace,
+            &a.kind,
+            &a.name,
+        )
+            .cmp(&(
+                !b.needs_attention,
+                kind_rank(&b.kind),
+                &b.namespace,
+                &b.kind,
+                &b.name,
+            ))
     });
     entries
 }
@@ -230,7 +340,11 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
 /// Diagnose every piece of work that is not settled, ordered by blocking layer (layer order,
 /// blocked before warn), then namespace, then name.
 pub fn scan(engine: &Engine, ix: &Index, opts: &Options) -> ScanReport {
-    let mut diagnoses: Vec<_> = work_items(ix).into_iter().filter(|(_, settled)| !settled).map(|(id, _)| engine.diagnose(ix, id, opts)).collect();
+    let mut diagnoses: Vec<_> = work_items(ix)
+        .into_iter()
+        .filter(|(_, settled)| !settled)
+        .map(|(id, _)| engine.diagnose(ix, id, opts))
+        .collect();
     diagnoses.sort_by(|a, b| {
         let key = |d: &crate::diagnosis::Diagnosis| {
             let state_rank = match d.verdict.state {
@@ -238,9 +352,18 @@ pub fn scan(engine: &Engine, ix: &Index, opts: &Options) -> ScanReport {
                 crate::layer::LayerState::Warn => 1,
                 _ => 2,
             };
-            (d.verdict.layer.map_or(7, |l| l as usize), state_rank, d.target.namespace.clone(), d.target.name.clone(), d.target.kind.clone())
+            (
+                d.verdict.layer.map_or(7, |l| l as usize),
+                state_rank,
+                d.target.namespace.clone(),
+                d.target.name.clone(),
+                d.target.kind.clone(),
+            )
         };
         key(a).cmp(&key(b))
     });
-    ScanReport { schema_version: SCHEMA_VERSION.into(), diagnoses }
+    ScanReport {
+        schema_version: SCHEMA_VERSION.into(),
+        diagnoses,
+    }
 }

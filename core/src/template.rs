@@ -23,7 +23,9 @@ pub fn placeholders(t: &str) -> Vec<&str> {
 
 fn is_name(s: &str) -> bool {
     // Starts with a letter, so kubectl's own `{.status…}` templates in commands pass through.
-    s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
 }
 
 /// Fill a template. Values of a capture are joined with ", "; unknown names are left as they are.
@@ -67,7 +69,9 @@ pub fn join(vals: &[Value]) -> String {
 pub fn display(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Number(n) => n.as_f64().map_or_else(|| n.to_string(), crate::quantity::format),
+        Value::Number(n) => n
+            .as_f64()
+            .map_or_else(|| n.to_string(), crate::quantity::format),
         Value::Null => "null".into(),
         other => other.to_string(),
     }
@@ -82,7 +86,13 @@ mod tests {
     fn fills_captures_and_keeps_braces() {
         let mut vars = BTreeMap::new();
         vars.insert("n".to_string(), vec![json!(4.0), json!(4), json!("x")]);
-        assert_eq!(render("need {n} {missing} {not a name}", &vars), "need 4, x {missing} {not a name}");
-        assert_eq!(placeholders("a {b} {c.d} {e f} {.status.x}"), vec!["b", "c.d"]);
+        assert_eq!(
+            render("need {n} {missing} {not a name}", &vars),
+            "need 4, x {missing} {not a name}"
+        );
+        assert_eq!(
+            placeholders("a {b} {c.d} {e f} {.status.x}"),
+            vec!["b", "c.d"]
+        );
     }
 }

@@ -10,16 +10,40 @@ use crate::bundle::group_of;
 use crate::diagnosis::{Missing, ObjectRef, PodSummary};
 use crate::facts;
 use crate::index::{Index, ObjId, POD_GROUP_KEYS};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
 /// Every subject a rule path may start at, in the order the docs list them.
 pub const SUBJECTS: &[&str] = &[
-    "target", "pod", "pods", "owners", "job", "jobSet", "lws", "leaderPod", "workerStatefulSet",
-    "replicaSet", "deployment", "statefulSet", "workload", "localQueue", "clusterQueue",
-    "resourceFlavors", "podGroup", "kaiQueue", "node", "runtimeClass", "resourceClaims",
-    "deviceClasses", "resourceSlices", "dynamoGraphDeployment", "inferencePool",
-    "fakeGpuTopology", "nodeTopologies", "events", "facts",
+    "target",
+    "pod",
+    "pods",
+    "owners",
+    "job",
+    "jobSet",
+    "lws",
+    "leaderPod",
+    "workerStatefulSet",
+    "replicaSet",
+    "deployment",
+    "statefulSet",
+    "workload",
+    "localQueue",
+    "clusterQueue",
+    "resourceFlavors",
+    "podGroup",
+    "kaiQueue",
+    "node",
+    "runtimeClass",
+    "resourceClaims",
+    "deviceClasses",
+    "resourceSlices",
+    "dynamoGraphDeployment",
+    "inferencePool",
+    "fakeGpuTopology",
+    "nodeTopologies",
+    "events",
+    "facts",
 ];
 
 /// Kinds that stand for a whole piece of work (scan lists them; their pods appear inside).
@@ -72,7 +96,12 @@ impl View {
 
 pub fn object_ref(ix: &Index, id: ObjId) -> ObjectRef {
     let o = ix.object(id);
-    ObjectRef { api_version: o.api_version.clone(), kind: o.kind.clone(), namespace: o.namespace.clone(), name: o.name.clone() }
+    ObjectRef {
+        api_version: o.api_version.clone(),
+        kind: o.kind.clone(),
+        namespace: o.namespace.clone(),
+        name: o.name.clone(),
+    }
 }
 
 struct Builder<'a> {
@@ -86,7 +115,10 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn value(&mut self, id: ObjId) -> Value {
-        self.values.entry(id).or_insert_with(|| self.ix.value(id)).clone()
+        self.values
+            .entry(id)
+            .or_insert_with(|| self.ix.value(id))
+            .clone()
     }
 
     fn set_one(&mut self, subject: &str, id: ObjId) {
@@ -95,7 +127,8 @@ impl Builder<'_> {
         }
         let v = self.value(id);
         self.map.insert(subject.into(), v);
-        self.refs.insert(subject.into(), SubjectRef::One(object_ref(self.ix, id)));
+        self.refs
+            .insert(subject.into(), SubjectRef::One(object_ref(self.ix, id)));
     }
 
     fn set_many(&mut self, subject: &str, ids: &[ObjId]) {
@@ -104,10 +137,20 @@ impl Builder<'_> {
         }
         let vals: Vec<Value> = ids.iter().map(|&id| self.value(id)).collect();
         self.map.insert(subject.into(), Value::Array(vals));
-        self.refs.insert(subject.into(), SubjectRef::Many(ids.iter().map(|&id| object_ref(self.ix, id)).collect()));
+        self.refs.insert(
+            subject.into(),
+            SubjectRef::Many(ids.iter().map(|&id| object_ref(self.ix, id)).collect()),
+        );
     }
 
-    fn miss(&mut self, kind: &str, api_version: Option<&str>, namespace: Option<&str>, name: &str, why: &str) {
+    fn miss(
+        &mut self,
+        kind: &str,
+        api_version: Option<&str>,
+        namespace: Option<&str>,
+        name: &str,
+        why: &str,
+    ) {
         let m = Missing {
             kind: kind.into(),
             api_version: api_version.map(str::to_string),
@@ -123,34 +166,62 @@ impl Builder<'_> {
 }
 
 fn str_at<'v>(v: &'v Value, ptr: &str) -> Option<&'v str> {
-    v.pointer(ptr).and_then(Value::as_str).filter(|s| !s.is_empty())
+    v.pointer(ptr)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 /// A label or annotation value (annotation first: Kueue moved some labels to annotations).
 fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/annotations").and_then(|a| a.get(key)).and_then(Value::as_str)
-        .or_else(|| v.pointer("/metadata/labels").and_then(|l| l.get(key)).and_then(Value::as_str))
+    v.pointer("/metadata/annotations")
+        .and_then(|a| a.get(key))
+        .and_then(Value::as_str)
+        .or_else(|| {
+            v.pointer("/metadata/labels")
+                .and_then(|l| l.get(key))
+                .and_then(Value::as_str)
+        })
         .filter(|s| !s.is_empty())
 }
 
 fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/labels").and_then(|l| l.get(key)).and_then(Value::as_str).filter(|s| !s.is_empty())
+    v.pointer("/metadata/labels")
+        .and_then(|l| l.get(key))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
 }
 
 /// Build the view of a target. `now` is epoch seconds (for ages).
 pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
-    let mut b = Builder { ix, map: Map::new(), refs: BTreeMap::new(), values: BTreeMap::new(), missing: Vec::new(), event_sources: Vec::new() };
+    let mut b = Builder {
+        ix,
+        map: Map::new(),
+        refs: BTreeMap::new(),
+        values: BTreeMap::new(),
+        missing: Vec::new(),
+        event_sources: Vec::new(),
+    };
     let t = ix.object(target);
     let target_is_pod = t.kind == "Pod";
     b.set_one("target", target);
     b.event_sources.push(target);
 
     // The pods of the work, and the one that best explains it.
-    let mut pods: Vec<ObjId> = if target_is_pod { vec![target] } else { ix.descendant_pods(target) };
+    let mut pods: Vec<ObjId> = if target_is_pod {
+        vec![target]
+    } else {
+        ix.descendant_pods(target)
+    };
     if !target_is_pod && pods.is_empty() {
         pods = pods_by_selector(ix, target);
     }
-    let pod = if target_is_pod { Some(target) } else { pods.iter().copied().min_by_key(|&p| (facts::pod_rank(ix, p), p)) };
+    let pod = if target_is_pod {
+        Some(target)
+    } else {
+        pods.iter()
+            .copied()
+            .min_by_key(|&p| (facts::pod_rank(ix, p), p))
+    };
 
     // Owner chains: the target's, and the representative pod's.
     let mut chain: Vec<ObjId> = ix.owner_chain(target);
@@ -161,7 +232,9 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             }
         }
     }
-    let chain_all: Vec<ObjId> = std::iter::once(target).chain(chain.iter().copied()).collect();
+    let chain_all: Vec<ObjId> = std::iter::once(target)
+        .chain(chain.iter().copied())
+        .collect();
     for &id in &chain {
         b.event_sources.push(id);
     }
@@ -169,8 +242,18 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         b.set_many("owners", &chain);
     }
     for o in ix.owner_refs(target) {
-        if ix.owners(target).iter().all(|&id| ix.object(id).name != o.name) {
-            b.miss(&o.kind, Some(&o.api_version), t.namespace.as_deref(), &o.name, "owner not in the bundle");
+        if ix
+            .owners(target)
+            .iter()
+            .all(|&id| ix.object(id).name != o.name)
+        {
+            b.miss(
+                &o.kind,
+                Some(&o.api_version),
+                t.namespace.as_deref(),
+                &o.name,
+                "owner not in the bundle",
+            );
         }
     }
 
@@ -223,41 +306,55 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             if let Some(id) = worker_sts {
                 b.set_one("workerStatefulSet", id);
             }
-            let size = meta_value(pv, "leaderworkerset.sigs.k8s.io/size").and_then(|s| s.parse().ok());
+            let size =
+                meta_value(pv, "leaderworkerset.sigs.k8s.io/size").and_then(|s| s.parse().ok());
             let members: Vec<ObjId> = ix
                 .get("leaderworkerset.x-k8s.io", "LeaderWorkerSet", pns, lws_name)
                 .map(|l| ix.descendant_pods(l))
                 .unwrap_or_default()
                 .into_iter()
-                .filter(|&m| label(&b.value(m), "leaderworkerset.sigs.k8s.io/group-index") == Some(group_index))
+                .filter(|&m| {
+                    label(&b.value(m), "leaderworkerset.sigs.k8s.io/group-index")
+                        == Some(group_index)
+                })
                 .collect();
             group_fact = group_of_pods(&mut b, "LeaderWorkerSet", &leader_name, size, &members);
             group_fact["groupIndex"] = json!(group_index);
-            group_fact["workerStatefulSet"] = json!({"name": leader_name, "exists": worker_sts.is_some()});
-        } else if let Some(js) = label(pv, "jobset.sigs.k8s.io/jobset-name") {
-            if let Some(id) = ix.get("jobset.x-k8s.io", "JobSet", pns, js) {
-                b.set_one("jobSet", id);
-                let spec = b.value(id);
-                let expected: u64 = spec
-                    .pointer("/spec/replicatedJobs")
-                    .and_then(Value::as_array)
-                    .map(|rjs| {
-                        rjs.iter()
-                            .map(|rj| {
-                                let reps = rj["replicas"].as_u64().unwrap_or(1);
-                                let par = rj.pointer("/template/spec/parallelism").and_then(Value::as_u64).unwrap_or(1);
-                                reps * par
-                            })
-                            .sum()
-                    })
-                    .unwrap_or(0);
-                let members: Vec<ObjId> = ix.descendant_pods(id).into_iter().filter(|&m| !ix.pod(m).is_some_and(|p| p.terminal())).collect();
-                group_fact = group_of_pods(&mut b, "JobSet", js, Some(expected), &members);
-            }
+            group_fact["workerStatefulSet"] =
+                json!({"name": leader_name, "exists": worker_sts.is_some()});
+        } else if let Some(js) = label(pv, "jobset.sigs.k8s.io/jobset-name")
+            && let Some(id) = ix.get("jobset.x-k8s.io", "JobSet", pns, js)
+        {
+            b.set_one("jobSet", id);
+            let spec = b.value(id);
+            let expected: u64 = spec
+                .pointer("/spec/replicatedJobs")
+                .and_then(Value::as_array)
+                .map(|rjs| {
+                    rjs.iter()
+                        .map(|rj| {
+                            let reps = rj["replicas"].as_u64().unwrap_or(1);
+                            let par = rj
+                                .pointer("/template/spec/parallelism")
+                                .and_then(Value::as_u64)
+                                .unwrap_or(1);
+                            reps * par
+                        })
+                        .sum()
+                })
+                .unwrap_or(0);
+            let members: Vec<ObjId> = ix
+                .descendant_pods(id)
+                .into_iter()
+                .filter(|&m| !ix.pod(m).is_some_and(|p| p.terminal()))
+                .collect();
+            group_fact = group_of_pods(&mut b, "JobSet", js, Some(expected), &members);
         }
         for (key, api_group, is_annotation) in POD_GROUP_KEYS {
             let v = if *is_annotation {
-                pv.pointer("/metadata/annotations").and_then(|a| a.get(*key)).and_then(Value::as_str)
+                pv.pointer("/metadata/annotations")
+                    .and_then(|a| a.get(*key))
+                    .and_then(Value::as_str)
             } else {
                 label(pv, key)
             };
@@ -268,15 +365,24 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
                     b.event_sources.push(id);
                     let pg = b.value(id);
                     if group_fact.is_null() {
-                        let members: Vec<ObjId> = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
+                        let members: Vec<ObjId> =
+                            ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
                         let min = pg.pointer("/spec/minMember").and_then(Value::as_u64);
                         group_fact = group_of_pods(&mut b, "PodGroup", name, min, &members);
                     }
-                    let queue = str_at(&pg, "/spec/queue").map(str::to_string).or_else(|| label(pv, "kai.scheduler/queue").map(str::to_string));
+                    let queue = str_at(&pg, "/spec/queue")
+                        .map(str::to_string)
+                        .or_else(|| label(pv, "kai.scheduler/queue").map(str::to_string));
                     if let (Some(q), "scheduling.run.ai") = (queue, *api_group) {
                         match ix.get("scheduling.run.ai", "Queue", None, &q) {
                             Some(qid) => b.set_one("kaiQueue", qid),
-                            None => b.miss("Queue", Some("scheduling.run.ai/v2"), None, &q, "not in the bundle"),
+                            None => b.miss(
+                                "Queue",
+                                Some("scheduling.run.ai/v2"),
+                                None,
+                                &q,
+                                "not in the bundle",
+                            ),
                         }
                     }
                 }
@@ -289,15 +395,35 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     // Admission: the Kueue Workload, its queues and flavors.
     if !b.refs.contains_key("workload") {
         let by_pod = pod_value.as_ref().and_then(|pv| {
-            ["kueue.x-k8s.io/prebuilt-workload-name", "kueue.x-k8s.io/pod-group-name"]
-                .iter()
-                .find_map(|k| meta_value(pv, k))
-                .and_then(|name| ix.get("kueue.x-k8s.io", "Workload", str_at(pv, "/metadata/namespace"), name))
+            [
+                "kueue.x-k8s.io/prebuilt-workload-name",
+                "kueue.x-k8s.io/pod-group-name",
+            ]
+            .iter()
+            .find_map(|k| meta_value(pv, k))
+            .and_then(|name| {
+                ix.get(
+                    "kueue.x-k8s.io",
+                    "Workload",
+                    str_at(pv, "/metadata/namespace"),
+                    name,
+                )
+            })
         });
         let by_owner = || {
             chain_all.iter().chain(pod.iter()).find_map(|&id| {
-                ix.children(id).iter().copied().find(|&c| ix.object(c).kind == "Workload" && ix.object(c).group() == "kueue.x-k8s.io")
-                    .or_else(|| ix.object(id).uid.as_deref().and_then(|u| ix.workloads_for_job_uid(u).first().copied()))
+                ix.children(id)
+                    .iter()
+                    .copied()
+                    .find(|&c| {
+                        ix.object(c).kind == "Workload" && ix.object(c).group() == "kueue.x-k8s.io"
+                    })
+                    .or_else(|| {
+                        ix.object(id)
+                            .uid
+                            .as_deref()
+                            .and_then(|u| ix.workloads_for_job_uid(u).first().copied())
+                    })
             })
         };
         if let Some(id) = by_pod.or_else(by_owner) {
@@ -305,17 +431,29 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         }
     }
     let workload_id = match b.refs.get("workload") {
-        Some(SubjectRef::One(r)) => ix.get("kueue.x-k8s.io", "Workload", r.namespace.as_deref(), &r.name),
+        Some(SubjectRef::One(r)) => ix.get(
+            "kueue.x-k8s.io",
+            "Workload",
+            r.namespace.as_deref(),
+            &r.name,
+        ),
         _ => None,
     };
     if let Some(w) = workload_id {
         b.event_sources.push(w);
     }
     let wl = workload_id.map(|w| b.value(w));
-    let queue_name = wl.as_ref().and_then(|w| str_at(w, "/spec/queueName").map(str::to_string)).or_else(|| {
-        chain_all.iter().chain(pod.iter()).find_map(|&id| label(&b.value(id), "kueue.x-k8s.io/queue-name").map(str::to_string))
-    });
-    let mut cq_name = wl.as_ref().and_then(|w| str_at(w, "/status/admission/clusterQueue").map(str::to_string));
+    let queue_name = wl
+        .as_ref()
+        .and_then(|w| str_at(w, "/spec/queueName").map(str::to_string))
+        .or_else(|| {
+            chain_all.iter().chain(pod.iter()).find_map(|&id| {
+                label(&b.value(id), "kueue.x-k8s.io/queue-name").map(str::to_string)
+            })
+        });
+    let mut cq_name = wl
+        .as_ref()
+        .and_then(|w| str_at(w, "/status/admission/clusterQueue").map(str::to_string));
     if let Some(q) = &queue_name {
         match ix.get("kueue.x-k8s.io", "LocalQueue", ns.as_deref(), q) {
             Some(id) => {
@@ -325,7 +463,13 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
                     cq_name = str_at(&lq, "/spec/clusterQueue").map(str::to_string);
                 }
             }
-            None => b.miss("LocalQueue", Some("kueue.x-k8s.io/v1beta2"), ns.as_deref(), q, "not in the bundle"),
+            None => b.miss(
+                "LocalQueue",
+                Some("kueue.x-k8s.io/v1beta2"),
+                ns.as_deref(),
+                q,
+                "not in the bundle",
+            ),
         }
     }
     if let Some(cq) = &cq_name {
@@ -334,20 +478,37 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
                 b.set_one("clusterQueue", id);
                 let cqv = b.value(id);
                 let mut flavors: Vec<ObjId> = Vec::new();
-                for rg in cqv.pointer("/spec/resourceGroups").and_then(Value::as_array).into_iter().flatten() {
+                for rg in cqv
+                    .pointer("/spec/resourceGroups")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     for f in rg["flavors"].as_array().into_iter().flatten() {
                         if let Some(name) = f["name"].as_str() {
                             match ix.get("kueue.x-k8s.io", "ResourceFlavor", None, name) {
                                 Some(fid) if !flavors.contains(&fid) => flavors.push(fid),
                                 Some(_) => {}
-                                None => b.miss("ResourceFlavor", Some("kueue.x-k8s.io/v1beta2"), None, name, "not in the bundle"),
+                                None => b.miss(
+                                    "ResourceFlavor",
+                                    Some("kueue.x-k8s.io/v1beta2"),
+                                    None,
+                                    name,
+                                    "not in the bundle",
+                                ),
                             }
                         }
                     }
                 }
                 b.set_many("resourceFlavors", &flavors);
             }
-            None => b.miss("ClusterQueue", Some("kueue.x-k8s.io/v1beta2"), None, cq, "not in the bundle"),
+            None => b.miss(
+                "ClusterQueue",
+                Some("kueue.x-k8s.io/v1beta2"),
+                None,
+                cq,
+                "not in the bundle",
+            ),
         }
     }
 
@@ -358,24 +519,48 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         if let Some(node) = str_at(pv, "/spec/nodeName") {
             match ix.find("Node", None, node) {
                 Some(id) => b.set_one("node", id),
-                None => b.miss("Node", Some("v1"), None, node, "the pod's node is not in the bundle"),
+                None => b.miss(
+                    "Node",
+                    Some("v1"),
+                    None,
+                    node,
+                    "the pod's node is not in the bundle",
+                ),
             }
         }
         if let Some(rc) = str_at(pv, "/spec/runtimeClassName") {
             match ix.get("node.k8s.io", "RuntimeClass", None, rc) {
                 Some(id) => b.set_one("runtimeClass", id),
-                None => b.miss("RuntimeClass", Some("node.k8s.io/v1"), None, rc, "not in the bundle"),
+                None => b.miss(
+                    "RuntimeClass",
+                    Some("node.k8s.io/v1"),
+                    None,
+                    rc,
+                    "not in the bundle",
+                ),
             }
         }
         link_dra(&mut b, pv);
         sched_fact = scheduling_fact(ix, p, pv);
-        let extra: Vec<String> = sched_fact["insufficient"].as_array().into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect();
+        let extra: Vec<String> = sched_fact["insufficient"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect();
         let requests = ix.pod(p).map(|i| i.requests.clone()).unwrap_or_default();
         resources_fact = facts::resources(ix, &requests, &extra, pv);
         link_serving(&mut b, pv);
     }
     if ix.nodes().is_empty() {
-        b.missing.push(Missing { kind: "Node".into(), api_version: Some("v1".into()), resource: Some("nodes".into()), namespace: None, name: None, why: "no Node objects in the bundle".into() });
+        b.missing.push(Missing {
+            kind: "Node".into(),
+            api_version: Some("v1".into()),
+            resource: Some("nodes".into()),
+            namespace: None,
+            name: None,
+            why: "no Node objects in the bundle".into(),
+        });
     }
 
     // fake-gpu-operator topology.
@@ -408,7 +593,10 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         .collect();
     if !ev_values.is_empty() {
         b.map.insert("events".into(), Value::Array(ev_values));
-        b.refs.insert("events".into(), SubjectRef::Many(evs.iter().map(|&e| object_ref(ix, e)).collect()));
+        b.refs.insert(
+            "events".into(),
+            SubjectRef::Many(evs.iter().map(|&e| object_ref(ix, e)).collect()),
+        );
     }
 
     // Pods named by an owner's diagnosis, and the target's own status.
@@ -420,7 +608,12 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             .map(|&p| {
                 let v = b.value(p);
                 let o = ix.object(p);
-                PodSummary { namespace: o.namespace.clone().unwrap_or_default(), name: o.name.clone(), status: facts::pod_status(&v).0, node: str_at(&v, "/spec/nodeName").map(str::to_string) }
+                PodSummary {
+                    namespace: o.namespace.clone().unwrap_or_default(),
+                    name: o.name.clone(),
+                    status: facts::pod_status(&v).0,
+                    node: str_at(&v, "/spec/nodeName").map(str::to_string),
+                }
             })
             .collect()
     };
@@ -429,7 +622,10 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     }
     let tv = b.value(target);
     let (status, settled) = work_status(ix, target, &tv, &pods, &mut b);
-    let kueue_installed = ix.kinds().iter().any(|k| matches!(*k, "ClusterQueue" | "LocalQueue" | "Workload"));
+    let kueue_installed = ix
+        .kinds()
+        .iter()
+        .any(|k| matches!(*k, "ClusterQueue" | "LocalQueue" | "Workload"));
     b.map.insert(
         "facts".into(),
         json!({
@@ -456,13 +652,24 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     }
 }
 
-fn group_of_pods(b: &mut Builder, kind: &str, name: &str, expected: Option<u64>, members: &[ObjId]) -> Value {
+fn group_of_pods(
+    b: &mut Builder,
+    kind: &str,
+    name: &str,
+    expected: Option<u64>,
+    members: &[ObjId],
+) -> Value {
     let rows: Vec<(String, String, bool, Option<String>)> = members
         .iter()
         .map(|&m| {
             let v = b.value(m);
             let (status, settled) = facts::pod_status(&v);
-            (b.ix.object(m).name.clone(), status, settled, str_at(&v, "/spec/nodeName").map(str::to_string))
+            (
+                b.ix.object(m).name.clone(),
+                status,
+                settled,
+                str_at(&v, "/spec/nodeName").map(str::to_string),
+            )
         })
         .collect();
     facts::group(kind, name, expected, &rows)
@@ -471,14 +678,31 @@ fn group_of_pods(b: &mut Builder, kind: &str, name: &str, expected: Option<u64>,
 /// The scheduler's last word on a pod: the PodScheduled condition's message, else the newest
 /// FailedScheduling (or KAI `Unschedulable`) event.
 fn scheduling_fact(ix: &Index, pod: ObjId, pv: &Value) -> Value {
-    let cond = pv.pointer("/status/conditions").and_then(Value::as_array).and_then(|cs| {
-        cs.iter().find(|c| c["type"] == "PodScheduled" && c["status"] == "False" && c["reason"] == "Unschedulable")
-    });
+    let cond = pv
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| {
+            cs.iter().find(|c| {
+                c["type"] == "PodScheduled"
+                    && c["status"] == "False"
+                    && c["reason"] == "Unschedulable"
+            })
+        });
     let scheduler = str_at(pv, "/spec/schedulerName").unwrap_or("default-scheduler");
     let from_event = || {
-        ix.events_for(pod).into_iter().rev().filter_map(|e| ix.event(e)).find(|e| e.reason == "FailedScheduling" || (e.reason == "Unschedulable" && e.type_ == "Warning"))
+        ix.events_for(pod)
+            .into_iter()
+            .rev()
+            .filter_map(|e| ix.event(e))
+            .find(|e| {
+                e.reason == "FailedScheduling"
+                    || (e.reason == "Unschedulable" && e.type_ == "Warning")
+            })
     };
-    let (message, source) = match cond.and_then(|c| c["message"].as_str()).filter(|m| !m.is_empty()) {
+    let (message, source) = match cond
+        .and_then(|c| c["message"].as_str())
+        .filter(|m| !m.is_empty())
+    {
         Some(m) => (m.to_string(), "condition"),
         None => match from_event() {
             Some(e) => (e.message.clone(), "event"),
@@ -495,29 +719,46 @@ fn link_dra(b: &mut Builder, pv: &Value) {
     let ix = b.ix;
     let ns = str_at(pv, "/metadata/namespace");
     let mut claims = Vec::new();
-    for rc in pv.pointer("/spec/resourceClaims").and_then(Value::as_array).into_iter().flatten() {
+    for rc in pv
+        .pointer("/spec/resourceClaims")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let entry = rc["name"].as_str().unwrap_or("");
-        let name = rc["resourceClaimName"].as_str().map(str::to_string).or_else(|| {
-            pv.pointer("/status/resourceClaimStatuses")
-                .and_then(Value::as_array)
-                .and_then(|s| s.iter().find(|x| x["name"] == entry))
-                .and_then(|x| x["resourceClaimName"].as_str().map(str::to_string))
-        });
-        match name {
-            Some(n) => match ix.find("ResourceClaim", ns, &n) {
+        let name = rc["resourceClaimName"]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| {
+                pv.pointer("/status/resourceClaimStatuses")
+                    .and_then(Value::as_array)
+                    .and_then(|s| s.iter().find(|x| x["name"] == entry))
+                    .and_then(|x| x["resourceClaimName"].as_str().map(str::to_string))
+            });
+        // A claim from a template that is not generated yet has no name: a rule reads that from
+        // the pod's status.
+        if let Some(n) = name {
+            match ix.find("ResourceClaim", ns, &n) {
                 Some(id) => claims.push(id),
                 None => b.miss("ResourceClaim", None, ns, &n, "not in the bundle"),
-            },
-            None => {} // from a template, not generated yet: a rule reads that from the pod
+            }
         }
     }
     let mut classes = Vec::new();
     for &c in &claims {
         let v = b.value(c);
-        for req in v.pointer("/spec/devices/requests").and_then(Value::as_array).into_iter().flatten() {
+        for req in v
+            .pointer("/spec/devices/requests")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             let mut names: Vec<&str> = Vec::new();
             names.extend(req["deviceClassName"].as_str());
-            names.extend(req.pointer("/exactly/deviceClassName").and_then(Value::as_str));
+            names.extend(
+                req.pointer("/exactly/deviceClassName")
+                    .and_then(Value::as_str),
+            );
             for alt in req["firstAvailable"].as_array().into_iter().flatten() {
                 names.extend(alt["deviceClassName"].as_str());
             }
@@ -537,7 +778,10 @@ fn link_dra(b: &mut Builder, pv: &Value) {
             .of_kind("ResourceSlice")
             .iter()
             .copied()
-            .filter(|&s| ix.typed::<SliceNode>(s).is_some_and(|x| x.spec.node_name.as_deref() == Some(node)))
+            .filter(|&s| {
+                ix.typed::<SliceNode>(s)
+                    .is_some_and(|x| x.spec.node_name.as_deref() == Some(node))
+            })
             .take(32)
             .collect();
         b.set_many("resourceSlices", &slices);
@@ -560,22 +804,29 @@ struct SliceSpec {
 fn link_serving(b: &mut Builder, pv: &Value) {
     let ix = b.ix;
     let ns = str_at(pv, "/metadata/namespace");
-    if let Some(dgd) = label(pv, "nvidia.com/dynamo-graph-deployment-name") {
-        if let Some(id) = ix.find("DynamoGraphDeployment", ns, dgd) {
-            b.set_one("dynamoGraphDeployment", id);
-            b.event_sources.push(id);
-        }
+    if let Some(dgd) = label(pv, "nvidia.com/dynamo-graph-deployment-name")
+        && let Some(id) = ix.find("DynamoGraphDeployment", ns, dgd)
+    {
+        b.set_one("dynamoGraphDeployment", id);
+        b.event_sources.push(id);
     }
     let labels = pv.pointer("/metadata/labels").and_then(Value::as_object);
     for &id in ix.of_kind("InferencePool") {
-        if ix.object(id).namespace.as_deref() != ns || !group_of(&ix.object(id).api_version).starts_with("inference.networking") {
+        if ix.object(id).namespace.as_deref() != ns
+            || !group_of(&ix.object(id).api_version).starts_with("inference.networking")
+        {
             continue;
         }
         let v = b.value(id);
         // v1: selector.matchLabels; v1alpha2: selector is a plain map.
-        let sel = v.pointer("/spec/selector/matchLabels").or_else(|| v.pointer("/spec/selector")).and_then(Value::as_object);
+        let sel = v
+            .pointer("/spec/selector/matchLabels")
+            .or_else(|| v.pointer("/spec/selector"))
+            .and_then(Value::as_object);
         let selects = sel.is_some_and(|s| {
-            !s.is_empty() && s.iter().all(|(k, want)| labels.and_then(|l| l.get(k)) == Some(want))
+            !s.is_empty()
+                && s.iter()
+                    .all(|(k, want)| labels.and_then(|l| l.get(k)) == Some(want))
         });
         if selects {
             b.set_one("inferencePool", id);
@@ -591,9 +842,15 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
     let t = ix.object(target);
     let v = ix.value(target);
     let sel = v.pointer("/spec/selector/matchLabels").or_else(|| {
-        if t.kind == "InferencePool" { v.pointer("/spec/selector") } else { None }
+        if t.kind == "InferencePool" {
+            v.pointer("/spec/selector")
+        } else {
+            None
+        }
     });
-    let Some(sel) = sel.and_then(Value::as_object).filter(|s| !s.is_empty()) else { return Vec::new() };
+    let Some(sel) = sel.and_then(Value::as_object).filter(|s| !s.is_empty()) else {
+        return Vec::new();
+    };
     if t.kind == "InferencePool" || t.kind == "Service" {
         let mut out: Vec<ObjId> = ix
             .of_kind("Pod")
@@ -602,7 +859,9 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             .filter(|&p| ix.object(p).namespace == t.namespace)
             .filter(|&p| {
                 let pv = ix.value(p);
-                sel.iter().all(|(k, want)| pv.pointer("/metadata/labels").and_then(|l| l.get(k)) == Some(want))
+                sel.iter().all(|(k, want)| {
+                    pv.pointer("/metadata/labels").and_then(|l| l.get(k)) == Some(want)
+                })
             })
             .collect();
         out.truncate(256);
@@ -613,12 +872,21 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
 
 /// A short status for the target as kubectl would show it, and whether the work is settled
 /// (running as intended or finished).
-fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId], b: &mut Builder) -> (String, bool) {
+fn work_status(
+    ix: &Index,
+    target: ObjId,
+    v: &Value,
+    pods: &[ObjId],
+    b: &mut Builder,
+) -> (String, bool) {
     let t = ix.object(target);
     let cond_true = |ty: &str| {
-        v.pointer("/status/conditions").and_then(Value::as_array).is_some_and(|cs| cs.iter().any(|c| c["type"] == ty && c["status"] == "True"))
+        v.pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .is_some_and(|cs| cs.iter().any(|c| c["type"] == ty && c["status"] == "True"))
     };
-    let pods_settled = || !pods.is_empty() && pods.iter().all(|&p| facts::pod_status(&b.ix.value(p)).1);
+    let pods_settled =
+        || !pods.is_empty() && pods.iter().all(|&p| facts::pod_status(&b.ix.value(p)).1);
     let ready_of = |spec_ptr: &str, ready_ptr: &str| {
         let want = v.pointer(spec_ptr).and_then(Value::as_u64).unwrap_or(1);
         let ready = v.pointer(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
@@ -635,7 +903,14 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId], b: &mut Bui
                 ("Suspended".into(), false)
             } else {
                 let s = pods_settled();
-                (if s { "Running".into() } else { "Pending".to_string() }, s)
+                (
+                    if s {
+                        "Running".into()
+                    } else {
+                        "Pending".to_string()
+                    },
+                    s,
+                )
             }
         }
         ("jobset.x-k8s.io", "JobSet") => {
@@ -647,11 +922,22 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId], b: &mut Bui
                 ("Suspended".into(), false)
             } else {
                 let s = pods_settled();
-                (if s { "Running".into() } else { "Pending".to_string() }, s)
+                (
+                    if s {
+                        "Running".into()
+                    } else {
+                        "Pending".to_string()
+                    },
+                    s,
+                )
             }
         }
-        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => ready_of("/spec/replicas", "/status/readyReplicas"),
-        ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => ready_of("/spec/replicas", "/status/readyReplicas"),
+        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => {
+            ready_of("/spec/replicas", "/status/readyReplicas")
+        }
+        ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => {
+            ready_of("/spec/replicas", "/status/readyReplicas")
+        }
         ("kueue.x-k8s.io", "Workload") => {
             if cond_true("Finished") {
                 ("Finished".into(), true)
@@ -664,14 +950,33 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId], b: &mut Bui
         }
         ("nvidia.com", "DynamoGraphDeployment") => {
             let ready = cond_true("Ready");
-            (str_at(v, "/status/state").map_or_else(|| if ready { "Ready".into() } else { "NotReady".into() }, str::to_string), ready)
+            (
+                str_at(v, "/status/state").map_or_else(
+                    || {
+                        if ready {
+                            "Ready".into()
+                        } else {
+                            "NotReady".into()
+                        }
+                    },
+                    str::to_string,
+                ),
+                ready,
+            )
         }
         _ => {
             if pods.is_empty() {
                 ("Present".into(), true)
             } else {
                 let s = pods_settled();
-                (if s { "Running".into() } else { "Pending".into() }, s)
+                (
+                    if s {
+                        "Running".into()
+                    } else {
+                        "Pending".into()
+                    },
+                    s,
+                )
             }
         }
     }
