@@ -16,7 +16,7 @@ use crate::eval::{Match, eval};
 use crate::index::{Index, ObjId};
 use crate::layer::{Layer, LayerState, Severity};
 use crate::rule::{Rule, RuleKind};
-use crate::template::render;
+use crate::template::{render, render_command};
 use crate::view::{self, SubjectRef, View};
 use serde::Deserialize;
 use serde_json::Value;
@@ -167,7 +167,12 @@ impl Engine {
                     severity: f.rule.severity,
                     message: render(&f.rule.message, &f.vars),
                     evidence: evidence(view, &f.m),
-                    next: f.rule.next.iter().map(|n| render(n, &f.vars)).collect(),
+                    next: f
+                        .rule
+                        .next
+                        .iter()
+                        .map(|n| render_command(n, &f.vars))
+                        .collect(),
                     upstream: f.rule.upstream.clone(),
                 };
                 (f, finding)
@@ -353,9 +358,16 @@ impl Engine {
         let worst = own.iter().map(|(_, x)| x.severity).min();
         let (state, summary, evidence) = match (worst, status) {
             (Some(sev), _) => {
+                // The layer speaks through its most specific finding: one that no other finding
+                // of the same layer explains.
+                let generic = |id: &str| {
+                    own.iter()
+                        .any(|(f, _)| f.rule.explains.iter().any(|e| e == id))
+                };
                 let first = own
                     .iter()
-                    .find(|(_, x)| x.severity == sev)
+                    .filter(|(_, x)| x.severity == sev)
+                    .min_by_key(|(_, x)| generic(&x.rule))
                     .expect("worst severity exists");
                 let state = if sev == Severity::Block {
                     LayerState::Blocked

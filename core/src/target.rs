@@ -256,23 +256,16 @@ pub fn top_work(ix: &Index, id: ObjId) -> Option<ObjId> {
 
 /// Scan's list of work: each top-level work object that is not settled, and each pod without a
 /// work owner that is neither Running-and-Ready nor Succeeded. Unsorted.
-pub fn work_items(ix: &Index) -> Vec<(ObjId, bool)> {
+/// (object, status, settled) for each item. Unsorted.
+pub fn work_items(ix: &Index) -> Vec<(ObjId, String, bool)> {
     let mut out = Vec::new();
     for (id, o) in ix.bundle().objects().iter().enumerate() {
-        if o.kind == "Pod" && o.group().is_empty() {
-            if top_work(ix, id).is_none() {
-                let settled = ix
-                    .pod(id)
-                    .is_some_and(|p| p.phase == "Succeeded" || (p.phase == "Running" && p.ready));
-                out.push((id, settled));
-            }
-        } else if is_work(ix, id) && top_work(ix, id).is_none() {
-            // A Kueue Workload owned by a job is the job's business.
-            if o.kind == "Workload" && !ix.owner_refs(id).is_empty() {
-                continue;
-            }
-            let v = crate::view::build(ix, id, None);
-            out.push((id, v.settled));
+        let is_pod = o.kind == "Pod" && o.group().is_empty();
+        // A Kueue Workload owned by a job is the job's business.
+        let owned_workload = o.kind == "Workload" && !ix.owner_refs(id).is_empty();
+        if (is_pod || (is_work(ix, id) && !owned_workload)) && top_work(ix, id).is_none() {
+            let (status, settled) = crate::view::status_of(ix, id);
+            out.push((id, status, settled));
         }
     }
     out
@@ -282,13 +275,8 @@ pub fn work_items(ix: &Index) -> Vec<(ObjId, bool)> {
 pub fn targets(ix: &Index) -> Vec<TargetEntry> {
     let mut entries: Vec<TargetEntry> = work_items(ix)
         .into_iter()
-        .map(|(id, settled)| {
+        .map(|(id, status, settled)| {
             let o = ix.object(id);
-            let status = if o.kind == "Pod" {
-                facts::pod_status(&ix.value(id)).0
-            } else {
-                crate::view::build(ix, id, None).status
-            };
             let r = object_ref(ix, id);
             TargetEntry {
                 kind: o.kind.clone(),
@@ -342,8 +330,8 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
 pub fn scan(engine: &Engine, ix: &Index, opts: &Options) -> ScanReport {
     let mut diagnoses: Vec<_> = work_items(ix)
         .into_iter()
-        .filter(|(_, settled)| !settled)
-        .map(|(id, _)| engine.diagnose(ix, id, opts))
+        .filter(|(_, _, settled)| !settled)
+        .map(|(id, _, _)| engine.diagnose(ix, id, opts))
         .collect();
     diagnoses.sort_by(|a, b| {
         let key = |d: &crate::diagnosis::Diagnosis| {

@@ -30,6 +30,15 @@ fn is_name(s: &str) -> bool {
 
 /// Fill a template. Values of a capture are joined with ", "; unknown names are left as they are.
 pub fn render(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
+    render_joined(t, vars, ", ")
+}
+
+/// Fill a shell command: several values of a capture become several arguments.
+pub fn render_command(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
+    render_joined(t, vars, " ")
+}
+
+fn render_joined(t: &str, vars: &BTreeMap<String, Vec<Value>>, sep: &str) -> String {
     let mut out = String::with_capacity(t.len());
     let mut rest = t;
     while let Some(i) = rest.find('{') {
@@ -38,7 +47,7 @@ pub fn render(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
         match after.find('}') {
             Some(j) if is_name(&after[..j]) => {
                 match vars.get(&after[..j]) {
-                    Some(vals) => out.push_str(&join(vals)),
+                    Some(vals) => out.push_str(&join_with(vals, sep)),
                     None => out.push_str(&rest[i..i + j + 2]),
                 }
                 rest = &after[j + 1..];
@@ -55,6 +64,10 @@ pub fn render(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
 
 /// Distinct values, in first-seen order, joined for reading.
 pub fn join(vals: &[Value]) -> String {
+    join_with(vals, ", ")
+}
+
+fn join_with(vals: &[Value], sep: &str) -> String {
     let mut seen: Vec<String> = Vec::new();
     for v in vals {
         let s = display(v);
@@ -62,7 +75,7 @@ pub fn join(vals: &[Value]) -> String {
             seen.push(s);
         }
     }
-    seen.join(", ")
+    seen.join(sep)
 }
 
 /// A JSON value as a person reads it: strings bare, whole numbers without a fraction.

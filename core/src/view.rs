@@ -548,7 +548,12 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             .flatten()
             .filter_map(|v| v.as_str().map(str::to_string))
             .collect();
-        let requests = ix.pod(p).map(|i| i.requests.clone()).unwrap_or_default();
+        let mut requests = ix.pod(p).map(|i| i.requests.clone()).unwrap_or_default();
+        // A KAI-Scheduler GPU share asks for part of a GPU by annotation, not by resource: the
+        // pod still needs a node that advertises nvidia.com/gpu.
+        if let Some(share) = kai_gpu_share(pv) {
+            requests.entry("nvidia.com/gpu".into()).or_insert(share);
+        }
         resources_fact = facts::resources(ix, &requests, &extra, pv);
         link_serving(&mut b, pv);
     }
@@ -621,7 +626,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         b.set_many("pods", &pods.iter().take(64).copied().collect::<Vec<_>>());
     }
     let tv = b.value(target);
-    let (status, settled) = work_status(ix, target, &tv, &pods, &mut b);
+    let (status, settled) = work_status(ix, target, &tv, &pods);
     let kueue_installed = ix
         .kinds()
         .iter()
@@ -673,6 +678,26 @@ fn group_of_pods(
         })
         .collect();
     facts::group(kind, name, expected, &rows)
+}
+
+/// The GPUs a KAI-Scheduler GPU-sharing pod asks for: `gpu-fraction` (times
+/// `gpu-fraction-num-devices`), or a share of one GPU for `gpu-memory`.
+fn kai_gpu_share(pv: &Value) -> Option<f64> {
+    let ann = pv.pointer("/metadata/annotations")?;
+    let devices = ann
+        .get("gpu-fraction-num-devices")
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(1.0);
+    if let Some(f) = ann
+        .get("gpu-fraction")
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse::<f64>().ok())
+    {
+        return Some(f * devices);
+    }
+    // gpu-memory asks for MiB of one GPU: the device count it needs is "a part of one".
+    ann.get("gpu-memory").map(|_| 0.0)
 }
 
 /// The scheduler's last word on a pod: the PodScheduled condition's message, else the newest
@@ -870,15 +895,23 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
     Vec::new()
 }
 
+/// The target's status and whether it is settled, without building a whole view (for scan and
+/// the target list).
+pub fn status_of(ix: &Index, target: ObjId) -> (String, bool) {
+    let v = ix.value(target);
+    if ix.object(target).kind == "Pod" {
+        return facts::pod_status(&v);
+    }
+    let mut pods = ix.descendant_pods(target);
+    if pods.is_empty() {
+        pods = pods_by_selector(ix, target);
+    }
+    work_status(ix, target, &v, &pods)
+}
+
 /// A short status for the target as kubectl would show it, and whether the work is settled
 /// (running as intended or finished).
-fn work_status(
-    ix: &Index,
-    target: ObjId,
-    v: &Value,
-    pods: &[ObjId],
-    b: &mut Builder,
-) -> (String, bool) {
+fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool) {
     let t = ix.object(target);
     let cond_true = |ty: &str| {
         v.pointer("/status/conditions")
@@ -886,7 +919,7 @@ fn work_status(
             .is_some_and(|cs| cs.iter().any(|c| c["type"] == ty && c["status"] == "True"))
     };
     let pods_settled =
-        || !pods.is_empty() && pods.iter().all(|&p| facts::pod_status(&b.ix.value(p)).1);
+        || !pods.is_empty() && pods.iter().all(|&p| facts::pod_status(&ix.value(p)).1);
     let ready_of = |spec_ptr: &str, ready_ptr: &str| {
         let want = v.pointer(spec_ptr).and_then(Value::as_u64).unwrap_or(1);
         let ready = v.pointer(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
