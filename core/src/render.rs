@@ -16,14 +16,20 @@ pub struct Upstream {
     pub rules: Vec<String>,
 }
 
-/// Contribution rules by `owner/repo` or `owner/*`.
-pub fn upstreams() -> BTreeMap<String, Upstream> {
-    serde_yaml_ng::from_str(crate::embedded::UPSTREAMS).unwrap_or_default()
+/// Contribution rules by `owner/repo` or `owner/*`, from `rules/upstreams.yaml`.
+pub fn upstreams() -> Result<BTreeMap<String, Upstream>, crate::error::RuleError> {
+    serde_yaml_ng::from_str(crate::embedded::UPSTREAMS).map_err(|e| {
+        crate::error::RuleError::Invalid {
+            file: "upstreams.yaml".into(),
+            message: e.to_string(),
+        }
+    })
 }
 
 /// The contribution rules that apply to a repository.
 pub fn upstream_for(repo: &str) -> Option<Upstream> {
-    let all = upstreams();
+    // A broken upstreams.yaml fails the tests (see below); users just see no contribution rules.
+    let all = upstreams().ok()?;
     all.get(repo).cloned().or_else(|| {
         let owner = repo.split('/').next()?;
         all.get(&format!("{owner}/*")).cloned()
@@ -413,4 +419,23 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn upstreams_load_and_cover_every_rule() {
+        let all = super::upstreams().unwrap_or_else(|e| panic!("{e}"));
+        assert!(!all.is_empty());
+        let engine = crate::Engine::builtin().unwrap();
+        for r in engine.rules() {
+            if let Some(repo) = &r.upstream {
+                assert!(
+                    super::upstream_for(repo).is_some(),
+                    "{}: no contribution rules for {repo} in rules/upstreams.yaml",
+                    r.id
+                );
+            }
+        }
+    }
 }
