@@ -73,6 +73,8 @@ fn evidence_line(e: &Evidence) -> String {
         serde_json::Value::String(s) => s.clone(),
         v => v.to_string(),
     };
+    // One line per evidence: multi-line values (embedded YAML) are folded.
+    let value = value.trim_end().replace('\n', " ↵ ");
     let value = if value.chars().count() > 160 {
         format!("{}…", value.chars().take(160).collect::<String>())
     } else {

@@ -33,6 +33,7 @@ pub const SUBJECTS: &[&str] = &[
     "resourceFlavors",
     "podGroup",
     "kaiQueue",
+    "nodes",
     "node",
     "runtimeClass",
     "resourceClaims",
@@ -574,6 +575,25 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         b.set_one("fakeGpuTopology", id);
         b.set_many("nodeTopologies", &node_cms);
     }
+
+    // The nodes worth citing: the bound node, the closest candidates for each requested device,
+    // and fake-gpu-operator's pool nodes; sorted by name, at most 16.
+    let mut node_names: Vec<String> = Vec::new();
+    if let Some(pv) = &pod_value {
+        node_names.extend(str_at(pv, "/spec/nodeName").map(str::to_string));
+    }
+    for r in resources_fact.as_array().into_iter().flatten() {
+        for c in r["closest"].as_array().into_iter().flatten() {
+            node_names.extend(c["node"].as_str().map(str::to_string));
+        }
+    }
+    for n in fake_fact["nodes"].as_array().into_iter().flatten() {
+        node_names.extend(n["node"].as_str().map(str::to_string));
+    }
+    node_names.sort();
+    node_names.dedup();
+    let node_ids: Vec<ObjId> = node_names.iter().filter_map(|n| ix.nodes().get(n).map(|i| i.id)).take(16).collect();
+    b.set_many("nodes", &node_ids);
 
     // Events about every linked object, normalized to one shape, oldest first.
     let mut evs: Vec<ObjId> = Vec::new();
