@@ -7,8 +7,9 @@ use std::process::{Command, ExitCode};
 const HELP: &str = "\
 cargo xtask <task>
 
-  ci            every check CI runs: fmt, clippy (warnings denied), tests, docs --check,
-                the core built for wasm32-unknown-unknown (installs the target if missing)
+  ci            every check CI runs: fmt, clippy (warnings denied), the scenario consistency
+                check, tests, docs --check, the core built for wasm32-unknown-unknown
+                (installs the target if missing)
   demo          the main job with no cluster: diagnose the built-in example scenarios
   docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
                 with --check, fail when the committed files are stale
@@ -78,6 +79,8 @@ fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ]))?;
+    // Scenario bundles must stay internally consistent (uids, owners, events, GPU arithmetic).
+    run(Command::new("python3").arg("tests/scenarios/check_consistency.py"))?;
     run(cargo().args(["test", "--workspace"]))?;
     docs(true)?;
     run(cargo().args([
