@@ -29,25 +29,11 @@ pub struct BundleMeta {
     pub context: Option<String>,
     #[serde(default)]
     pub target: Option<serde_json::Value>,
+    /// What the collector could not read (`kind` may be empty when only the resource is known).
     #[serde(default)]
-    pub unreadable: Vec<Unreadable>,
+    pub unreadable: Vec<crate::diagnosis::Missing>,
     #[serde(default)]
     pub redacted: Option<bool>,
-}
-
-/// Something the collector could not read.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Unreadable {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    pub why: String,
 }
 
 /// One object of the bundle: its identity and where its JSON is.

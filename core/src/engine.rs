@@ -282,17 +282,11 @@ impl Engine {
         let mut missing = view.missing.clone();
         if let Some(meta) = ix.bundle().meta() {
             for u in &meta.unreadable {
-                missing.push(Missing {
-                    kind: u
-                        .kind
-                        .clone()
-                        .unwrap_or_else(|| kind_of_resource(u.resource.as_deref().unwrap_or(""))),
-                    api_version: u.api_version.clone(),
-                    resource: u.resource.clone(),
-                    namespace: u.namespace.clone(),
-                    name: None,
-                    why: u.why.clone(),
-                });
+                let mut m = u.clone();
+                if m.kind.is_empty() {
+                    m.kind = kind_of_resource(m.resource.as_deref().unwrap_or(""));
+                }
+                missing.push(m);
             }
         }
         missing.sort();

@@ -273,36 +273,27 @@ pub fn work_items(ix: &Index) -> Vec<(ObjId, String, bool)> {
 
 /// Candidate targets: work that needs attention first, then the rest; each with its status.
 pub fn targets(ix: &Index) -> Vec<TargetEntry> {
+    let entry = |id: ObjId, status: String, settled: bool| {
+        let o = ix.object(id);
+        TargetEntry {
+            kind: o.kind.clone(),
+            api_version: o.api_version.clone(),
+            namespace: o.namespace.clone(),
+            name: o.name.clone(),
+            status,
+            needs_attention: !settled,
+            value: object_ref(ix, id).target_value(),
+        }
+    };
     let mut entries: Vec<TargetEntry> = work_items(ix)
         .into_iter()
-        .map(|(id, status, settled)| {
-            let o = ix.object(id);
-            let r = object_ref(ix, id);
-            TargetEntry {
-                kind: o.kind.clone(),
-                api_version: o.api_version.clone(),
-                namespace: o.namespace.clone(),
-                name: o.name.clone(),
-                status,
-                needs_attention: !settled,
-                value: r.target_value(),
-            }
-        })
+        .map(|(id, status, settled)| entry(id, status, settled))
         .collect();
     // Pods of work objects are targets too, after their owners.
     for (id, o) in ix.bundle().objects().iter().enumerate() {
         if o.kind == "Pod" && top_work(ix, id).is_some() {
             let (status, settled) = facts::pod_status(&ix.value(id));
-            let r = object_ref(ix, id);
-            entries.push(TargetEntry {
-                kind: o.kind.clone(),
-                api_version: o.api_version.clone(),
-                namespace: o.namespace.clone(),
-                name: o.name.clone(),
-                status,
-                needs_attention: !settled,
-                value: r.target_value(),
-            });
+            entries.push(entry(id, status, settled));
         }
     }
     let kind_rank = |k: &str| if k == "Pod" { 1 } else { 0 };

@@ -592,7 +592,11 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     }
     node_names.sort();
     node_names.dedup();
-    let node_ids: Vec<ObjId> = node_names.iter().filter_map(|n| ix.nodes().get(n).map(|i| i.id)).take(16).collect();
+    let node_ids: Vec<ObjId> = node_names
+        .iter()
+        .filter_map(|n| ix.nodes().get(n).map(|i| i.id))
+        .take(16)
+        .collect();
     b.set_many("nodes", &node_ids);
 
     // Events about every linked object, normalized to one shape, oldest first.
@@ -647,6 +651,12 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     }
     let tv = b.value(target);
     let (status, settled) = work_status(ix, target, &tv, &pods);
+    let jobset_fact = match b.refs.get("jobSet") {
+        Some(SubjectRef::One(r)) => ix
+            .get("jobset.x-k8s.io", "JobSet", r.namespace.as_deref(), &r.name)
+            .map_or(Value::Null, |id| jobset_fact(&mut b, id)),
+        _ => Value::Null,
+    };
     let kueue_installed = ix
         .kinds()
         .iter()
@@ -659,6 +669,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             "resources": resources_fact,
             "group": group_fact,
             "fakeGpu": fake_fact,
+            "jobSet": jobset_fact,
             "installed": {"kueue": kueue_installed},
             "now": now.map(crate::time::format_rfc3339),
             "podAge": pod.and_then(|p| Some(now? - ix.created(p)?)),
@@ -698,6 +709,50 @@ fn group_of_pods(
         })
         .collect();
     facts::group(kind, name, expected, &rows)
+}
+
+/// A JobSet's child Jobs against its spec: `{name, suspended, jobsExpected, jobsPresent,
+/// jobsSuspended, replicatedJobs: [{name, replicas, jobsPresent, podsPerJob}]}`. Child Jobs are
+/// found by owner reference and matched to their replicated job by the
+/// `jobset.sigs.k8s.io/replicatedjob-name` label.
+fn jobset_fact(b: &mut Builder, id: ObjId) -> Value {
+    let js = b.value(id);
+    let jobs: Vec<Value> =
+        b.ix.children(id)
+            .to_vec()
+            .into_iter()
+            .filter(|&c| b.ix.object(c).kind == "Job")
+            .map(|c| b.value(c))
+            .collect();
+    let mut rows = Vec::new();
+    let mut expected = 0;
+    for rj in js
+        .pointer("/spec/replicatedJobs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let name = rj["name"].as_str().unwrap_or("");
+        let replicas = rj["replicas"].as_u64().unwrap_or(1);
+        expected += replicas;
+        let present = jobs
+            .iter()
+            .filter(|j| label(j, "jobset.sigs.k8s.io/replicatedjob-name") == Some(name))
+            .count();
+        let per_job = rj
+            .pointer("/template/spec/parallelism")
+            .and_then(Value::as_u64)
+            .unwrap_or(1);
+        rows.push(json!({"name": name, "replicas": replicas, "jobsPresent": present, "podsPerJob": per_job}));
+    }
+    let suspended = jobs
+        .iter()
+        .filter(|j| j.pointer("/spec/suspend") == Some(&Value::Bool(true)))
+        .count();
+    json!({
+        "name": b.ix.object(id).name, "suspended": js.pointer("/spec/suspend") == Some(&Value::Bool(true)),
+        "jobsExpected": expected, "jobsPresent": jobs.len(), "jobsSuspended": suspended, "replicatedJobs": rows,
+    })
 }
 
 /// The GPUs a KAI-Scheduler GPU-sharing pod asks for: `gpu-fraction` (times
@@ -947,42 +1002,22 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String,
     };
     match (t.group(), t.kind.as_str()) {
         ("", "Pod") => facts::pod_status(v),
-        ("batch", "Job") => {
-            if cond_true("Complete") {
-                ("Complete".into(), true)
+        // Jobs and JobSets: finished, failed, held (suspended), or as their pods are.
+        ("batch", "Job") | ("jobset.x-k8s.io", "JobSet") => {
+            let done = if t.kind == "Job" {
+                "Complete"
+            } else {
+                "Completed"
+            };
+            if cond_true(done) {
+                (done.into(), true)
             } else if cond_true("Failed") {
                 ("Failed".into(), false)
             } else if v.pointer("/spec/suspend") == Some(&Value::Bool(true)) {
                 ("Suspended".into(), false)
             } else {
                 let s = pods_settled();
-                (
-                    if s {
-                        "Running".into()
-                    } else {
-                        "Pending".to_string()
-                    },
-                    s,
-                )
-            }
-        }
-        ("jobset.x-k8s.io", "JobSet") => {
-            if cond_true("Completed") {
-                ("Completed".into(), true)
-            } else if cond_true("Failed") {
-                ("Failed".into(), false)
-            } else if v.pointer("/spec/suspend") == Some(&Value::Bool(true)) {
-                ("Suspended".into(), false)
-            } else {
-                let s = pods_settled();
-                (
-                    if s {
-                        "Running".into()
-                    } else {
-                        "Pending".to_string()
-                    },
-                    s,
-                )
+                (if s { "Running" } else { "Pending" }.into(), s)
             }
         }
         ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => {
