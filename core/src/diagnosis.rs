@@ -219,6 +219,7 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
     let diag = schemars::schema_for!(Diagnosis);
     let scan = schemars::schema_for!(ScanReport);
     let targets = schemars::schema_for!(Vec<TargetEntry>);
+    let rules = schemars::schema_for!(Vec<crate::render::RuleInfo>);
     vec![
         (
             "diagnosis.schema.json",
@@ -231,6 +232,10 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
         (
             "targets.schema.json",
             serde_json::to_value(targets).unwrap_or_default(),
+        ),
+        (
+            "rules.schema.json",
+            serde_json::to_value(rules).unwrap_or_default(),
         ),
     ]
 }

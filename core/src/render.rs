@@ -334,16 +334,82 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
     out
 }
 
-/// A rule's metadata as JSON (the `rules()` export and `kubectl layer rules -o json`).
-pub fn rule_metadata(r: &crate::rule::Rule) -> serde_json::Value {
-    serde_json::json!({
-        "id": r.id, "layer": r.layer, "kind": r.kind, "severity": r.severity,
-        "state": r.state, "saidYes": r.said_yes, "saidNo": r.said_no,
-        "summary": r.summary, "message": r.message, "why": r.why, "fix": r.fix,
-        "next": r.next, "upstream": r.upstream, "contributing": r.upstream.as_deref().and_then(upstream_for),
-        "decidedBy": r.decided_by, "versions": r.versions, "references": r.references,
-        "explains": r.explains,
-    })
+/// A rule's metadata and documentation, as `kubectl layer rules -o json` and the npm package's
+/// `rules()` return it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RuleInfo {
+    pub id: String,
+    pub layer: crate::layer::Layer,
+    /// `finding`, `status` or `misalignment`.
+    pub kind: String,
+    /// For findings.
+    pub severity: Option<Severity>,
+    /// For status rules: the layer state it sets.
+    pub state: Option<LayerState>,
+    pub said_yes: Option<crate::layer::Layer>,
+    pub said_no: Option<crate::layer::Layer>,
+    pub summary: String,
+    pub message: String,
+    pub why: String,
+    pub fix: String,
+    pub next: Vec<String>,
+    pub upstream: Option<String>,
+    /// The upstream project's contribution rules.
+    pub contributing: Option<UpstreamInfo>,
+    pub decided_by: Vec<String>,
+    pub versions: Option<String>,
+    pub references: Vec<String>,
+    pub explains: Vec<String>,
+    /// The rule's documentation as Markdown (what `kubectl layer explain` prints).
+    pub documentation: String,
+}
+
+/// An upstream project's contribution rules.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct UpstreamInfo {
+    pub project: String,
+    pub rules: Vec<String>,
+}
+
+/// A rule's metadata.
+pub fn rule_info(r: &crate::rule::Rule) -> RuleInfo {
+    use crate::rule::RuleKind;
+    RuleInfo {
+        id: r.id.clone(),
+        layer: r.layer,
+        kind: match r.kind {
+            RuleKind::Finding => "finding",
+            RuleKind::Status => "status",
+            RuleKind::Misalignment => "misalignment",
+        }
+        .into(),
+        severity: (r.kind == RuleKind::Finding).then_some(r.severity),
+        state: r.state,
+        said_yes: r.said_yes,
+        said_no: r.said_no,
+        summary: r.summary.clone(),
+        message: r.message.clone(),
+        why: r.why.clone(),
+        fix: r.fix.clone(),
+        next: r.next.clone(),
+        upstream: r.upstream.clone(),
+        contributing: r
+            .upstream
+            .as_deref()
+            .and_then(upstream_for)
+            .map(|u| UpstreamInfo {
+                project: u.project,
+                rules: u.rules,
+            }),
+        decided_by: r.decided_by.clone(),
+        versions: r.versions.clone(),
+        references: r.references.clone(),
+        explains: r.explains.clone(),
+        documentation: rule_doc(r),
+    }
 }
 
 /// A rule's documentation as Markdown (`kubectl layer explain` and `docs/rules/`).

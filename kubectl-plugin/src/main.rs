@@ -307,8 +307,8 @@ fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
     s
 }
 
-fn rule_json(r: &layer_core::rule::Rule) -> serde_json::Value {
-    layer_core::render::rule_metadata(r)
+fn rule_json(r: &layer_core::rule::Rule) -> layer_core::render::RuleInfo {
+    layer_core::render::rule_info(r)
 }
 
 fn read_index(input: &Input) -> Result<Index, Failure> {

@@ -1,6 +1,8 @@
 //! `cargo xtask …`: everything that is not plain `cargo`. Each task prints what it runs, so a
 //! failure in CI names the step.
 
+mod wasm;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -11,6 +13,9 @@ cargo xtask <task>
                 check, tests, docs --check, the core built for wasm32-unknown-unknown
                 (installs the target if missing)
   demo          the main job with no cluster: diagnose the built-in example scenarios
+  wasm          build the npm package into wasm/pkg/ (needs wasm-bindgen-cli = Cargo.lock's)
+  wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
+                Node against the native CLI
   docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
                 with --check, fail when the committed files are stale
 ";
@@ -21,6 +26,8 @@ fn main() -> ExitCode {
         Some("ci") => ci(),
         Some("demo") => demo(),
         Some("docs") => docs(args.iter().any(|a| a == "--check")),
+        Some("wasm") => wasm::build(),
+        Some("wasm-test") => wasm::test(),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -36,20 +43,21 @@ fn main() -> ExitCode {
     }
 }
 
-fn root() -> PathBuf {
+pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("workspace root")
         .to_path_buf()
 }
 
-fn run(cmd: &mut Command) -> Result<(), String> {
+pub fn run(cmd: &mut Command) -> Result<(), String> {
     let shown = format!("{cmd:?}").replace('"', "");
     eprintln!("==> {shown}");
-    let status = cmd
-        .current_dir(root())
-        .status()
-        .map_err(|e| format!("{shown}: {e}"))?;
+    // Tasks run from the workspace root unless they chose a directory.
+    if cmd.get_current_dir().is_none() {
+        cmd.current_dir(root());
+    }
+    let status = cmd.status().map_err(|e| format!("{shown}: {e}"))?;
     if status.success() {
         Ok(())
     } else {
@@ -57,7 +65,7 @@ fn run(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
-fn cargo() -> Command {
+pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 

@@ -1,0 +1,25 @@
+// Browser entry point: `await init()` fetches and instantiates the wasm module once; the
+// functions throw an Error with code `not-initialized` before that.
+import initWasm, * as raw from './web/layer_wasm.js';
+import { bind } from './api.mjs';
+
+let ready = null;
+let loaded = false;
+
+/** Load the WebAssembly module (optionally from a URL, Response or bytes). Idempotent. */
+export function init(input) {
+  ready ??= initWasm(input === undefined ? undefined : { module_or_path: input }).then(() => {
+    loaded = true;
+  });
+  return ready;
+}
+
+const api = bind(raw, () => {
+  if (!loaded) {
+    const e = new Error('kubectl-layer: await init() before calling the package in a browser');
+    e.code = 'not-initialized';
+    throw e;
+  }
+});
+
+export const { diagnose, scan, targets, rules, markdown, text, version } = api;

@@ -1,0 +1,222 @@
+//! What the JavaScript functions do, in plain Rust: parse the inputs, call the core, serialize
+//! the answer. Errors carry the CLI's stable codes (`parse`, `input-too-large`,
+//! `target-not-found`, `target-ambiguous`, `usage`, `rules`).
+
+use layer_core::{Bundle, Engine, Index, Options, ReadLimits, TargetSpec};
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+/// A failure, as JavaScript will see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub code: String,
+    pub message: String,
+}
+
+impl From<layer_core::Error> for ApiError {
+    fn from(e: layer_core::Error) -> Self {
+        ApiError {
+            code: e.code().to_string(),
+            message: e.to_string(),
+        }
+    }
+}
+
+fn usage(message: String) -> ApiError {
+    ApiError {
+        code: "usage".into(),
+        message,
+    }
+}
+
+/// Options shared by the functions (all optional).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct JsOptions {
+    /// "Now" as RFC 3339.
+    now: Option<String>,
+    /// Refuse larger inputs (bytes).
+    max_input_bytes: Option<usize>,
+}
+
+/// A target: `"Kind/namespace/name"`, `"KIND/NAME"`, `"NAME"`, or `{kind?, namespace?, name}`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum JsTarget {
+    Text(String),
+    Object {
+        kind: Option<String>,
+        namespace: Option<String>,
+        name: String,
+    },
+}
+
+fn engine() -> Result<&'static Engine, ApiError> {
+    static ENGINE: OnceLock<Result<Engine, ApiError>> = OnceLock::new();
+    ENGINE
+        .get_or_init(|| {
+            Engine::builtin().map_err(|e| ApiError {
+                code: e.code().into(),
+                message: e.to_string(),
+            })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn options(json: &str) -> Result<JsOptions, ApiError> {
+    if json.trim().is_empty() || json.trim() == "null" {
+        return Ok(JsOptions::default());
+    }
+    serde_json::from_str(json).map_err(|e| usage(format!("invalid options: {e}")))
+}
+
+fn index(bundle: &str, opts: &JsOptions) -> Result<Index, ApiError> {
+    let limits = ReadLimits {
+        max_bytes: opts
+            .max_input_bytes
+            .unwrap_or(ReadLimits::default().max_bytes),
+    };
+    let b = Bundle::parse_with(bundle, limits).map_err(layer_core::Error::from)?;
+    Ok(Index::new(b))
+}
+
+fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
+    serde_json::to_string(v).map_err(|e| ApiError {
+        code: "internal".into(),
+        message: e.to_string(),
+    })
+}
+
+/// `diagnose(bundle, target?, options?)`.
+pub fn diagnose(bundle: &str, target: &str, options_json: &str) -> Result<String, ApiError> {
+    let opts = options(options_json)?;
+    let target: Option<JsTarget> = if target.trim().is_empty() {
+        None
+    } else {
+        serde_json::from_str(target).map_err(|e| usage(format!("invalid target: {e}")))?
+    };
+    let ix = index(bundle, &opts)?;
+    let core_opts = Options { now: opts.now };
+    let d = match target {
+        None => layer_core::diagnose_first(engine()?, &ix, &core_opts)
+            .map_err(layer_core::Error::from)?,
+        Some(t) => {
+            let spec = match t {
+                JsTarget::Text(s) => TargetSpec::parse(&s, None),
+                JsTarget::Object {
+                    kind,
+                    namespace,
+                    name,
+                } => TargetSpec {
+                    kind,
+                    namespace: namespace.filter(|n| !n.is_empty()),
+                    name,
+                },
+            };
+            layer_core::diagnose(engine()?, &ix, &spec, &core_opts)
+                .map_err(layer_core::Error::from)?
+        }
+    };
+    to_json(&d)
+}
+
+/// `scan(bundle, options?)`.
+pub fn scan(bundle: &str, options_json: &str) -> Result<String, ApiError> {
+    let opts = options(options_json)?;
+    let ix = index(bundle, &opts)?;
+    to_json(&layer_core::scan(
+        engine()?,
+        &ix,
+        &Options { now: opts.now },
+    ))
+}
+
+/// `targets(bundle)`.
+pub fn targets(bundle: &str, options_json: &str) -> Result<String, ApiError> {
+    let opts = options(options_json)?;
+    let ix = index(bundle, &opts)?;
+    to_json(&layer_core::targets(&ix))
+}
+
+/// `rules()`.
+pub fn rules() -> Result<String, ApiError> {
+    let infos: Vec<_> = engine()?
+        .rules()
+        .iter()
+        .map(layer_core::render::rule_info)
+        .collect();
+    to_json(&infos)
+}
+
+fn parse_diagnosis(json: &str) -> Result<layer_core::Diagnosis, ApiError> {
+    serde_json::from_str(json).map_err(|e| usage(format!("not a Diagnosis: {e}")))
+}
+
+/// `markdown(diagnosis)`.
+pub fn markdown(diagnosis: &str) -> Result<String, ApiError> {
+    Ok(layer_core::render::markdown(&parse_diagnosis(diagnosis)?))
+}
+
+/// `text(diagnosis)`.
+pub fn text(diagnosis: &str) -> Result<String, ApiError> {
+    Ok(layer_core::render::text(
+        &parse_diagnosis(diagnosis)?,
+        layer_core::render::Style { color: false },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}"#;
+
+    #[test]
+    fn diagnoses_by_every_target_form() {
+        for t in [
+            "",
+            "\"p\"",
+            "\"Pod/ml/p\"",
+            r#"{"name":"p"}"#,
+            r#"{"kind":"pod","namespace":"ml","name":"p"}"#,
+        ] {
+            let d: serde_json::Value =
+                serde_json::from_str(&diagnose(POD, t, "").unwrap()).unwrap();
+            assert_eq!(d["verdict"]["state"], "ok", "target {t}");
+        }
+    }
+
+    #[test]
+    fn errors_carry_stable_codes() {
+        assert_eq!(diagnose("{", "", "").unwrap_err().code, "parse");
+        assert_eq!(
+            diagnose(POD, "\"nope\"", "").unwrap_err().code,
+            "target-not-found"
+        );
+        assert_eq!(
+            diagnose(POD, "", r#"{"maxInputBytes": 5}"#)
+                .unwrap_err()
+                .code,
+            "input-too-large"
+        );
+        assert_eq!(
+            diagnose(POD, "", r#"{"bogus": 1}"#).unwrap_err().code,
+            "usage"
+        );
+        assert_eq!(markdown("{}").unwrap_err().code, "usage");
+    }
+
+    #[test]
+    fn renders_and_lists() {
+        let d = diagnose(POD, "", "").unwrap();
+        assert!(markdown(&d).unwrap().starts_with("### "));
+        assert!(text(&d).unwrap().contains("Pod ml/p"));
+        let r: Vec<serde_json::Value> = serde_json::from_str(&rules().unwrap()).unwrap();
+        assert!(r.iter().all(|x| x["id"].is_string()));
+        let s: serde_json::Value = serde_json::from_str(&scan(POD, "").unwrap()).unwrap();
+        assert_eq!(s["schemaVersion"], "kubectl-layer/v1");
+        let t: serde_json::Value = serde_json::from_str(&targets(POD, "").unwrap()).unwrap();
+        assert_eq!(t[0]["value"], "Pod/ml/p");
+    }
+}

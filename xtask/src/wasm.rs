@@ -1,0 +1,348 @@
+//! `cargo xtask wasm`: build the npm package into `wasm/pkg/`. The wasm module is built with the
+//! `wasm-release` profile and bound with wasm-bindgen-cli (whose version must equal the
+//! `wasm-bindgen` in Cargo.lock), once for Node (CommonJS, loads synchronously) and once for
+//! browsers (ES module, `await init()`); the hand-written ES module in `wasm/npm/` gives both
+//! one API. `index.d.ts` is generated from the contract's JSON Schemas, so the TypeScript types
+//! are the Rust types.
+
+use crate::{root, run};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+const CRATE: &str = "kubectl-layer-wasm";
+const WASM: &str = "target/wasm32-unknown-unknown/wasm-release/layer_wasm.wasm";
+
+/// The wasm-bindgen version pinned in Cargo.lock.
+pub fn locked_bindgen_version() -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| e.to_string())?;
+    let mut lines = lock.lines();
+    while let Some(l) = lines.next() {
+        if l == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \"")) {
+                return Ok(v.trim_end_matches('"').to_string());
+            }
+        }
+    }
+    Err("wasm-bindgen is not in Cargo.lock".into())
+}
+
+fn check_bindgen() -> Result<(), String> {
+    let want = locked_bindgen_version()?;
+    let have = Command::new("wasm-bindgen")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if have != format!("wasm-bindgen {want}") {
+        return Err(format!(
+            "wasm-bindgen {want} is needed on PATH (found `{have}`): cargo install wasm-bindgen-cli --version ={want}"
+        ));
+    }
+    Ok(())
+}
+
+pub fn build() -> Result<(), String> {
+    check_bindgen()?;
+    run(crate::cargo().args([
+        "build",
+        "-p",
+        CRATE,
+        "--profile",
+        "wasm-release",
+        "--target",
+        "wasm32-unknown-unknown",
+    ]))?;
+    let pkg = root().join("wasm/pkg");
+    let _ = std::fs::remove_dir_all(&pkg);
+    for (target, dir) in [("nodejs", "node"), ("web", "web")] {
+        run(Command::new("wasm-bindgen").args([
+            "--target",
+            target,
+            "--remove-name-section",
+            "--remove-producers-section",
+            "--out-dir",
+            &format!("wasm/pkg/{dir}"),
+            WASM,
+        ]))?;
+    }
+    // The Node glue is CommonJS inside a `"type": "module"` package.
+    write(&pkg.join("node/package.json"), "{\"type\": \"commonjs\"}\n")?;
+    let npm = root().join("wasm/npm");
+    for f in ["api.mjs", "index.node.mjs", "index.web.mjs", "README.md"] {
+        std::fs::copy(npm.join(f), pkg.join(f)).map_err(|e| format!("{f}: {e}"))?;
+    }
+    std::fs::copy(root().join("LICENSE"), pkg.join("LICENSE"))
+        .map_err(|e| format!("LICENSE: {e}"))?;
+    let version = env!("CARGO_PKG_VERSION");
+    let template =
+        std::fs::read_to_string(npm.join("package.template.json")).map_err(|e| e.to_string())?;
+    write(
+        &pkg.join("package.json"),
+        &template.replace("@VERSION@", version),
+    )?;
+    write(&pkg.join("index.d.ts"), &typescript()?)?;
+    let wasm = pkg.join("web/layer_wasm_bg.wasm");
+    let raw = std::fs::metadata(&wasm).map_err(|e| e.to_string())?.len();
+    let gz = gzip_size(&wasm)?;
+    eprintln!(
+        "==> wasm/pkg: kubectl-layer {version}; layer_wasm_bg.wasm {raw} bytes raw, {gz} bytes gzip -9"
+    );
+    if gz > 1024 * 1024 {
+        return Err(format!(
+            "the wasm module is {gz} bytes gzipped, over the 1 MiB budget"
+        ));
+    }
+    Ok(())
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+pub fn gzip_size(path: &Path) -> Result<u64, String> {
+    let out = Command::new("gzip")
+        .args(["-9", "-c"])
+        .arg(path)
+        .output()
+        .map_err(|e| format!("gzip: {e}"))?;
+    Ok(out.stdout.len() as u64)
+}
+
+/// TypeScript declarations: the contract's types from the JSON Schemas, then the functions.
+pub fn typescript() -> Result<String, String> {
+    let mut defs: BTreeMap<String, Value> = BTreeMap::new();
+    for (_, schema) in layer_core::diagnosis::schemas() {
+        if let Some(d) = schema.get("$defs").and_then(Value::as_object) {
+            for (k, v) in d {
+                defs.insert(k.clone(), v.clone());
+            }
+        }
+        if let Some(title) = schema.get("title").and_then(Value::as_str) {
+            if !title.starts_with("Array_of_") {
+                let mut root_def = schema.clone();
+                if let Some(o) = root_def.as_object_mut() {
+                    o.remove("$defs");
+                    o.remove("$schema");
+                }
+                defs.insert(title.to_string(), root_def);
+            }
+        }
+    }
+    let mut out = String::from(
+        "// Generated by `cargo xtask wasm` from the Rust types (docs/schema/); do not edit.\n\n",
+    );
+    for (name, def) in &defs {
+        if let Some(d) = def.get("description").and_then(Value::as_str) {
+            out.push_str(&doc(d, ""));
+        }
+        match def.get("properties").and_then(Value::as_object) {
+            Some(props) => {
+                let required: Vec<&str> = def
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                out.push_str(&format!("export interface {name} {{\n"));
+                for (k, v) in props {
+                    if let Some(d) = v.get("description").and_then(Value::as_str) {
+                        out.push_str(&doc(d, "  "));
+                    }
+                    let opt = if required.contains(&k.as_str()) {
+                        ""
+                    } else {
+                        "?"
+                    };
+                    out.push_str(&format!("  {k}{opt}: {};\n", ts_type(v)));
+                }
+                out.push_str("}\n\n");
+            }
+            None => out.push_str(&format!("export type {name} = {};\n\n", ts_type(def))),
+        }
+    }
+    out.push_str(FUNCTIONS);
+    Ok(out)
+}
+
+fn doc(text: &str, indent: &str) -> String {
+    let mut s = format!("{indent}/**\n");
+    for l in text.lines() {
+        s.push_str(&format!("{indent} * {}\n", l.replace("*/", "*\\/")));
+    }
+    s.push_str(&format!("{indent} */\n"));
+    s
+}
+
+fn ts_type(s: &Value) -> String {
+    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        return r.rsplit('/').next().unwrap_or("unknown").to_string();
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(alts) = s.get(key).and_then(Value::as_array) {
+            return alts.iter().map(ts_type).collect::<Vec<_>>().join(" | ");
+        }
+    }
+    if let Some(vals) = s.get("enum").and_then(Value::as_array) {
+        return vals
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(" | ");
+    }
+    if let Some(c) = s.get("const") {
+        return c.to_string();
+    }
+    let one = |t: &str| -> String {
+        match t {
+            "string" => "string".into(),
+            "integer" | "number" => "number".into(),
+            "boolean" => "boolean".into(),
+            "null" => "null".into(),
+            "array" => {
+                let item = s
+                    .get("items")
+                    .map_or_else(|| "unknown".to_string(), ts_type);
+                if item.contains(' ') {
+                    format!("Array<{item}>")
+                } else {
+                    format!("{item}[]")
+                }
+            }
+            "object" => match s.get("additionalProperties") {
+                Some(ap) if ap.is_object() => format!("Record<string, {}>", ts_type(ap)),
+                _ => "Record<string, unknown>".into(),
+            },
+            _ => "unknown".into(),
+        }
+    };
+    match s.get("type") {
+        Some(Value::String(t)) => one(t),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .map(one)
+            .collect::<Vec<_>>()
+            .join(" | "),
+        _ => "unknown".into(),
+    }
+}
+
+const FUNCTIONS: &str = r#"/** A target: `"Kind/namespace/name"`, `"KIND/NAME"`, `"NAME"` (a pod), or an object. */
+export type TargetSpec = string | { kind?: string; namespace?: string; name: string };
+
+/** Options shared by the functions. */
+export interface Options {
+  /** Reason as if it were this time (RFC 3339). */
+  now?: string;
+  /** Refuse larger inputs (bytes). */
+  maxInputBytes?: number;
+}
+
+/** What the package throws: an Error with a stable code (the CLI's codes). */
+export interface LayerError extends Error {
+  code: 'parse' | 'input-too-large' | 'target-not-found' | 'target-ambiguous' | 'usage' | 'rules' | 'not-initialized' | 'internal';
+}
+
+/** `kubectl get … -o json` or `-o yaml` output (any of the accepted forms), or an object. */
+export type BundleInput = string | Uint8Array | object;
+
+/** Load the WebAssembly module (browser); resolves at once in Node. */
+export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
+/** Diagnose one target; without one, the first candidate of `targets()`. */
+export function diagnose(bundle: BundleInput, target?: TargetSpec | null, options?: Options): Diagnosis;
+/** Every piece of work that is not running, diagnosed. */
+export function scan(bundle: BundleInput, options?: Options): ScanReport;
+/** Candidate targets, work that needs attention first. */
+export function targets(bundle: BundleInput, options?: Options): TargetEntry[];
+/** Every rule's metadata and documentation. */
+export function rules(): RuleInfo[];
+/** A diagnosis as Markdown for an upstream issue. */
+export function markdown(diagnosis: Diagnosis): string;
+/** A diagnosis as the CLI's plain text. */
+export function text(diagnosis: Diagnosis): string;
+/** The package version. */
+export function version(): string;
+"#;
+
+/// `cargo xtask wasm-test`: pack the package, install the tarball into a throwaway consumer
+/// project, and replay every scenario through it against the native CLI (node:test).
+pub fn test() -> Result<(), String> {
+    build()?;
+    run(crate::cargo().args(["build", "-p", "kubectl-layer"]))?;
+    let work = std::env::temp_dir().join(format!("kubectl-layer-npm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(work.join("consumer")).map_err(|e| e.to_string())?;
+    let pack = Command::new("npm")
+        .args(["pack", "--silent", "--pack-destination"])
+        .arg(&work)
+        .current_dir(root().join("wasm/pkg"))
+        .output()
+        .map_err(|e| format!("npm pack: {e}"))?;
+    if !pack.status.success() {
+        return Err(format!(
+            "npm pack failed: {}",
+            String::from_utf8_lossy(&pack.stderr)
+        ));
+    }
+    let tarball = work.join(
+        String::from_utf8_lossy(&pack.stdout)
+            .trim()
+            .lines()
+            .last()
+            .unwrap_or_default(),
+    );
+    let consumer = work.join("consumer");
+    write(
+        &consumer.join("package.json"),
+        "{\"name\": \"consumer\", \"private\": true, \"type\": \"module\"}\n",
+    )?;
+    run(Command::new("npm")
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--offline",
+            "--silent",
+        ])
+        .arg(&tarball)
+        .current_dir(&consumer))?;
+    for f in ["package.test.mjs", "consumer.ts"] {
+        std::fs::copy(root().join("wasm/tests").join(f), consumer.join(f))
+            .map_err(|e| format!("{f}: {e}"))?;
+    }
+    // The declarations must type-check for a strict TypeScript consumer.
+    run(Command::new("npm")
+        .args([
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--silent",
+            "typescript@5",
+        ])
+        .current_dir(&consumer))?;
+    run(Command::new("npx")
+        .args([
+            "--no-install",
+            "tsc",
+            "--noEmit",
+            "--strict",
+            "--target",
+            "es2022",
+            "--module",
+            "nodenext",
+            "--moduleResolution",
+            "nodenext",
+            "--lib",
+            "es2022,dom",
+            "consumer.ts",
+        ])
+        .current_dir(&consumer))?;
+    let result = run(Command::new("node")
+        .args(["--test", "--test-reporter=spec", "package.test.mjs"])
+        .env("KL_SCENARIOS", root().join("tests/scenarios"))
+        .env("KL_CLI", root().join("target/debug/kubectl-layer"))
+        .current_dir(&consumer));
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
