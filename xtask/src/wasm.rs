@@ -19,10 +19,10 @@ pub fn locked_bindgen_version() -> Result<String, String> {
     let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| e.to_string())?;
     let mut lines = lock.lines();
     while let Some(l) = lines.next() {
-        if l == "name = \"wasm-bindgen\"" {
-            if let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \"")) {
-                return Ok(v.trim_end_matches('"').to_string());
-            }
+        if l == "name = \"wasm-bindgen\""
+            && let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \""))
+        {
+            return Ok(v.trim_end_matches('"').to_string());
         }
     }
     Err("wasm-bindgen is not in Cargo.lock".into())
@@ -119,15 +119,15 @@ pub fn typescript() -> Result<String, String> {
                 defs.insert(k.clone(), v.clone());
             }
         }
-        if let Some(title) = schema.get("title").and_then(Value::as_str) {
-            if !title.starts_with("Array_of_") {
-                let mut root_def = schema.clone();
-                if let Some(o) = root_def.as_object_mut() {
-                    o.remove("$defs");
-                    o.remove("$schema");
-                }
-                defs.insert(title.to_string(), root_def);
+        if let Some(title) = schema.get("title").and_then(Value::as_str)
+            && !title.starts_with("Array_of_")
+        {
+            let mut root_def = schema.clone();
+            if let Some(o) = root_def.as_object_mut() {
+                o.remove("$defs");
+                o.remove("$schema");
             }
+            defs.insert(title.to_string(), root_def);
         }
     }
     let mut out = String::from(
