@@ -117,7 +117,10 @@ fn malformed_input_names_what_and_where() {
 fn own_bundle_metadata_feeds_missing_and_now() {
     let s = scenarios::get("kueue-admitted-no-gpu-room").expect("scenario");
     let mut list: serde_json::Value = serde_json::from_str(&s.bundle_text()).unwrap();
-    list["items"].as_array_mut().unwrap().retain(|o| o["kind"] != "Node");
+    list["items"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|o| o["kind"] != "Node");
     list["kubectlLayer"] = serde_json::json!({
         "bundleVersion": 1, "collectedAt": "2026-11-20T10:30:00Z", "serverVersion": "v1.34.2",
         "unreadable": [{"resource": "nodes", "why": "forbidden"}], "redacted": true
@@ -125,15 +128,29 @@ fn own_bundle_metadata_feeds_missing_and_now() {
     let ix = Index::new(Bundle::parse(list.to_string()).unwrap());
     let (d, _) = support::diagnose(&ix, "Job/ml/trainer");
     assert!(
-        d.missing.iter().any(|m| m.kind == "Node" && m.resource.as_deref() == Some("nodes") && m.why == "forbidden"),
+        d.missing.iter().any(|m| m.kind == "Node"
+            && m.resource.as_deref() == Some("nodes")
+            && m.why == "forbidden"),
         "{:?}",
         d.missing
     );
     let now = d.now.expect("now");
-    assert_eq!((now.time.as_str(), now.source.as_str()), ("2026-11-20T10:30:00Z", "collectedAt"));
+    assert_eq!(
+        (now.time.as_str(), now.source.as_str()),
+        ("2026-11-20T10:30:00Z", "collectedAt")
+    );
     // Without nodes the device layer cannot be judged: unknown, never a guess.
     assert_eq!(d.layers[0].state, layer_core::LayerState::Unknown);
-    let opts = layer_core::Options { now: Some("2026-12-01T00:00:00Z".into()) };
+    let opts = layer_core::Options {
+        now: Some("2026-12-01T00:00:00Z".into()),
+    };
     let id = layer_core::target::resolve(&ix, &TargetSpec::parse("Job/ml/trainer", None)).unwrap();
-    assert_eq!(support::engine().diagnose(&ix, id, &opts).now.unwrap().source, "option");
+    assert_eq!(
+        support::engine()
+            .diagnose(&ix, id, &opts)
+            .now
+            .unwrap()
+            .source,
+        "option"
+    );
 }
