@@ -11,7 +11,7 @@ cargo xtask <task>
 
   ci            every check CI runs: fmt, clippy (warnings denied), the scenario consistency
                 check, tests, docs --check, the core built for wasm32-unknown-unknown
-                (installs the target if missing)
+                (installs the target if missing), and wasm-test
   demo          the main job with no cluster: diagnose the built-in example scenarios
   wasm          build the npm package into wasm/pkg/ (needs wasm-bindgen-cli = Cargo.lock's)
   wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
@@ -69,7 +69,10 @@ pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
-fn ci() -> Result<(), String> {
+/// Install what the checks need and a fresh machine lacks: the wasm32 target, the
+/// wasm-bindgen-cli that matches Cargo.lock (never `--locked`: its own lockfile pins a crate
+/// the registry mirror lacks), and PyYAML for the scenario checker.
+fn ensure_tools() -> Result<(), String> {
     let has_wasm = Command::new("rustup")
         .args(["target", "list", "--installed"])
         .output()
@@ -78,6 +81,24 @@ fn ci() -> Result<(), String> {
     if !has_wasm {
         run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
     }
+    let want = wasm::locked_bindgen_version()?;
+    let have = Command::new("wasm-bindgen")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    if have != format!("wasm-bindgen {want}") {
+        run(cargo().args(["install", "wasm-bindgen-cli", "--version", &format!("={want}")]))?;
+    }
+    let has_yaml = Command::new("python3").args(["-c", "import yaml"]).status().is_ok_and(|s| s.success());
+    if !has_yaml {
+        run(Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyyaml"]))?;
+    }
+    Ok(())
+}
+
+fn ci() -> Result<(), String> {
+    ensure_tools()?;
     run(cargo().args(["fmt", "--all", "--check"]))?;
     run(cargo().args([
         "clippy",
@@ -98,6 +119,8 @@ fn ci() -> Result<(), String> {
         "--target",
         "wasm32-unknown-unknown",
     ]))?;
+    // The npm package: built, packed, installed in a scratch project, replayed against the CLI.
+    wasm::test()?;
     eprintln!("==> ci: every check passed");
     Ok(())
 }
