@@ -88,9 +88,17 @@ fn ensure_tools() -> Result<(), String> {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
     if have != format!("wasm-bindgen {want}") {
-        run(cargo().args(["install", "wasm-bindgen-cli", "--version", &format!("={want}")]))?;
+        run(cargo().args([
+            "install",
+            "wasm-bindgen-cli",
+            "--version",
+            &format!("={want}"),
+        ]))?;
     }
-    let has_yaml = Command::new("python3").args(["-c", "import yaml"]).status().is_ok_and(|s| s.success());
+    let has_yaml = Command::new("python3")
+        .args(["-c", "import yaml"])
+        .status()
+        .is_ok_and(|s| s.success());
     if !has_yaml {
         run(Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyyaml"]))?;
     }
