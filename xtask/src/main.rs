@@ -3,6 +3,7 @@
 
 mod wasm;
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
@@ -149,7 +150,9 @@ fn demo() -> Result<(), String> {
             .unwrap_or_default()
             .to_string_lossy()
             .to_string();
-        println!(
+        // A closed pipe (`| head`) ends the demo quietly.
+        let _ = writeln!(
+            std::io::stdout(),
             "\n━━ scenario {name}: kubectl layer why {target} -f {}",
             bundle.strip_prefix(root()).unwrap_or(&bundle).display()
         );
