@@ -1,6 +1,7 @@
 //! `cargo xtask …`: everything that is not plain `cargo`. Each task prints what it runs, so a
 //! failure in CI names the step.
 
+mod bench;
 mod wasm;
 
 use std::io::Write as _;
@@ -12,11 +13,12 @@ cargo xtask <task>
 
   ci            every check CI runs: fmt, clippy (warnings denied), the scenario consistency
                 check, tests, docs --check, the core built for wasm32-unknown-unknown
-                (installs the target if missing), and wasm-test
+                (installs the target if missing), wasm-test, and bench --quick
   demo          the main job with no cluster: diagnose the built-in example scenarios
   wasm          build the npm package into wasm/pkg/ (needs wasm-bindgen-cli = Cargo.lock's)
   wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
                 Node against the native CLI
+  bench [--quick]  timings as ratios against a same-run baseline, into docs/benchmarks.md
   docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
                 with --check, fail when the committed files are stale
 ";
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
         Some("docs") => docs(args.iter().any(|a| a == "--check")),
         Some("wasm") => wasm::build(),
         Some("wasm-test") => wasm::test(),
+        Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -130,6 +133,8 @@ fn ci() -> Result<(), String> {
     ]))?;
     // The npm package: built, packed, installed in a scratch project, replayed against the CLI.
     wasm::test()?;
+    // Benchmarks report, never fail on timings; CI runs them small so they keep working.
+    bench::bench(true)?;
     eprintln!("==> ci: every check passed");
     Ok(())
 }

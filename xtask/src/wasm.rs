@@ -267,10 +267,11 @@ export function version(): string;
 
 /// `cargo xtask wasm-test`: pack the package, install the tarball into a throwaway consumer
 /// project, and replay every scenario through it against the native CLI (node:test).
-pub fn test() -> Result<(), String> {
+/// Build the package, pack it, and install the tarball into a fresh scratch project, as a user
+/// would. Returns the project directory (its parent is the scratch area to delete).
+pub fn scratch_consumer(tag: &str) -> Result<std::path::PathBuf, String> {
     build()?;
-    run(crate::cargo().args(["build", "-p", "kubectl-layer"]))?;
-    let work = std::env::temp_dir().join(format!("kubectl-layer-npm-{}", std::process::id()));
+    let work = std::env::temp_dir().join(format!("kubectl-layer-npm-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(work.join("consumer")).map_err(|e| e.to_string())?;
     let pack = Command::new("npm")
@@ -307,6 +308,16 @@ pub fn test() -> Result<(), String> {
         ])
         .arg(&tarball)
         .current_dir(&consumer))?;
+    Ok(consumer)
+}
+
+/// `cargo xtask wasm-test`: pack the package, install the tarball into a throwaway consumer
+/// project, type-check a TypeScript consumer, and replay every scenario through it against the
+/// native CLI (node:test).
+pub fn test() -> Result<(), String> {
+    let consumer = scratch_consumer("test")?;
+    let work = consumer.parent().expect("scratch area").to_path_buf();
+    run(crate::cargo().args(["build", "-p", "kubectl-layer"]))?;
     for f in ["package.test.mjs", "consumer.ts"] {
         std::fs::copy(root().join("wasm/tests").join(f), consumer.join(f))
             .map_err(|e| format!("{f}: {e}"))?;
