@@ -11,11 +11,14 @@ function normalize(e) {
   return err;
 }
 
+// Several inputs travel joined by NUL (which JSON and YAML text cannot contain); the core reads
+// each on its own and merges them.
 function bundleText(bundle) {
+  if (Array.isArray(bundle)) return bundle.map(bundleText).join('\0');
   if (typeof bundle === 'string') return bundle;
   if (bundle instanceof Uint8Array) return new TextDecoder().decode(bundle);
   if (bundle && typeof bundle === 'object') return JSON.stringify(bundle);
-  const err = new TypeError('bundle must be a string (kubectl get … -o json or -o yaml output) or an object');
+  const err = new TypeError('bundle must be a string (kubectl get … -o json or -o yaml output), an object, or an array of them');
   err.code = 'usage';
   throw err;
 }
@@ -44,6 +47,9 @@ export function bind(raw, ensureReady) {
     },
     rules() {
       return JSON.parse(call(raw.rulesJson));
+    },
+    object(bundle, ref) {
+      return JSON.parse(call(raw.objectJson, bundleText(bundle), JSON.stringify(ref)));
     },
     markdown(diagnosis) {
       return call(raw.markdownJson, JSON.stringify(diagnosis));

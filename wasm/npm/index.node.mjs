@@ -7,4 +7,4 @@ const raw = createRequire(import.meta.url)('./node/layer_wasm.js');
 const api = bind(raw, () => {});
 
 export async function init() {}
-export const { diagnose, scan, targets, rules, markdown, text, version } = api;
+export const { diagnose, scan, targets, rules, object, markdown, text, version } = api;

@@ -71,14 +71,44 @@ fn options(json: &str) -> Result<JsOptions, ApiError> {
     serde_json::from_str(json).map_err(|e| usage(format!("invalid options: {e}")))
 }
 
+/// Several inputs (files dropped together, several pastes) arrive joined by NUL, a character
+/// neither JSON nor YAML text may contain; each is read on its own and merged, so JSON and YAML
+/// can be mixed, and an error names the input it came from.
 fn index(bundle: &str, opts: &JsOptions) -> Result<Index, ApiError> {
     let limits = ReadLimits {
         max_bytes: opts
             .max_input_bytes
             .unwrap_or(ReadLimits::default().max_bytes),
     };
-    let b = Bundle::parse_with(bundle, limits).map_err(layer_core::Error::from)?;
-    Ok(Index::new(b))
+    if bundle.len() > limits.max_bytes {
+        return Err(layer_core::Error::from(layer_core::BundleError::TooLarge {
+            size: bundle.len(),
+            limit: limits.max_bytes,
+        })
+        .into());
+    }
+    let parts: Vec<&str> = bundle
+        .split('\0')
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    if parts.len() <= 1 {
+        let b = Bundle::parse_with(bundle.trim_matches('\0'), limits)
+            .map_err(layer_core::Error::from)?;
+        return Ok(Index::new(b));
+    }
+    let mut merged: Option<Bundle> = None;
+    for (i, part) in parts.iter().enumerate() {
+        let b = Bundle::parse_with(*part, limits).map_err(|e| {
+            let mut err: ApiError = layer_core::Error::from(e).into();
+            err.message = format!("input {} of {}: {}", i + 1, parts.len(), err.message);
+            err
+        })?;
+        match &mut merged {
+            Some(m) => m.merge(b),
+            None => merged = Some(b),
+        }
+    }
+    Ok(Index::new(merged.expect("at least two inputs")))
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
@@ -149,6 +179,32 @@ pub fn rules() -> Result<String, ApiError> {
     to_json(&infos)
 }
 
+/// `object(bundle, ref)`: one object of the bundle as JSON (the evidence's source), found by
+/// `{apiVersion?, kind, namespace?, name}`.
+pub fn object(bundle: &str, reference: &str) -> Result<String, ApiError> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Ref {
+        api_version: Option<String>,
+        kind: String,
+        namespace: Option<String>,
+        name: String,
+    }
+    let r: Ref = serde_json::from_str(reference)
+        .map_err(|e| usage(format!("invalid object reference: {e}")))?;
+    let ix = index(bundle, &JsOptions::default())?;
+    let ns = r.namespace.as_deref().filter(|n| !n.is_empty());
+    let id = match &r.api_version {
+        Some(av) => ix.get(layer_core::bundle::group_of(av), &r.kind, ns, &r.name),
+        None => ix.find(&r.kind, ns, &r.name),
+    };
+    let id = id.ok_or_else(|| ApiError {
+        code: "target-not-found".into(),
+        message: format!("{} {} is not in the bundle", r.kind, r.name),
+    })?;
+    to_json(&ix.value(id))
+}
+
 fn parse_diagnosis(json: &str) -> Result<layer_core::Diagnosis, ApiError> {
     serde_json::from_str(json).map_err(|e| usage(format!("not a Diagnosis: {e}")))
 }
@@ -205,6 +261,31 @@ mod tests {
             "usage"
         );
         assert_eq!(markdown("{}").unwrap_err().code, "usage");
+    }
+
+    #[test]
+    fn several_inputs_merge_and_errors_name_the_input() {
+        let yaml_node = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n";
+        let t: serde_json::Value =
+            serde_json::from_str(&targets(&format!("{POD}\0{yaml_node}"), "").unwrap()).unwrap();
+        assert_eq!(t.as_array().unwrap().len(), 1);
+        let o: serde_json::Value = serde_json::from_str(
+            &object(
+                &format!("{POD}\0{yaml_node}"),
+                r#"{"kind":"Node","name":"n1"}"#,
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(o["metadata"]["name"], "n1");
+        let e = diagnose(&format!("{POD}\0{{oops"), "", "").unwrap_err();
+        assert!(e.message.starts_with("input 2 of 2:"), "{}", e.message);
+        assert_eq!(
+            object(POD, r#"{"kind":"Node","name":"x"}"#)
+                .unwrap_err()
+                .code,
+            "target-not-found"
+        );
     }
 
     #[test]

@@ -40,6 +40,12 @@ pub fn rules_json() -> Result<String, JsValue> {
     api::rules().map_err(js_error)
 }
 
+/// One object of the bundle, found by `{apiVersion?, kind, namespace?, name}` (JSON).
+#[wasm_bindgen(js_name = objectJson)]
+pub fn object_json(bundle: &str, reference: &str) -> Result<String, JsValue> {
+    api::object(bundle, reference).map_err(js_error)
+}
+
 /// A diagnosis (JSON) as Markdown for an upstream issue.
 #[wasm_bindgen(js_name = markdownJson)]
 pub fn markdown_json(diagnosis: &str) -> Result<String, JsValue> {

@@ -30,7 +30,7 @@ function runCli(args) {
 
 test('init resolves at once in Node and the API is complete', async () => {
   await init();
-  for (const f of ['init', 'diagnose', 'scan', 'targets', 'rules', 'version', 'markdown', 'text']) {
+  for (const f of ['init', 'diagnose', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text']) {
     assert.equal(typeof layer[f], 'function', f);
   }
   assert.match(version(), /^\d+\.\d+\.\d+/);
@@ -76,6 +76,19 @@ test('a bundle may be given as an object, and targets as objects', () => {
   assert.deepStrictEqual(diagnose(obj, { kind, namespace, name }), diagnose(s.bundle, e.target));
 });
 
+test('several inputs read as one bundle, and object() returns evidence sources', () => {
+  const s = scenarios.find((x) => x.bundlePath.endsWith('.json'));
+  const items = JSON.parse(s.bundle).items;
+  const half = Math.floor(items.length / 2);
+  const parts = [{ apiVersion: 'v1', kind: 'List', items: items.slice(0, half) }, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: items.slice(half) })];
+  const e = s.expected[0];
+  assert.deepStrictEqual(diagnose(parts, e.target), diagnose(s.bundle, e.target));
+  const d = diagnose(s.bundle, e.target);
+  const ev = d.findings.flatMap((f) => f.evidence).find((x) => x.path) ?? d.layers.flatMap((l) => l.evidence).find((x) => x.path);
+  if (ev) assert.equal(layer.object(s.bundle, ev.object).metadata.name, ev.object.name);
+  assert.throws(() => diagnose([s.bundle, '{oops'], e.target), (err) => err.code === 'parse' && /input 2 of 2/.test(err.message));
+});
+
 test('rules() matches the CLI and carries documentation', () => {
   const r = rules();
   const fromCli = runCli(['rules', '-o', 'json']);
@@ -112,7 +125,7 @@ test('version() is the package.json version', () => {
 
 test('the TypeScript declarations name every export', () => {
   const dts = readFileSync(new URL('./index.d.ts', import.meta.resolve('kubectl-layer/package.json')), 'utf8');
-  for (const f of ['init', 'diagnose', 'scan', 'targets', 'rules', 'version', 'markdown', 'text']) {
+  for (const f of ['init', 'diagnose', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text']) {
     assert.match(dts, new RegExp(`export function ${f}\\(`), f);
   }
   for (const t of ['Diagnosis', 'Verdict', 'LayerReport', 'Finding', 'Evidence', 'ScanReport', 'TargetEntry', 'RuleInfo']) {

@@ -244,8 +244,9 @@ export interface LayerError extends Error {
   code: 'parse' | 'input-too-large' | 'target-not-found' | 'target-ambiguous' | 'usage' | 'rules' | 'not-initialized' | 'internal';
 }
 
-/** `kubectl get … -o json` or `-o yaml` output (any of the accepted forms), or an object. */
-export type BundleInput = string | Uint8Array | object;
+/** `kubectl get … -o json` or `-o yaml` output (any of the accepted forms), an object, or an
+ * array of them (several files read as one bundle; JSON and YAML may be mixed). */
+export type BundleInput = string | Uint8Array | object | Array<string | Uint8Array | object>;
 
 /** Load the WebAssembly module (browser); resolves at once in Node. */
 export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
@@ -257,6 +258,8 @@ export function scan(bundle: BundleInput, options?: Options): ScanReport;
 export function targets(bundle: BundleInput, options?: Options): TargetEntry[];
 /** Every rule's metadata and documentation. */
 export function rules(): RuleInfo[];
+/** One object of the bundle (e.g. the source of a piece of evidence). */
+export function object(bundle: BundleInput, ref: { apiVersion?: string; kind: string; namespace?: string | null; name: string }): Record<string, unknown>;
 /** A diagnosis as Markdown for an upstream issue. */
 export function markdown(diagnosis: Diagnosis): string;
 /** A diagnosis as the CLI's plain text. */
