@@ -4,7 +4,6 @@
 use crate::diagnosis::{SCHEMA_VERSION, ScanReport, TargetEntry};
 use crate::engine::{Engine, Options};
 use crate::error::TargetError;
-use crate::facts;
 use crate::index::{Index, ObjId};
 use crate::view::{WORK_KINDS, object_ref};
 
@@ -285,35 +284,32 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
             value: object_ref(ix, id).target_value(),
         }
     };
-    let mut entries: Vec<TargetEntry> = work_items(ix)
-        .into_iter()
-        .map(|(id, status, settled)| entry(id, status, settled))
-        .collect();
-    // Pods of work objects are targets too, after their owners.
-    for (id, o) in ix.bundle().objects().iter().enumerate() {
-        if o.kind == "Pod" && top_work(ix, id).is_some() {
-            let (status, settled) = facts::pod_status(&ix.value(id));
-            entries.push(entry(id, status, settled));
-        }
+    // Rank 0: what scan lists (top-level work, ownerless pods). Rank 1: what lies below it
+    // (owned Workloads, child Jobs, worker StatefulSets). Rank 2: their pods.
+    let mut ranked: Vec<(u8, TargetEntry)> = Vec::new();
+    let mut listed = std::collections::HashSet::new();
+    for (id, status, settled) in work_items(ix) {
+        listed.insert(id);
+        ranked.push((0, entry(id, status, settled)));
     }
-    let kind_rank = |k: &str| if k == "Pod" { 1 } else { 0 };
-    entries.sort_by(|a, b| {
-        (
-            !a.needs_attention,
-            kind_rank(&a.kind),
-            &a.namespace,
-            &a.kind,
-            &a.name,
-        )
-            .cmp(&(
-                !b.needs_attention,
-                kind_rank(&b.kind),
-                &b.namespace,
-                &b.kind,
-                &b.name,
-            ))
+    for (id, o) in ix.bundle().objects().iter().enumerate() {
+        let pod = o.kind == "Pod" && o.group().is_empty();
+        if listed.contains(&id) || !(pod || is_work(ix, id)) {
+            continue;
+        }
+        let (status, settled) = crate::view::status_of(ix, id);
+        ranked.push((if pod { 2 } else { 1 }, entry(id, status, settled)));
+    }
+    ranked.sort_by(|(ra, a), (rb, b)| {
+        (!a.needs_attention, ra, &a.namespace, &a.kind, &a.name).cmp(&(
+            !b.needs_attention,
+            rb,
+            &b.namespace,
+            &b.kind,
+            &b.name,
+        ))
     });
-    entries
+    ranked.into_iter().map(|(_, e)| e).collect()
 }
 
 /// Diagnose every piece of work that is not settled, ordered by blocking layer (layer order,

@@ -3,6 +3,7 @@
 
 mod bench;
 mod wasm;
+mod web;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,11 +14,16 @@ cargo xtask <task>
 
   ci            every check CI runs: fmt, clippy (warnings denied), the scenario consistency
                 check, tests, docs --check, the core built for wasm32-unknown-unknown
-                (installs the target if missing), wasm-test, and bench --quick
+                (installs the target if missing), wasm-test, web-test and bench --quick;
+                installs what a fresh machine lacks (wasm32 target, wasm-bindgen-cli,
+                Chromium, PyYAML)
   demo          the main job with no cluster: diagnose the built-in example scenarios
   wasm          build the npm package into wasm/pkg/ (needs wasm-bindgen-cli = Cargo.lock's)
   wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
                 Node against the native CLI
+  web           build the offline page into web-demo/dist/
+  serve [--port N]  serve it on 127.0.0.1 (default 8080) with its Content-Security-Policy
+  web-test      browser tests: Debian's Chromium + playwright-core through every scenario
   bench [--quick]  timings as ratios against a same-run baseline, into docs/benchmarks.md
   docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
                 with --check, fail when the committed files are stale
@@ -31,6 +37,15 @@ fn main() -> ExitCode {
         Some("docs") => docs(args.iter().any(|a| a == "--check")),
         Some("wasm") => wasm::build(),
         Some("wasm-test") => wasm::test(),
+        Some("web") => web::build().map(|_| ()),
+        Some("serve") => web::serve(
+            args.iter()
+                .skip_while(|a| *a != "--port")
+                .nth(1)
+                .and_then(|p| p.parse().ok())
+                .unwrap_or(8080),
+        ),
+        Some("web-test") => web::test(),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
@@ -99,6 +114,14 @@ fn ensure_tools() -> Result<(), String> {
             &format!("={want}"),
         ]))?;
     }
+    // Debian's Chromium for the browser tests (never a browser download: only registries work
+    // here). Not Debian's binaryen, whose old wasm-opt breaks wasm-bindgen output.
+    if !Path::new("/usr/bin/chromium").exists() {
+        run(Command::new("apt-get").args(["update", "-qq"]))?;
+        run(Command::new("apt-get")
+            .args(["install", "-y", "-qq", "chromium"])
+            .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    }
     let has_yaml = Command::new("python3")
         .args(["-c", "import yaml"])
         .status()
@@ -133,6 +156,8 @@ fn ci() -> Result<(), String> {
     ]))?;
     // The npm package: built, packed, installed in a scratch project, replayed against the CLI.
     wasm::test()?;
+    // The offline page in a real browser, every scenario.
+    web::test()?;
     // Benchmarks report, never fail on timings; CI runs them small so they keep working.
     bench::bench(true)?;
     eprintln!("==> ci: every check passed");
@@ -177,7 +202,7 @@ fn demo() -> Result<(), String> {
 }
 
 /// (scenario dir, bundle file, expected.json) for every scenario, sorted.
-fn scenarios() -> Result<Vec<(PathBuf, PathBuf, serde_json::Value)>, String> {
+pub fn scenarios() -> Result<Vec<(PathBuf, PathBuf, serde_json::Value)>, String> {
     let base = root().join("tests/scenarios");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&base)
         .map_err(|e| format!("{}: {e}", base.display()))?

@@ -1,0 +1,165 @@
+//! `cargo xtask web | serve | web-test`: the offline page.
+//!
+//! `web` builds `web-demo/dist/`: the page sources, the npm package's browser entry (`pkg/`) and
+//! the built-in example scenarios (`examples/`). `serve` serves it on 127.0.0.1 with the
+//! Content-Security-Policy header. `web-test` drives Debian's Chromium with playwright-core
+//! through every scenario (`web-demo/tests/e2e.test.mjs`).
+
+use crate::{root, run};
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The page's Content-Security-Policy (design: "Web page"): this origin only.
+pub const CSP: &str = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; style-src 'self'; img-src 'self' data:";
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for e in std::fs::read_dir(from)
+        .map_err(|e| format!("{}: {e}", from.display()))?
+        .flatten()
+    {
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        if src.is_dir() {
+            copy_dir(&src, &dst)?;
+        } else {
+            std::fs::copy(&src, &dst).map_err(|e| format!("{}: {e}", src.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Build the site into web-demo/dist/.
+pub fn build() -> Result<PathBuf, String> {
+    crate::wasm::build()?;
+    let dist = root().join("web-demo/dist");
+    let _ = std::fs::remove_dir_all(&dist);
+    copy_dir(&root().join("web-demo/src"), &dist)?;
+    let pkg = root().join("wasm/pkg");
+    std::fs::create_dir_all(dist.join("pkg")).map_err(|e| e.to_string())?;
+    for f in ["api.mjs", "index.web.mjs"] {
+        std::fs::copy(pkg.join(f), dist.join("pkg").join(f)).map_err(|e| format!("{f}: {e}"))?;
+    }
+    copy_dir(&pkg.join("web"), &dist.join("pkg/web"))?;
+    // The built-in examples: every scenario's bundle, with its first target and README title.
+    let examples = dist.join("examples");
+    std::fs::create_dir_all(&examples).map_err(|e| e.to_string())?;
+    let mut index = Vec::new();
+    for (dir, bundle, expected) in crate::scenarios()? {
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let ext = bundle
+            .extension()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let file = format!("{name}.{ext}");
+        std::fs::copy(&bundle, examples.join(&file)).map_err(|e| e.to_string())?;
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap_or_default();
+        let title = readme
+            .lines()
+            .find(|l| l.starts_with('#'))
+            .map_or(name.clone(), |l| {
+                l.trim_start_matches('#').trim().to_string()
+            });
+        let target = expected
+            .as_array()
+            .and_then(|a| a.first())
+            .and_then(|t| t["target"].as_str())
+            .unwrap_or("")
+            .to_string();
+        index.push(
+            serde_json::json!({"name": name, "file": file, "title": title, "target": target}),
+        );
+    }
+    std::fs::write(
+        examples.join("index.json"),
+        serde_json::to_string_pretty(&index).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    eprintln!("==> web-demo/dist built ({} examples)", index.len());
+    Ok(dist)
+}
+
+fn mime(path: &Path) -> &'static str {
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "mjs" | "js" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "wasm" => "application/wasm",
+        "json" => "application/json",
+        "yaml" => "text/yaml; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Serve web-demo/dist on 127.0.0.1 (GET only, this origin only).
+pub fn serve(port: u16) -> Result<(), String> {
+    let dist = build()?;
+    let listener =
+        TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
+    eprintln!(
+        "==> serving web-demo/dist on http://{} (Ctrl-C to stop)",
+        listener.local_addr().map_err(|e| e.to_string())?
+    );
+    for stream in listener.incoming().flatten() {
+        let mut stream = stream;
+        let mut line = String::new();
+        if BufReader::new(&stream).read_line(&mut line).is_err() {
+            continue;
+        }
+        let path = line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or("/")
+            .split('?')
+            .next()
+            .unwrap_or("/")
+            .to_string();
+        let rel = if path == "/" {
+            "index.html".to_string()
+        } else {
+            path.trim_start_matches('/').to_string()
+        };
+        let file = dist.join(&rel);
+        let inside = file
+            .canonicalize()
+            .is_ok_and(|f| f.starts_with(dist.canonicalize().unwrap_or_default()));
+        let (status, body, ctype) = match (inside, std::fs::read(&file)) {
+            (true, Ok(b)) => ("200 OK", b, mime(&file)),
+            _ => ("404 Not Found", b"not found".to_vec(), "text/plain"),
+        };
+        let head = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nContent-Security-Policy: {CSP}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let _ = stream
+            .write_all(head.as_bytes())
+            .and_then(|()| stream.write_all(&body));
+    }
+    Ok(())
+}
+
+/// Browser tests: Debian's Chromium driven by playwright-core (installed from web-demo's lock).
+pub fn test() -> Result<(), String> {
+    build()?;
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !Path::new(&chromium).exists() {
+        return Err(format!(
+            "{chromium} is missing: apt-get install chromium (cargo xtask ci installs it)"
+        ));
+    }
+    let demo = root().join("web-demo");
+    run(Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--silent"])
+        .current_dir(&demo))?;
+    run(Command::new("node")
+        .args(["--test", "--test-reporter=spec", "tests/e2e.test.mjs"])
+        .env("CHROMIUM", &chromium)
+        .env("KL_SCENARIOS", root().join("tests/scenarios"))
+        .current_dir(&demo))
+}
