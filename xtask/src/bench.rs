@@ -91,10 +91,17 @@ pub fn bench(quick: bool) -> Result<(), String> {
         if quick { " --quick" } else { "" },
         ratios.len()
     );
-    std::fs::write(root().join("docs/benchmarks.md"), doc).map_err(|e| e.to_string())?;
+    // A quick run only proves the harness works; it must not replace the committed figures.
+    let out = if quick {
+        root().join("target/benchmarks-quick.md")
+    } else {
+        root().join("docs/benchmarks.md")
+    };
+    std::fs::write(&out, doc).map_err(|e| e.to_string())?;
     eprintln!(
-        "==> bench: median Node/native {median:.2}x over {} targets; docs/benchmarks.md written",
-        ratios.len()
+        "==> bench: median Node/native {median:.2}x over {} targets; {} written",
+        ratios.len(),
+        out.display()
     );
     Ok(())
 }
