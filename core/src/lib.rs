@@ -18,6 +18,7 @@
 //! objects and [`facts`] computes what paths cannot, [`rule`]/[`eval`]/[`template`] are the rule
 //! engine, [`engine`] turns matches into a [`Diagnosis`], [`target`] resolves names and scans.
 
+pub mod area;
 pub mod bundle;
 pub mod diagnosis;
 pub mod embedded;

@@ -676,6 +676,22 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             "scheduler": pod_value.as_ref().map(|pv| str_at(pv, "/spec/schedulerName").unwrap_or("default-scheduler")),
         }),
     );
+    // Facts by area (core/src/area/): computed last, so they can read every linked subject.
+    let area_facts = {
+        let ctx = crate::area::Ctx {
+            ix,
+            target,
+            pod,
+            subjects: &b.map,
+            now,
+        };
+        crate::area::all(&ctx)
+    };
+    if let Some(Value::Object(f)) = b.map.get_mut("facts") {
+        for (k, v) in area_facts {
+            f.insert(k.to_string(), v);
+        }
+    }
     View {
         value: Value::Object(b.map),
         refs: b.refs,
