@@ -21,7 +21,13 @@ pub fn placeholders(t: &str) -> Vec<&str> {
     out
 }
 
+/// kubectl's own template keywords (`{range …}{.name}{end}`), left as they are in commands.
+const KUBECTL_KEYWORDS: &[&str] = &["end", "else"];
+
 fn is_name(s: &str) -> bool {
+    if KUBECTL_KEYWORDS.contains(&s) {
+        return false;
+    }
     // Starts with a letter, so kubectl's own `{.status…}` templates in commands pass through.
     s.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
         && s.bytes()
