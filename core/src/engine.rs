@@ -349,19 +349,26 @@ impl Engine {
             add_deciders(f);
         }
         decided_by.sort();
-        let worst = own.iter().map(|(_, x)| x.severity).min();
+        // The layer speaks through its most specific findings: those that no other finding of
+        // the same layer explains. A warn-level cause (preemption under way, a scale-up pending)
+        // that explains a blocking symptom in its own layer makes the layer warn, not blocked.
+        let generic = |id: &str| {
+            own.iter()
+                .any(|(f, _)| f.rule.explains.iter().any(|e| e == id))
+        };
+        let specific: Vec<&&(&Fired, Finding)> =
+            own.iter().filter(|(_, x)| !generic(&x.rule)).collect();
+        let judged: Vec<&&(&Fired, Finding)> = if specific.is_empty() {
+            own.iter().collect()
+        } else {
+            specific
+        };
+        let worst = judged.iter().map(|(_, x)| x.severity).min();
         let (state, summary, evidence) = match (worst, status) {
             (Some(sev), _) => {
-                // The layer speaks through its most specific finding: one that no other finding
-                // of the same layer explains.
-                let generic = |id: &str| {
-                    own.iter()
-                        .any(|(f, _)| f.rule.explains.iter().any(|e| e == id))
-                };
-                let first = own
+                let first = judged
                     .iter()
-                    .filter(|(_, x)| x.severity == sev)
-                    .min_by_key(|(_, x)| generic(&x.rule))
+                    .find(|(_, x)| x.severity == sev)
                     .expect("worst severity exists");
                 let state = if sev == Severity::Block {
                     LayerState::Blocked
