@@ -270,13 +270,13 @@ pub fn markdown(d: &Diagnosis) -> String {
         seen.push(repo);
         let _ = writeln!(out, "\n#### Where to report: `{repo}`\n");
         match upstream_for(repo) {
-            Some(u) => {
+            Some(u) if !u.rules.is_empty() => {
                 let _ = writeln!(out, "Contribution rules of {}:", u.project);
                 for r in &u.rules {
                     let _ = writeln!(out, "- {r}");
                 }
             }
-            None => {
+            _ => {
                 let _ = writeln!(
                     out,
                     "Read the project's CONTRIBUTING guide before opening an issue or PR."
@@ -461,7 +461,7 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
     }
     if let Some(repo) = &r.upstream {
         let _ = writeln!(out, "\n## Where to report\n\n`{repo}`");
-        if let Some(u) = upstream_for(repo) {
+        if let Some(u) = upstream_for(repo).filter(|u| !u.rules.is_empty()) {
             let _ = writeln!(out, "\nContribution rules of {}:", u.project);
             for x in &u.rules {
                 let _ = writeln!(out, "- {x}");
