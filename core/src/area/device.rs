@@ -1,9 +1,762 @@
-//! Facts of the device layer, at `$.facts.device` (null when nothing applies).
+//! Facts of the device layer, at `$.facts.device` (null when there is no pod to judge).
+//!
+//! Shape (every list may be empty):
+//! - `nodeCount`: Node objects in the bundle (0: nothing can be said about what nodes advertise).
+//! - `requested`: extended resources (names with `/`) the pod asks for; `notAdvertised`: those no
+//!   node advertises; `advertised`: every extended resource some node advertises (allocatable >
+//!   0), `advertisedText` the same joined with ", " (or `none`).
+//! - `gpuLabelledNodes`: `[{node, labels, capacity, allocatable}]` — nodes whose labels say they
+//!   hold NVIDIA GPUs (`nvidia.com/gpu.present=true`, `feature.node.kubernetes.io/pci-10de.present=true`
+//!   or `nvidia.com/gpu.count` > 0); `capacity`/`allocatable` of `nvidia.com/gpu` (null when absent).
+//! - `silentGpuNodes`: names of those nodes that advertise no `nvidia.com/gpu` (nor
+//!   `nvidia.com/gpu.shared`) allocatable; `silentDetail`: one `node (capacity X, allocatable Y)`
+//!   string per silent node.
+//! - `degraded`: `[{node, resource, capacity, allocatable, unhealthy}]` for requested resources
+//!   where a node's allocatable is below its capacity (devices reported unhealthy), the bound
+//!   node first; also `bound`, `request` and `fitsWhenHealthy` (the request fits the capacity).
+//! - `sharedRename`: `[{requested, advertised, nodes}]` when the pod asks for `R` and nodes
+//!   advertise only `R.shared` (time-slicing/MPS `renameByDefault`), or the reverse.
+//! - `selector`: `[{key, want, matching, nodesWithKey, values, sharedSuffix}]` for each GPU
+//!   feature-discovery label (`nvidia.com/…`) the pod's nodeSelector or required node affinity
+//!   (operator `In`) asks for; `matching` counts nodes whose value matches, `values` lists the
+//!   distinct values nodes carry, `sharedSuffix` is true when some node carries `<want>-SHARED`;
+//!   `hint` says in words which of these cases it is.
+//! - `admission`: the kubelet's admission rejection of a Failed pod or null:
+//!   `{reason, message, kind, resource}` with `kind` one of `devicesUnavailable`, `unhealthy`,
+//!   `unregistered`, `sharedRequestTooLarge`, `outOfResource`, `pluginError`, `other`.
+//! - `gpuOperator`: null, or `{clusterPolicy, state, ready, message, failingPods: [{pod,
+//!   namespace, node, component, container, reason, message, restarts}], failingSummary}` for
+//!   the NVIDIA GPU Operator's ClusterPolicy and its operand pods that are not ready.
+//! - `pluginPods`: device-plugin pods (GPU Operator, NVIDIA chart, fake-gpu-operator) that are not
+//!   ready: `[{pod, namespace, node, container, reason, restarts, message}]`; `pluginSummary`
+//!   describes them in one string.
+//! - `fakeGpuInstall`: null, or `{runtimeClass, handler, k3sOwned, poolLabelKey, poolNodes,
+//!   operatorPods, topologyConfigMap, releases: [{name, namespace, status, version}],
+//!   failedReleases}` — what a bundle shows of a fake-gpu-operator install on k3s.
+//! - `dra`: null, or `{claims: [{entry, claim, template, generated, templateExists, allocated,
+//!   requests: [{name, deviceClassName, classExists, driver}]}], missingClasses, ungenerated,
+//!   unallocated, drivers: [{name, slices, nodes, missingOn, onBoundNode}], driversWithoutSlices,
+//!   classDrivers}`; `missingOn` lists worker nodes (no control-plane label) without a slice of
+//!   that driver, `coverage` says the same in words; `ungenerated` describes each template claim not created yet.
 
 use super::Ctx;
-use serde_json::Value;
+use crate::facts::num;
+use regex::Regex;
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
+
+static CEL_DRIVER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"device\.driver\s*==\s*["']([^"']+)["']"#).expect("static regex")
+});
+static UNAVAILABLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"requested number of devices unavailable for (\S+?)\. Requested")
+        .expect("static regex")
+});
+static UNHEALTHY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"cannot allocate (?:unhealthy|unregistered) devices? ([^ ,]+)")
+        .expect("static regex")
+});
+
+const GPU: &str = "nvidia.com/gpu";
+const SHARED_SUFFIX: &str = ".shared";
 
 /// The device layer's facts for one view.
-pub fn facts(_ctx: &Ctx) -> Value {
-    Value::Null
+pub fn facts(ctx: &Ctx) -> Value {
+    let ix = ctx.ix;
+    let Some(pod) = ctx.pod else {
+        return Value::Null;
+    };
+    let pv = ix.value(pod);
+    let requests = ix.pod(pod).map(|p| p.requests.clone()).unwrap_or_default();
+    let requested: Vec<&String> = requests.keys().filter(|k| k.contains('/')).collect();
+    let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
+
+    // Nodes whose labels say they hold NVIDIA GPUs, and which of them advertise none.
+    let mut labelled = Vec::new();
+    let mut silent = Vec::new();
+    let mut silent_detail = Vec::new();
+    for n in ix.nodes().values() {
+        let mut why = Vec::new();
+        for (k, want) in [
+            ("nvidia.com/gpu.present", "true"),
+            ("feature.node.kubernetes.io/pci-10de.present", "true"),
+        ] {
+            if n.labels.get(k).map(String::as_str) == Some(want) {
+                why.push(format!("{k}={want}"));
+            }
+        }
+        if let Some(c) = n.labels.get("nvidia.com/gpu.count")
+            && c.parse::<f64>().is_ok_and(|c| c > 0.0)
+        {
+            why.push(format!("nvidia.com/gpu.count={c}"));
+        }
+        if why.is_empty() {
+            continue;
+        }
+        let cap = n.capacity.get(GPU).copied();
+        let alloc = n.allocatable.get(GPU).copied();
+        let shared = n
+            .allocatable
+            .get(&format!("{GPU}{SHARED_SUFFIX}"))
+            .copied()
+            .unwrap_or(0.0);
+        if alloc.unwrap_or(0.0) <= 0.0 && shared <= 0.0 {
+            silent.push(n.name.clone());
+            silent_detail.push(format!(
+                "{} ({})",
+                n.name,
+                match (cap, alloc) {
+                    (None, _) => "no nvidia.com/gpu capacity".to_string(),
+                    (Some(c), a) =>
+                        format!("capacity {}, allocatable {}", num(c), num(a.unwrap_or(0.0))),
+                }
+            ));
+        }
+        labelled.push(json!({"node": n.name, "labels": why, "capacity": cap.map(num), "allocatable": alloc.map(num)}));
+    }
+
+    // Devices reported unhealthy: allocatable below capacity.
+    let mut degraded = Vec::new();
+    for n in ix.nodes().values() {
+        for r in &requested {
+            let cap = n.capacity.get(*r).copied().unwrap_or(0.0);
+            let alloc = n.allocatable.get(*r).copied().unwrap_or(0.0);
+            if cap > 0.0 && alloc < cap {
+                degraded.push((
+                    Some(n.name.as_str()) != bound,
+                    json!({"node": n.name, "resource": r, "capacity": num(cap), "allocatable": num(alloc),
+                           "unhealthy": num(cap - alloc), "bound": Some(n.name.as_str()) == bound,
+                           "request": num(requests[*r]), "fitsWhenHealthy": requests[*r] <= cap}),
+                ));
+            }
+        }
+    }
+    degraded.sort_by_key(|(not_bound, v)| (*not_bound, v["node"].as_str().map(str::to_string)));
+    let degraded: Vec<Value> = degraded.into_iter().map(|(_, v)| v).collect();
+
+    // Time-slicing/MPS renames: R asked, only R.shared advertised (or the reverse).
+    let advertised = |name: &str| -> Vec<String> {
+        ix.nodes()
+            .values()
+            .filter(|n| n.allocatable.get(name).is_some_and(|a| *a > 0.0))
+            .map(|n| n.name.clone())
+            .collect()
+    };
+    let mut renames = Vec::new();
+    for r in &requested {
+        if !advertised(r).is_empty() {
+            continue;
+        }
+        let other = match r.strip_suffix(SHARED_SUFFIX) {
+            Some(base) => base.to_string(),
+            None => format!("{r}{SHARED_SUFFIX}"),
+        };
+        let nodes = advertised(&other);
+        if !nodes.is_empty() {
+            renames.push(json!({"requested": r, "advertised": other, "nodes": nodes}));
+        }
+    }
+
+    // Every extended resource some node advertises (allocatable > 0), for "asked X, have Y".
+    let mut offered: BTreeSet<String> = BTreeSet::new();
+    for n in ix.nodes().values() {
+        for (k, v) in &n.allocatable {
+            if k.contains('/') && *v > 0.0 && !k.starts_with("hugepages") {
+                offered.insert(k.clone());
+            }
+        }
+    }
+    let not_offered: Vec<&String> = requested
+        .iter()
+        .copied()
+        .filter(|r| !offered.contains(*r))
+        .collect();
+    let plugins = plugin_pods(ctx);
+    let plugin_summary = plugins
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| {
+            let mut t = format!(
+                "{}/{} on {} ({}: {}, {} restarts)",
+                p["namespace"].as_str().unwrap_or(""),
+                p["pod"].as_str().unwrap_or(""),
+                p["node"].as_str().unwrap_or("no node"),
+                p["container"].as_str().unwrap_or(""),
+                p["reason"].as_str().unwrap_or(""),
+                p["restarts"]
+            );
+            if let Some(m) = p["message"].as_str().filter(|m| !m.is_empty()) {
+                t.push_str(&format!(": {m}"));
+            }
+            t
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    json!({
+        "nodeCount": ix.nodes().len(),
+        "requested": requested,
+        "advertised": offered.iter().cloned().collect::<Vec<_>>(),
+        "advertisedText": if offered.is_empty() { "none".to_string() } else { offered.iter().cloned().collect::<Vec<_>>().join(", ") },
+        "notAdvertised": not_offered,
+        "gpuLabelledNodes": labelled,
+        "silentGpuNodes": silent,
+        "silentDetail": silent_detail,
+        "degraded": degraded,
+        "sharedRename": renames,
+        "selector": selector(ctx, &pv),
+        "admission": admission(&pv),
+        "gpuOperator": gpu_operator(ctx),
+        "pluginPods": plugins,
+        "pluginSummary": plugin_summary,
+        "fakeGpuInstall": fake_gpu_install(ctx),
+        "dra": dra(ctx, &pv),
+    })
+}
+
+/// GPU feature-discovery labels the pod selects on, against what the nodes carry.
+fn selector(ctx: &Ctx, pv: &Value) -> Value {
+    let mut wants: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    if let Some(sel) = pv.pointer("/spec/nodeSelector").and_then(Value::as_object) {
+        for (k, v) in sel {
+            if let Some(v) = v.as_str() {
+                wants.entry(k.clone()).or_default().insert(v.to_string());
+            }
+        }
+    }
+    let terms = pv
+        .pointer("/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
+        .and_then(Value::as_array);
+    for t in terms.into_iter().flatten() {
+        for e in t["matchExpressions"].as_array().into_iter().flatten() {
+            if e["operator"] != "In" {
+                continue;
+            }
+            let Some(k) = e["key"].as_str() else { continue };
+            for v in e["values"].as_array().into_iter().flatten() {
+                if let Some(v) = v.as_str() {
+                    wants
+                        .entry(k.to_string())
+                        .or_default()
+                        .insert(v.to_string());
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (key, vals) in wants {
+        if !key.starts_with("nvidia.com/") {
+            continue;
+        }
+        let carried: BTreeSet<String> = ctx
+            .ix
+            .nodes()
+            .values()
+            .filter_map(|n| n.labels.get(&key).cloned())
+            .collect();
+        let with_key = ctx
+            .ix
+            .nodes()
+            .values()
+            .filter(|n| n.labels.contains_key(&key))
+            .count();
+        let matching = ctx
+            .ix
+            .nodes()
+            .values()
+            .filter(|n| n.labels.get(&key).is_some_and(|v| vals.contains(v)))
+            .count();
+        let shared = vals
+            .iter()
+            .any(|v| carried.contains(&format!("{v}-SHARED")));
+        let want = vals.iter().cloned().collect::<Vec<_>>().join(" or ");
+        let hint = if shared {
+            format!(
+                "the GPUs are shared (time-slicing or MPS without renaming), so GPU feature discovery labels them {want}-SHARED"
+            )
+        } else if with_key == 0 {
+            format!(
+                "no node has the label {key} at all: GPU feature discovery is not labelling the GPU nodes"
+            )
+        } else {
+            "no node has a GPU with that value".to_string()
+        };
+        out.push(json!({
+            "hint": hint,
+            "key": key, "want": want,
+            "matching": matching, "nodesWithKey": with_key,
+            "values": carried.into_iter().collect::<Vec<_>>(), "sharedSuffix": shared,
+        }));
+    }
+    Value::Array(out)
+}
+
+/// The kubelet's admission rejection of a pod (phase Failed, reason from the device manager).
+fn admission(pv: &Value) -> Value {
+    if pv.pointer("/status/phase").and_then(Value::as_str) != Some("Failed") {
+        return Value::Null;
+    }
+    let Some(reason) = pv.pointer("/status/reason").and_then(Value::as_str) else {
+        return Value::Null;
+    };
+    let message = pv
+        .pointer("/status/message")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let (kind, resource) = if let Some(r) = reason.strip_prefix("OutOf") {
+        ("outOfResource", Some(r.to_string()))
+    } else if reason == "UnexpectedAdmissionError" {
+        if message.contains("maximum request size for shared resources is 1") {
+            let r = Regex::new(r"request for '([^:']+):")
+                .ok()
+                .and_then(|re| re.captures(message).map(|c| c[1].to_string()));
+            ("sharedRequestTooLarge", r)
+        } else if let Some(c) = UNAVAILABLE.captures(message) {
+            ("devicesUnavailable", Some(c[1].to_string()))
+        } else if let Some(c) = UNHEALTHY.captures(message) {
+            let kind = if message.contains("unregistered") {
+                "unregistered"
+            } else {
+                "unhealthy"
+            };
+            (kind, Some(c[1].to_string()))
+        } else if message.contains("rpc error") {
+            ("pluginError", None)
+        } else {
+            ("other", None)
+        }
+    } else {
+        return Value::Null;
+    };
+    json!({"reason": reason, "message": message, "kind": kind, "resource": resource})
+}
+
+/// Waiting/terminated reason of a pod's first container (init containers first) that is not ready.
+fn not_ready_container(pv: &Value) -> Option<(String, String, String, u64)> {
+    for key in ["initContainerStatuses", "containerStatuses"] {
+        for c in pv
+            .pointer(&format!("/status/{key}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if c["ready"] == true {
+                continue;
+            }
+            if key == "initContainerStatuses"
+                && c.pointer("/state/terminated/exitCode")
+                    .and_then(Value::as_i64)
+                    == Some(0)
+            {
+                continue;
+            }
+            let name = c["name"].as_str().unwrap_or("").to_string();
+            let restarts = c["restartCount"].as_u64().unwrap_or(0);
+            let waiting = c.pointer("/state/waiting");
+            let reason = waiting
+                .and_then(|w| w["reason"].as_str())
+                .or_else(|| {
+                    c.pointer("/state/terminated/reason")
+                        .and_then(Value::as_str)
+                })
+                .unwrap_or(if c.pointer("/state/running").is_some() {
+                    "Running (not ready)"
+                } else {
+                    "Unknown"
+                })
+                .to_string();
+            let msg = c
+                .pointer("/lastState/terminated/message")
+                .and_then(Value::as_str)
+                .or_else(|| waiting.and_then(|w| w["message"].as_str()))
+                .unwrap_or("")
+                .trim()
+                .to_string();
+            return Some((name, reason, msg, restarts));
+        }
+    }
+    None
+}
+
+/// Is the pod settled? (Running and Ready, or Succeeded.)
+fn pod_ok(pv: &Value) -> bool {
+    crate::facts::pod_status(pv).1
+}
+
+fn pod_label<'v>(pv: &'v Value, key: &str) -> Option<&'v str> {
+    pv.pointer("/metadata/labels")
+        .and_then(|l| l.get(key))
+        .and_then(Value::as_str)
+}
+
+/// The GPU Operator's operand that a pod belongs to (by its `app` label), if any.
+fn operand(pv: &Value) -> Option<&'static str> {
+    let app = pod_label(pv, "app")?;
+    [
+        ("nvidia-driver-daemonset", "driver"),
+        ("nvidia-container-toolkit-daemonset", "container-toolkit"),
+        ("nvidia-device-plugin-daemonset", "device-plugin"),
+        ("nvidia-operator-validator", "operator-validator"),
+        ("gpu-feature-discovery", "gpu-feature-discovery"),
+        ("nvidia-dcgm-exporter", "dcgm-exporter"),
+        ("nvidia-mig-manager", "mig-manager"),
+        ("nvidia-cuda-validator", "cuda-validator"),
+    ]
+    .iter()
+    .find(|(a, _)| app.starts_with(a))
+    .map(|(_, c)| *c)
+}
+
+fn gpu_operator(ctx: &Ctx) -> Value {
+    let ix = ctx.ix;
+    let Some(&cp) = ix
+        .of_kind("ClusterPolicy")
+        .iter()
+        .find(|&&id| ix.object(id).group() == "nvidia.com")
+    else {
+        return Value::Null;
+    };
+    let v = ix.value(cp);
+    let state = v.pointer("/status/state").and_then(Value::as_str);
+    let message = v
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .and_then(|cs| {
+            cs.iter()
+                .find(|c| c["type"] == "Ready" && c["status"] == "False")
+        })
+        .and_then(|c| c["message"].as_str())
+        .unwrap_or("");
+    // Operands that fail on their own first (crash, error), then those waiting on them.
+    let mut failing: Vec<(bool, Value)> = Vec::new();
+    for &p in ix.of_kind("Pod") {
+        let pv = ix.value(p);
+        let Some(component) = operand(&pv) else {
+            continue;
+        };
+        if pod_ok(&pv) {
+            continue;
+        }
+        let (container, reason, msg, restarts) =
+            not_ready_container(&pv).unwrap_or_else(|| ("".into(), "Pending".into(), "".into(), 0));
+        let waiting = matches!(
+            reason.as_str(),
+            "Running (not ready)" | "PodInitializing" | "Pending" | "ContainerCreating"
+        );
+        let node = pv.pointer("/spec/nodeName").and_then(Value::as_str);
+        failing.push((
+            waiting,
+            json!({
+                "pod": ix.object(p).name, "namespace": ix.object(p).namespace, "node": node,
+                "component": component, "container": container, "reason": reason, "message": msg,
+                "restarts": restarts, "waiting": waiting,
+            }),
+        ));
+    }
+    failing.sort_by_key(|(w, v)| (*w, v["pod"].as_str().map(str::to_string)));
+    let roots: Vec<String> = failing
+        .iter()
+        .filter(|(w, _)| !w)
+        .map(|(_, v)| {
+            format!(
+                "{} on {} ({}: {})",
+                v["pod"].as_str().unwrap_or(""),
+                v["node"].as_str().unwrap_or("no node"),
+                v["container"].as_str().unwrap_or(""),
+                v["reason"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let waiting = failing.iter().filter(|(w, _)| *w).count();
+    let mut summary = roots.join("; ");
+    if waiting > 0 {
+        if !summary.is_empty() {
+            summary.push_str("; ");
+        }
+        summary.push_str(&format!(
+            "{waiting} more operand pod(s) wait in Init or not ready"
+        ));
+    }
+    let failing: Vec<Value> = failing.into_iter().map(|(_, v)| v).collect();
+    json!({
+        "clusterPolicy": ix.object(cp).name, "state": state, "ready": state == Some("ready"),
+        "message": message, "failingPods": failing, "failingSummary": summary,
+    })
+}
+
+/// Device-plugin pods that are not ready (GPU Operator, NVIDIA chart, fake-gpu-operator).
+fn plugin_pods(ctx: &Ctx) -> Value {
+    let ix = ctx.ix;
+    let mut out = Vec::new();
+    for &p in ix.of_kind("Pod") {
+        let pv = ix.value(p);
+        let app = pod_label(&pv, "app")
+            .or_else(|| pod_label(&pv, "app.kubernetes.io/name"))
+            .unwrap_or("");
+        let is_plugin = matches!(
+            app,
+            "device-plugin" | "nvidia-device-plugin-daemonset" | "nvidia-device-plugin"
+        );
+        if !is_plugin || pod_ok(&pv) {
+            continue;
+        }
+        let (container, reason, msg, restarts) =
+            not_ready_container(&pv).unwrap_or_else(|| ("".into(), "Pending".into(), "".into(), 0));
+        out.push(json!({
+            "pod": ix.object(p).name, "namespace": ix.object(p).namespace,
+            "node": pv.pointer("/spec/nodeName"), "container": container, "reason": reason,
+            "restarts": restarts, "message": msg,
+        }));
+    }
+    Value::Array(out)
+}
+
+/// What a bundle shows of a fake-gpu-operator install: the `nvidia` RuntimeClass and who owns it,
+/// the nodes labelled for a pool, the operator's pods and its Helm release records.
+fn fake_gpu_install(ctx: &Ctx) -> Value {
+    let ix = ctx.ix;
+    let label_key = "run.ai/simulated-gpu-node-pool";
+    let pool_nodes: Vec<&String> = ix
+        .nodes()
+        .values()
+        .filter(|n| n.labels.contains_key(label_key))
+        .map(|n| &n.name)
+        .collect();
+    let mut releases = Vec::new();
+    for &s in ix.of_kind("Secret") {
+        let v = ix.value(s);
+        if v["type"] != "helm.sh/release.v1" {
+            continue;
+        }
+        let name = pod_label(&v, "name").unwrap_or("");
+        if !name.contains("fake-gpu") {
+            continue;
+        }
+        releases.push(json!({
+            "name": name, "namespace": ix.object(s).namespace, "secret": ix.object(s).name,
+            "status": pod_label(&v, "status"), "version": pod_label(&v, "version"),
+        }));
+    }
+    if pool_nodes.is_empty() && releases.is_empty() {
+        return Value::Null;
+    }
+    let rc = ix
+        .get("node.k8s.io", "RuntimeClass", None, "nvidia")
+        .map(|id| ix.value(id));
+    let k3s_owned = rc.as_ref().is_some_and(|v| {
+        v.pointer("/metadata/annotations/objectset.rio.cattle.io~1owner-name")
+            .and_then(Value::as_str)
+            == Some("runtimes")
+    });
+    let operator_pods = ix
+        .of_kind("Pod")
+        .iter()
+        .filter(|&&p| {
+            let pv = ix.value(p);
+            matches!(
+                pod_label(&pv, "app"),
+                Some("device-plugin" | "status-updater" | "status-exporter" | "topology-server")
+            ) || ix.object(p).name.starts_with("fake-gpu-operator")
+        })
+        .count();
+    let failed: Vec<String> = releases
+        .iter()
+        .filter(|r| r["status"] == "failed")
+        .map(|r| {
+            format!(
+                "{}/{}",
+                r["namespace"].as_str().unwrap_or(""),
+                r["secret"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    json!({
+        "runtimeClass": rc.as_ref().map(|_| "nvidia"),
+        "handler": rc.as_ref().and_then(|v| v["handler"].as_str()),
+        "k3sOwned": k3s_owned,
+        "poolLabelKey": label_key,
+        "poolNodes": pool_nodes,
+        "operatorPods": operator_pods,
+        "topologyConfigMap": !ix.named("ConfigMap", "topology").is_empty(),
+        "releases": releases,
+        "failedReleases": failed,
+    })
+}
+
+/// DRA: the pod's claims (generated or not), their requests and classes, and which drivers
+/// publish ResourceSlices where.
+fn dra(ctx: &Ctx, pv: &Value) -> Value {
+    let ix = ctx.ix;
+    let entries = pv.pointer("/spec/resourceClaims").and_then(Value::as_array);
+    let Some(entries) = entries.filter(|e| !e.is_empty()) else {
+        return Value::Null;
+    };
+    let ns = pv.pointer("/metadata/namespace").and_then(Value::as_str);
+    let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
+    let statuses = pv
+        .pointer("/status/resourceClaimStatuses")
+        .and_then(Value::as_array);
+    // Slices per driver: how many, on which nodes.
+    let mut drivers: BTreeMap<String, (u64, BTreeSet<String>)> = BTreeMap::new();
+    for &s in ix.of_kind("ResourceSlice") {
+        if ix.object(s).group() != "resource.k8s.io" {
+            continue;
+        }
+        let v = ix.value(s);
+        let Some(d) = v.pointer("/spec/driver").and_then(Value::as_str) else {
+            continue;
+        };
+        let e = drivers.entry(d.to_string()).or_default();
+        e.0 += 1;
+        let node = v
+            .pointer("/spec/nodeName")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| "(all or selected nodes)".into());
+        e.1.insert(node);
+    }
+    let class_driver = |class: &str| -> (bool, Option<String>) {
+        match ix
+            .named("DeviceClass", class)
+            .into_iter()
+            .find(|&id| ix.object(id).group() == "resource.k8s.io")
+        {
+            Some(id) => {
+                let v = ix.value(id);
+                let d = v
+                    .pointer("/spec/selectors")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| s.pointer("/cel/expression").and_then(Value::as_str))
+                    .find_map(|e| CEL_DRIVER.captures(e).map(|c| c[1].to_string()));
+                (true, d)
+            }
+            None => (false, None),
+        }
+    };
+    let mut claims = Vec::new();
+    let mut missing_classes = BTreeSet::new();
+    let mut ungenerated = Vec::new();
+    let mut unallocated = Vec::new();
+    let mut class_drivers = BTreeSet::new();
+    for e in entries {
+        let entry = e["name"].as_str().unwrap_or("");
+        let template = e["resourceClaimTemplateName"].as_str();
+        let claim_name = e["resourceClaimName"]
+            .as_str()
+            .map(str::to_string)
+            .or_else(|| {
+                statuses
+                    .into_iter()
+                    .flatten()
+                    .find(|s| s["name"] == entry)
+                    .and_then(|s| s["resourceClaimName"].as_str().map(str::to_string))
+            });
+        let template_exists = template.map(|t| ix.find("ResourceClaimTemplate", ns, t).is_some());
+        let claim_id = claim_name
+            .as_deref()
+            .and_then(|n| ix.find("ResourceClaim", ns, n));
+        let generated = claim_name.is_some();
+        if let (Some(t), false) = (template, generated) {
+            ungenerated.push(if template_exists == Some(true) {
+                format!("{entry} (from ResourceClaimTemplate {t}, which exists)")
+            } else {
+                format!("{entry} (from ResourceClaimTemplate {t}, which is not in the bundle)")
+            });
+        }
+        // Requests come from the claim, else from the template's spec.
+        let spec = match claim_id {
+            Some(id) => ix.value(id).pointer("/spec").cloned(),
+            None => template
+                .and_then(|t| ix.find("ResourceClaimTemplate", ns, t))
+                .and_then(|id| ix.value(id).pointer("/spec/spec").cloned()),
+        };
+        let allocated = claim_id
+            .map(|id| ix.value(id).pointer("/status/allocation").is_some())
+            .unwrap_or(false);
+        if claim_id.is_some() && !allocated {
+            unallocated.push(claim_name.clone().unwrap_or_default());
+        }
+        let mut reqs = Vec::new();
+        for r in spec
+            .as_ref()
+            .and_then(|s| s.pointer("/devices/requests"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let mut classes: Vec<&str> = Vec::new();
+            classes.extend(r["deviceClassName"].as_str());
+            classes.extend(
+                r.pointer("/exactly/deviceClassName")
+                    .and_then(Value::as_str),
+            );
+            for alt in r["firstAvailable"].as_array().into_iter().flatten() {
+                classes.extend(alt["deviceClassName"].as_str());
+            }
+            for c in classes {
+                let (exists, driver) = class_driver(c);
+                if !exists {
+                    missing_classes.insert(c.to_string());
+                }
+                if let Some(d) = &driver {
+                    class_drivers.insert(d.clone());
+                }
+                reqs.push(json!({"name": r["name"], "deviceClassName": c, "classExists": exists, "driver": driver}));
+            }
+        }
+        claims.push(json!({
+            "entry": entry, "claim": claim_name, "template": template, "templateExists": template_exists,
+            "generated": generated, "exists": claim_id.is_some(), "allocated": allocated, "requests": reqs,
+        }));
+    }
+    // Drivers the pod needs: named by its classes, or (class missing) the class name itself,
+    // which is the driver name for dra-example-driver and NVIDIA's DRA driver.
+    let mut needed: BTreeSet<String> = class_drivers.clone();
+    needed.extend(missing_classes.iter().cloned());
+    let driver_rows: Vec<Value> = needed
+        .iter()
+        .map(|d| {
+            let (count, nodes) = drivers.get(d).cloned().unwrap_or_default();
+            let missing_on: Vec<&String> = ix
+                .nodes()
+                .values()
+                .filter(|n| {
+                    !n.labels
+                        .contains_key("node-role.kubernetes.io/control-plane")
+                })
+                .map(|n| &n.name)
+                .filter(|n| !nodes.contains(*n))
+                .collect();
+            let coverage = match (count, missing_on.is_empty()) {
+                (0, _) => format!("driver {d} publishes no ResourceSlice on any node"),
+                (_, true) => format!(
+                    "driver {d} publishes {count} ResourceSlice(s), on every worker node ({})",
+                    nodes.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+                (_, false) => format!(
+                    "driver {d} publishes {count} ResourceSlice(s) on {} but none on {}",
+                    nodes.iter().cloned().collect::<Vec<_>>().join(", "),
+                    missing_on.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            };
+            json!({"name": d, "slices": count, "nodes": nodes.iter().cloned().collect::<Vec<_>>(),
+                   "missingOn": missing_on, "coverage": coverage, "onBoundNode": bound.map(|b| nodes.contains(b))})
+        })
+        .collect();
+    let without: Vec<&String> = needed
+        .iter()
+        .filter(|d| drivers.get(*d).is_none_or(|x| x.0 == 0))
+        .collect();
+    json!({
+        "claims": claims,
+        "missingClasses": missing_classes.into_iter().collect::<Vec<_>>(),
+        "ungenerated": ungenerated,
+        "unallocated": unallocated,
+        "drivers": driver_rows,
+        "driversWithoutSlices": without,
+        "classDrivers": class_drivers.into_iter().collect::<Vec<_>>(),
+    })
 }
