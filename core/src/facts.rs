@@ -301,62 +301,10 @@ pub fn resources(
 /// Status of a pod as kubectl's STATUS column would show it, and whether it is settled
 /// (Running and Ready, or Succeeded).
 pub fn pod_status(pod: &Value) -> (String, bool) {
-    let phase = pod
-        .pointer("/status/phase")
-        .and_then(Value::as_str)
-        .unwrap_or("Unknown");
-    if pod.pointer("/metadata/deletionTimestamp").is_some() {
-        return ("Terminating".into(), false);
-    }
-    let gated = pod
-        .pointer("/spec/schedulingGates")
-        .and_then(Value::as_array)
-        .is_some_and(|g| !g.is_empty());
-    if phase == "Pending" && gated {
-        return ("SchedulingGated".into(), false);
-    }
-    if let Some(reason) = pod.pointer("/status/reason").and_then(Value::as_str)
-        && phase == "Failed"
-    {
-        return (reason.to_string(), false);
-    }
-    let statuses = ["initContainerStatuses", "containerStatuses"];
-    for key in statuses {
-        if let Some(cs) = pod
-            .pointer(&format!("/status/{key}"))
-            .and_then(Value::as_array)
-        {
-            for c in cs {
-                if let Some(r) = c.pointer("/state/waiting/reason").and_then(Value::as_str)
-                    && (r != "ContainerCreating" || phase == "Pending")
-                {
-                    return (r.to_string(), false);
-                }
-                if key == "containerStatuses"
-                    && let Some(r) = c
-                        .pointer("/state/terminated/reason")
-                        .and_then(Value::as_str)
-                    && phase != "Succeeded"
-                    && r != "Completed"
-                {
-                    return (r.to_string(), false);
-                }
-            }
-        }
-    }
-    let ready = pod
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c["type"] == "Ready" && c["status"] == "True")
-        });
-    match phase {
-        "Succeeded" => ("Completed".into(), true),
-        "Running" if ready => ("Running".into(), true),
-        "Running" => ("Running (not ready)".into(), false),
-        other => (other.to_string(), false),
-    }
+    use serde::Deserialize as _;
+    // The same typed reader the index uses for every pod, so both agree by construction.
+    crate::index::PodIdx::deserialize(pod)
+        .map_or_else(|_| ("Unknown".into(), false), |p| p.status())
 }
 
 /// How bad a pod's state is, for picking the pod that best explains its owner (lower = worse).

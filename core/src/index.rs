@@ -79,6 +79,10 @@ pub struct PodInfo {
     pub ready: bool,
     /// Effective requests: max(sum of containers, largest init container) plus overhead.
     pub requests: BTreeMap<String, f64>,
+    /// kubectl-style status (`Pending`, `Running`, `CrashLoopBackOff`, `SchedulingGated` …).
+    pub status: String,
+    /// Running and Ready, or Succeeded.
+    pub settled: bool,
 }
 
 impl PodInfo {
@@ -128,9 +132,11 @@ struct Generic<'a> {
     metadata: MetaIdx<'a>,
 }
 
+/// A pod read partially: what the index keeps and what kubectl's STATUS column needs. Also read
+/// from a `&Value` by views, so the status logic exists once.
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct PodIdx<'a> {
+pub(crate) struct PodIdx<'a> {
     #[serde(borrow)]
     metadata: PodMeta<'a>,
     spec: PodSpecIdx,
@@ -141,6 +147,7 @@ struct PodIdx<'a> {
 #[serde(default, rename_all = "camelCase")]
 struct PodMeta<'a> {
     owner_references: Vec<OwnerRef>,
+    deletion_timestamp: Option<serde::de::IgnoredAny>,
     #[serde(borrow)]
     creation_timestamp: Option<Cow<'a, str>>,
     #[serde(borrow)]
@@ -153,6 +160,7 @@ struct PodMeta<'a> {
 #[serde(default, rename_all = "camelCase")]
 struct PodSpecIdx {
     node_name: Option<String>,
+    scheduling_gates: Vec<serde::de::IgnoredAny>,
     containers: Vec<ContainerIdx>,
     init_containers: Vec<ContainerIdx>,
     overhead: HashMap<String, serde_json::Value>,
@@ -174,10 +182,83 @@ struct ResourcesIdx {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(default)]
+#[serde(default, rename_all = "camelCase")]
 struct PodStatusIdx {
     phase: String,
+    reason: Option<String>,
     conditions: Vec<ConditionIdx>,
+    init_container_statuses: Vec<ContainerStatusIdx>,
+    container_statuses: Vec<ContainerStatusIdx>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContainerStatusIdx {
+    state: ContainerStateIdx,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContainerStateIdx {
+    waiting: Option<ReasonIdx>,
+    terminated: Option<ReasonIdx>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ReasonIdx {
+    reason: Option<String>,
+}
+
+impl PodIdx<'_> {
+    /// Status as kubectl's STATUS column would show it, and whether the pod is settled
+    /// (Running and Ready, or Succeeded).
+    pub(crate) fn status(&self) -> (String, bool) {
+        let st = &self.status;
+        let phase = if st.phase.is_empty() {
+            "Unknown"
+        } else {
+            st.phase.as_str()
+        };
+        if self.metadata.deletion_timestamp.is_some() {
+            return ("Terminating".into(), false);
+        }
+        if phase == "Pending" && !self.spec.scheduling_gates.is_empty() {
+            return ("SchedulingGated".into(), false);
+        }
+        if let (Some(reason), "Failed") = (&st.reason, phase) {
+            return (reason.clone(), false);
+        }
+        let waiting =
+            |c: &ContainerStatusIdx| c.state.waiting.as_ref().and_then(|w| w.reason.clone());
+        for c in st
+            .init_container_statuses
+            .iter()
+            .chain(&st.container_statuses)
+        {
+            if let Some(r) = waiting(c).filter(|r| r != "ContainerCreating" || phase == "Pending") {
+                return (r, false);
+            }
+        }
+        for c in &st.container_statuses {
+            if let Some(r) = c.state.terminated.as_ref().and_then(|t| t.reason.clone())
+                && phase != "Succeeded"
+                && r != "Completed"
+            {
+                return (r, false);
+            }
+        }
+        let ready = st
+            .conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
+        match phase {
+            "Succeeded" => ("Completed".into(), true),
+            "Running" if ready => ("Running".into(), true),
+            "Running" => ("Running (not ready)".into(), false),
+            other => (other.to_string(), false),
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -686,7 +767,10 @@ fn pod_info(p: &PodIdx) -> PodInfo {
         .conditions
         .iter()
         .any(|c| c.type_ == "Ready" && c.status == "True");
+    let (status, settled) = p.status();
     PodInfo {
+        status,
+        settled,
         node: p.spec.node_name.clone().filter(|n| !n.is_empty()),
         phase: p.status.phase.clone(),
         ready,

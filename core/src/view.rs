@@ -989,10 +989,10 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
 /// The target's status and whether it is settled, without building a whole view (for scan and
 /// the target list).
 pub fn status_of(ix: &Index, target: ObjId) -> (String, bool) {
-    let v = ix.value(target);
-    if ix.object(target).kind == "Pod" {
-        return facts::pod_status(&v);
+    if let Some(p) = ix.pod(target) {
+        return (p.status.clone(), p.settled);
     }
+    let v = ix.value(target);
     let mut pods = ix.descendant_pods(target);
     if pods.is_empty() {
         pods = pods_by_selector(ix, target);
@@ -1010,7 +1010,7 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String,
             .is_some_and(|cs| cs.iter().any(|c| c["type"] == ty && c["status"] == "True"))
     };
     let pods_settled =
-        || !pods.is_empty() && pods.iter().all(|&p| facts::pod_status(&ix.value(p)).1);
+        || !pods.is_empty() && pods.iter().all(|&p| ix.pod(p).is_some_and(|i| i.settled));
     let ready_of = |spec_ptr: &str, ready_ptr: &str| {
         let want = v.pointer(spec_ptr).and_then(Value::as_u64).unwrap_or(1);
         let ready = v.pointer(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
