@@ -24,6 +24,8 @@ cargo xtask <task>
   web           build the offline page into web-demo/dist/
   serve [--port N]  serve it on 127.0.0.1 (default 8080) with its Content-Security-Policy
   web-test      browser tests: Debian's Chromium + playwright-core through every scenario
+  gen-cluster --nodes N --pods M [--seed S] [--out FILE]
+                a realistic synthetic cluster (kubectl List JSON), deterministic for a seed
   bench [--quick]  timings as ratios against a same-run baseline, into docs/benchmarks.md
   docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
                 with --check, fail when the committed files are stale
@@ -46,6 +48,18 @@ fn main() -> ExitCode {
                 .unwrap_or(8080),
         ),
         Some("web-test") => web::test(),
+        Some("gen-cluster") => run(cargo()
+            .args([
+                "run",
+                "--quiet",
+                "--release",
+                "-p",
+                "kubectl-layer-tests",
+                "--bin",
+                "gen-cluster",
+                "--",
+            ])
+            .args(&args[1..])),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
