@@ -55,6 +55,12 @@ fn every_rule_has_a_firing_and_a_quiet_fixture_and_documentation() {
         if !rule.fixtures.iter().any(|f| !f.fires) {
             problems.push(format!("{}: no fixture where it must not fire", rule.id));
         }
+        if rule.versions.as_deref().is_none_or(|v| v.trim().is_empty()) {
+            problems.push(format!(
+                "{}: no `versions` (which upstream versions it knows)",
+                rule.id
+            ));
+        }
         if rule.summary.trim().is_empty() {
             problems.push(format!("{}: no summary", rule.id));
         }
