@@ -37,6 +37,10 @@
 //!   `DeactivationTarget`, else `Evicted`).
 //! - `checks`: `status.admissionChecks[]` as `{name, state, message}`; `checksNotReady`: the
 //!   names of those not `Ready`.
+//! - `quotaOverNodes`: `[{resource, quota, advertised}]`, the extended resources (names with a
+//!   `/`, e.g. `nvidia.com/gpu`) whose nominal quota in the ClusterQueue, summed over its
+//!   flavors, is more than all nodes of the bundle advertise as allocatable: Kueue will admit
+//!   work the nodes cannot hold (empty when the bundle has no nodes: nothing to compare).
 //! - `kueueGates` / `foreignGates`: the distinct scheduling-gate names on the work's pods that
 //!   Kueue owns (`kueue.x-k8s.io/…`) or does not; `kueueGatedPods` / `foreignGatedPods`: which pods
 //!   carry them.
@@ -388,6 +392,7 @@ pub fn facts(ctx: &Ctx) -> Value {
         "foreignGates": foreign_gates,
         "kueueGatedPods": kueue_pods,
         "foreignGatedPods": foreign_pods,
+        "quotaOverNodes": quota_over_nodes(ix, sub.get("clusterQueue")),
     });
 
     if let Some(w) = wl {
@@ -451,4 +456,40 @@ pub fn facts(ctx: &Ctx) -> Value {
         out["checksNotReady"] = Value::Array(not_ready);
     }
     out
+}
+
+/// Extended resources whose ClusterQueue quota exceeds what the nodes advertise.
+fn quota_over_nodes(ix: &Index, cq: Option<&Value>) -> Value {
+    let (Some(cq), false) = (cq, ix.nodes().is_empty()) else {
+        return json!([]);
+    };
+    let mut quota: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
+    for rg in cq
+        .pointer("/spec/resourceGroups")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for f in rg["flavors"].as_array().into_iter().flatten() {
+            for r in f["resources"].as_array().into_iter().flatten() {
+                let (Some(name), Some(q)) = (
+                    r["name"].as_str(),
+                    crate::quantity::from_value(&r["nominalQuota"]),
+                ) else {
+                    continue;
+                };
+                if name.contains('/') {
+                    *quota.entry(name.to_string()).or_default() += q;
+                }
+            }
+        }
+    }
+    let rows: Vec<Value> = quota
+        .into_iter()
+        .filter_map(|(name, q)| {
+            let advertised: f64 = ix.nodes().values().filter_map(|n| n.allocatable.get(&name)).sum();
+            (q > advertised).then(|| json!({"resource": name, "quota": crate::facts::num(q), "advertised": crate::facts::num(advertised)}))
+        })
+        .collect();
+    Value::Array(rows)
 }
