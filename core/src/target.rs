@@ -294,7 +294,10 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
     }
     for (id, o) in ix.bundle().objects().iter().enumerate() {
         let pod = o.kind == "Pod" && o.group().is_empty();
-        if listed.contains(&id) || !(pod || is_work(ix, id)) {
+        // Pod-making owners that are not work of their own still explain pod-less failures
+        // (a ReplicaSet whose pods are rejected at creation).
+        let owner = o.group() == "apps" && matches!(o.kind.as_str(), "ReplicaSet" | "DaemonSet");
+        if listed.contains(&id) || !(pod || owner || is_work(ix, id)) {
             continue;
         }
         let (status, settled) = crate::view::status_of(ix, id);
