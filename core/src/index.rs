@@ -111,6 +111,9 @@ pub struct Index {
     pods: HashMap<ObjId, PodInfo>,
     requested_by_node: HashMap<String, BTreeMap<String, f64>>,
     pods_by_group: HashMap<(String, String), Vec<ObjId>>,
+    /// Pods by the value of their `app` / `app.kubernetes.io/name` label, so area facts can find
+    /// infrastructure pods (device plugins, operator operands) without parsing every pod.
+    pods_by_app: HashMap<String, Vec<ObjId>>,
     workloads_by_job_uid: HashMap<String, Vec<ObjId>>,
     newest: Option<i64>,
 }
@@ -413,6 +416,11 @@ impl Index {
                                 .push(id);
                         }
                     }
+                    for key in ["app", "app.kubernetes.io/name"] {
+                        if let Some(v) = p.metadata.labels.get(key) {
+                            ix.pods_by_app.entry(v.to_string()).or_default().push(id);
+                        }
+                    }
                     ix.pods.insert(id, info);
                     (
                         p.metadata.owner_references,
@@ -693,6 +701,22 @@ impl Index {
         self.pods_by_group
             .get(&(namespace.to_string(), group.to_string()))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// Pods whose `app` or `app.kubernetes.io/name` label value satisfies `wanted`, in bundle
+    /// order.
+    pub fn pods_with_app(&self, wanted: impl Fn(&str) -> bool) -> Vec<ObjId> {
+        // Sorted below, so the map's iteration order does not leak into results.
+        #[allow(clippy::iter_over_hash_type)]
+        let mut ids: Vec<ObjId> = self
+            .pods_by_app
+            .iter()
+            .filter(|(k, _)| wanted(k))
+            .flat_map(|(_, v)| v.iter().copied())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
     }
 
     pub fn workloads_for_job_uid(&self, uid: &str) -> &[ObjId] {

@@ -391,21 +391,24 @@ fn pod_label<'v>(pv: &'v Value, key: &str) -> Option<&'v str> {
 }
 
 /// The GPU Operator's operand that a pod belongs to (by its `app` label), if any.
+/// GPU Operator operands by the prefix of their `app` label.
+const OPERANDS: &[(&str, &str)] = &[
+    ("nvidia-driver-daemonset", "driver"),
+    ("nvidia-container-toolkit-daemonset", "container-toolkit"),
+    ("nvidia-device-plugin-daemonset", "device-plugin"),
+    ("nvidia-operator-validator", "operator-validator"),
+    ("gpu-feature-discovery", "gpu-feature-discovery"),
+    ("nvidia-dcgm-exporter", "dcgm-exporter"),
+    ("nvidia-mig-manager", "mig-manager"),
+    ("nvidia-cuda-validator", "cuda-validator"),
+];
+
 fn operand(pv: &Value) -> Option<&'static str> {
     let app = pod_label(pv, "app")?;
-    [
-        ("nvidia-driver-daemonset", "driver"),
-        ("nvidia-container-toolkit-daemonset", "container-toolkit"),
-        ("nvidia-device-plugin-daemonset", "device-plugin"),
-        ("nvidia-operator-validator", "operator-validator"),
-        ("gpu-feature-discovery", "gpu-feature-discovery"),
-        ("nvidia-dcgm-exporter", "dcgm-exporter"),
-        ("nvidia-mig-manager", "mig-manager"),
-        ("nvidia-cuda-validator", "cuda-validator"),
-    ]
-    .iter()
-    .find(|(a, _)| app.starts_with(a))
-    .map(|(_, c)| *c)
+    OPERANDS
+        .iter()
+        .find(|(a, _)| app.starts_with(a))
+        .map(|(_, c)| *c)
 }
 
 fn gpu_operator(ctx: &Ctx) -> Value {
@@ -430,7 +433,7 @@ fn gpu_operator(ctx: &Ctx) -> Value {
         .unwrap_or("");
     // Operands that fail on their own first (crash, error), then those waiting on them.
     let mut failing: Vec<(bool, Value)> = Vec::new();
-    for &p in ix.of_kind("Pod") {
+    for p in ix.pods_with_app(|a| OPERANDS.iter().any(|(prefix, _)| a.starts_with(prefix))) {
         let pv = ix.value(p);
         let Some(component) = operand(&pv) else {
             continue;
@@ -489,7 +492,13 @@ fn gpu_operator(ctx: &Ctx) -> Value {
 fn plugin_pods(ctx: &Ctx) -> Value {
     let ix = ctx.ix;
     let mut out = Vec::new();
-    for &p in ix.of_kind("Pod") {
+    let plugin_apps = |a: &str| {
+        matches!(
+            a,
+            "device-plugin" | "nvidia-device-plugin-daemonset" | "nvidia-device-plugin"
+        )
+    };
+    for p in ix.pods_with_app(plugin_apps) {
         let pv = ix.value(p);
         let app = pod_label(&pv, "app")
             .or_else(|| pod_label(&pv, "app.kubernetes.io/name"))
@@ -549,15 +558,17 @@ fn fake_gpu_install(ctx: &Ctx) -> Value {
             .and_then(Value::as_str)
             == Some("runtimes")
     });
+    let by_app = ix.pods_with_app(|a| {
+        matches!(
+            a,
+            "device-plugin" | "status-updater" | "status-exporter" | "topology-server"
+        )
+    });
     let operator_pods = ix
         .of_kind("Pod")
         .iter()
         .filter(|&&p| {
-            let pv = ix.value(p);
-            matches!(
-                pod_label(&pv, "app"),
-                Some("device-plugin" | "status-updater" | "status-exporter" | "topology-server")
-            ) || ix.object(p).name.starts_with("fake-gpu-operator")
+            by_app.binary_search(&p).is_ok() || ix.object(p).name.starts_with("fake-gpu-operator")
         })
         .count();
     let failed: Vec<String> = releases
