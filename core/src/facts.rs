@@ -198,7 +198,8 @@ pub fn node_eligible(node: &NodeInfo, pod: &Value) -> bool {
         .all(|t| tolerations.is_some_and(|tols| tols.iter().any(|tol| tolerates(tol, t))))
 }
 
-fn tolerates(tol: &Value, t: &crate::index::Taint) -> bool {
+/// Does one toleration (as JSON) tolerate a taint?
+pub fn tolerates(tol: &Value, t: &crate::index::Taint) -> bool {
     let key = tol["key"].as_str().unwrap_or("");
     let op = tol["operator"].as_str().unwrap_or("Equal");
     let effect = tol["effect"].as_str().unwrap_or("");

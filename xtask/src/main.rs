@@ -114,13 +114,8 @@ fn ensure_tools() -> Result<(), String> {
     if !has_wasm {
         run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
     }
-    let want = wasm::locked_bindgen_version()?;
-    let have = Command::new("wasm-bindgen")
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    if have != format!("wasm-bindgen {want}") {
+    let (want, _, matches) = wasm::bindgen_versions()?;
+    if !matches {
         run(cargo().args([
             "install",
             "wasm-bindgen-cli",

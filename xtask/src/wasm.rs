@@ -28,14 +28,21 @@ pub fn locked_bindgen_version() -> Result<String, String> {
     Err("wasm-bindgen is not in Cargo.lock".into())
 }
 
-fn check_bindgen() -> Result<(), String> {
+/// (the version Cargo.lock needs, the `wasm-bindgen --version` on PATH, whether they match).
+pub fn bindgen_versions() -> Result<(String, String, bool), String> {
     let want = locked_bindgen_version()?;
     let have = Command::new("wasm-bindgen")
         .arg("--version")
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    if have != format!("wasm-bindgen {want}") {
+    let ok = have == format!("wasm-bindgen {want}");
+    Ok((want, have, ok))
+}
+
+fn check_bindgen() -> Result<(), String> {
+    let (want, have, ok) = bindgen_versions()?;
+    if !ok {
         return Err(format!(
             "wasm-bindgen {want} is needed on PATH (found `{have}`): cargo install wasm-bindgen-cli --version ={want}"
         ));

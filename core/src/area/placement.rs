@@ -43,6 +43,7 @@
 //!   bundle holds it.
 
 use super::Ctx;
+use crate::facts::tolerates;
 use crate::index::{NodeInfo, Taint};
 use crate::quantity;
 use serde_json::{Value, json};
@@ -133,21 +134,6 @@ fn arr<'v>(v: &'v Value, ptr: &str) -> impl Iterator<Item = &'v Value> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-}
-
-fn tolerates(tol: &Value, t: &Taint) -> bool {
-    let key = tol["key"].as_str().unwrap_or("");
-    let op = tol["operator"].as_str().unwrap_or("Equal");
-    let effect = tol["effect"].as_str().unwrap_or("");
-    if !effect.is_empty() && effect != t.effect {
-        return false;
-    }
-    if key.is_empty() {
-        return op == "Exists";
-    }
-    key == t.key
-        && (op == "Exists"
-            || tol["value"].as_str().unwrap_or("") == t.value.as_deref().unwrap_or(""))
 }
 
 fn is_control_plane(n: &NodeInfo) -> bool {
