@@ -180,33 +180,57 @@ fn queue_fact(ix: &Index, sub: &Map<String, Value>, wl: &Value, now: Option<i64>
     let mine = created(wl);
     let my_name = s(wl, "/metadata/name").unwrap_or("");
     let mut ahead: Vec<(i64, String)> = Vec::new();
+    // Typed partial reads, and each LocalQueue's ClusterQueue looked up once: this runs for every
+    // pending Workload over every Workload of the bundle.
+    let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
+        std::collections::HashMap::new();
     for &id in ix.of_kind("Workload") {
         if ix.object(id).group() != "kueue.x-k8s.io" {
             continue;
         }
-        let other = ix.value(id);
-        let name = s(&other, "/metadata/name").unwrap_or("");
-        let ns = s(&other, "/metadata/namespace");
+        let Some(other) = ix.typed::<WorkloadLite>(id) else {
+            continue;
+        };
+        let name = other.metadata.name.as_str();
+        let ns = other.metadata.namespace.as_deref();
         if name == my_name && ns == my_ns {
             continue;
         }
-        if cond_true(&other, "QuotaReserved").is_some()
-            || cond_true(&other, "Finished").is_some()
-            || other.pointer("/spec/active") == Some(&Value::Bool(false))
+        let first_true = |ty: &str| {
+            other
+                .status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == ty)
+                .is_some_and(|c| c.status == "True")
+        };
+        if first_true("QuotaReserved") || first_true("Finished") || other.spec.active == Some(false)
         {
             continue;
         }
-        let other_cq = s(&other, "/spec/queueName")
-            .and_then(|q| ix.get("kueue.x-k8s.io", "LocalQueue", ns, q))
-            .and_then(|lq| s(&ix.value(lq), "/spec/clusterQueue").map(str::to_string));
+        let queue = other.spec.queue_name.as_deref();
+        let other_cq = queue.and_then(|q| {
+            lq_cq
+                .entry((ns.map(str::to_string), q.to_string()))
+                .or_insert_with(|| {
+                    ix.get("kueue.x-k8s.io", "LocalQueue", ns, q)
+                        .and_then(|lq| ix.typed::<LocalQueueLite>(lq))
+                        .and_then(|lq| lq.spec.cluster_queue)
+                })
+                .clone()
+        });
         let same_queue = match &cq {
             Some(cq) => other_cq.as_deref() == Some(cq.as_str()),
-            None => ns == my_ns && s(&other, "/spec/queueName") == my_queue,
+            None => ns == my_ns && queue == my_queue,
         };
         if !same_queue {
             continue;
         }
-        let t = created(&other);
+        let t = other
+            .metadata
+            .creation_timestamp
+            .as_deref()
+            .and_then(crate::time::parse_rfc3339);
         if let (Some(t), Some(m)) = (t, mine)
             && t <= m
             && t <= now.unwrap_or(i64::MAX)
@@ -217,6 +241,55 @@ fn queue_fact(ix: &Index, sub: &Map<String, Value>, wl: &Value, now: Option<i64>
     ahead.sort();
     let names: Vec<String> = ahead.into_iter().map(|(_, n)| n).collect();
     json!({"clusterQueue": cq, "ahead": names.len(), "aheadNames": names})
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct WorkloadLite {
+    metadata: LiteMeta,
+    spec: WorkloadLiteSpec,
+    status: WorkloadLiteStatus,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct LiteMeta {
+    name: String,
+    namespace: Option<String>,
+    creation_timestamp: Option<String>,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct WorkloadLiteSpec {
+    queue_name: Option<String>,
+    active: Option<bool>,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct WorkloadLiteStatus {
+    conditions: Vec<LiteCondition>,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct LiteCondition {
+    #[serde(rename = "type")]
+    type_: String,
+    status: String,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct LocalQueueLite {
+    spec: LocalQueueLiteSpec,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct LocalQueueLiteSpec {
+    cluster_queue: Option<String>,
 }
 
 /// The admission layer's facts for one view.
