@@ -27,6 +27,7 @@ pub mod error;
 pub mod eval;
 pub mod facts;
 pub mod index;
+pub mod json;
 pub mod layer;
 pub mod quantity;
 pub mod render;

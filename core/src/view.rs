@@ -10,6 +10,7 @@ use crate::bundle::group_of;
 use crate::diagnosis::{Missing, ObjectRef, PodSummary};
 use crate::facts;
 use crate::index::{Index, ObjId, POD_GROUP_KEYS};
+use crate::json::{label, request_device_classes, str_at};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
@@ -166,12 +167,6 @@ impl Builder<'_> {
     }
 }
 
-fn str_at<'v>(v: &'v Value, ptr: &str) -> Option<&'v str> {
-    v.pointer(ptr)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-}
-
 /// A label or annotation value (annotation first: Kueue moved some labels to annotations).
 fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.pointer("/metadata/annotations")
@@ -182,13 +177,6 @@ fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
                 .and_then(|l| l.get(key))
                 .and_then(Value::as_str)
         })
-        .filter(|s| !s.is_empty())
-}
-
-fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/labels")
-        .and_then(|l| l.get(key))
-        .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
 }
 
@@ -869,15 +857,7 @@ fn link_dra(b: &mut Builder, pv: &Value) {
             .into_iter()
             .flatten()
         {
-            let mut names: Vec<&str> = Vec::new();
-            names.extend(req["deviceClassName"].as_str());
-            names.extend(
-                req.pointer("/exactly/deviceClassName")
-                    .and_then(Value::as_str),
-            );
-            for alt in req["firstAvailable"].as_array().into_iter().flatten() {
-                names.extend(alt["deviceClassName"].as_str());
-            }
+            let names = request_device_classes(req);
             for n in names {
                 match ix.find("DeviceClass", None, n) {
                     Some(id) if !classes.contains(&id) => classes.push(id),

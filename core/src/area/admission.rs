@@ -47,6 +47,7 @@
 
 use super::Ctx;
 use crate::index::Index;
+use crate::json::{label, str_at as s};
 use regex::Regex;
 use serde_json::{Map, Value, json};
 use std::sync::LazyLock;
@@ -109,19 +110,6 @@ fn flavor_assignment(msg: &str) -> Value {
         "taintedFlavors": list(&TAINT, 2),
         "affinityMismatchFlavors": list(&AFFINITY, 1),
     })
-}
-
-fn s<'v>(v: &'v Value, ptr: &str) -> Option<&'v str> {
-    v.pointer(ptr)
-        .and_then(Value::as_str)
-        .filter(|x| !x.is_empty())
-}
-
-fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/labels")
-        .and_then(|l| l.get(key))
-        .and_then(Value::as_str)
-        .filter(|x| !x.is_empty())
 }
 
 fn cond<'v>(v: &'v Value, ty: &str) -> Option<&'v Value> {

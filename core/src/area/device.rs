@@ -698,15 +698,7 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
             .into_iter()
             .flatten()
         {
-            let mut classes: Vec<&str> = Vec::new();
-            classes.extend(r["deviceClassName"].as_str());
-            classes.extend(
-                r.pointer("/exactly/deviceClassName")
-                    .and_then(Value::as_str),
-            );
-            for alt in r["firstAvailable"].as_array().into_iter().flatten() {
-                classes.extend(alt["deviceClassName"].as_str());
-            }
+            let classes = crate::json::request_device_classes(r);
             for c in classes {
                 let (exists, driver) = class_driver(c);
                 if !exists {

@@ -45,6 +45,7 @@
 use super::Ctx;
 use crate::facts::tolerates;
 use crate::index::{NodeInfo, Taint};
+use crate::json::str_at as s;
 use crate::quantity;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -121,12 +122,6 @@ fn cordoned_relevant(ctx: &Ctx, advertises: &dyn Fn(&NodeInfo) -> bool) -> Vec<S
         .filter(|n| n.unschedulable && advertises(n))
         .map(|n| n.name.clone())
         .collect()
-}
-
-fn s<'v>(v: &'v Value, ptr: &str) -> Option<&'v str> {
-    v.pointer(ptr)
-        .and_then(Value::as_str)
-        .filter(|x| !x.is_empty())
 }
 
 fn arr<'v>(v: &'v Value, ptr: &str) -> impl Iterator<Item = &'v Value> {
