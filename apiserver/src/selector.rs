@@ -238,9 +238,15 @@ impl FieldSelector {
     }
 
     pub fn matches(&self, obj: &Value) -> bool {
-        self.0
-            .iter()
-            .all(|(path, eq, want)| (field_value(obj, path) == *want) == *eq)
+        // An events.k8s.io Event listed as a core one: its involvedObject is `regarding`.
+        let event_shape = obj.get("regarding").is_some() && obj.get("involvedObject").is_none();
+        self.0.iter().all(|(path, eq, want)| {
+            let path = match path.strip_prefix("involvedObject.") {
+                Some(rest) if event_shape => format!("regarding.{rest}"),
+                _ => path.clone(),
+            };
+            (field_value(obj, &path) == *want) == *eq
+        })
     }
 }
 

@@ -2,9 +2,14 @@
 //!
 //! Objects are identified as the tool's bundle identifies them (API group, kind, namespace,
 //! name): a later copy replaces an earlier one unless both carry integer resourceVersions, in
-//! which case the higher one stays. Each object is served only at its own apiVersion; there
-//! is no conversion between versions (a `kueue.x-k8s.io/v1beta2` Workload is not visible
-//! under `v1beta1`, a core `v1` Event is not visible under `events.k8s.io/v1`).
+//! which case the higher one stays.
+//!
+//! Like a real server, every version of a group serves all of the group's objects of that
+//! resource (a Workload written as `v1beta1` is listed under `v1beta2` too), and
+//! `events.k8s.io/v1` Events are listed under core `v1` events as well (one storage). Unlike
+//! a real server there is no conversion: an object keeps the body and apiVersion it was
+//! written with, and field selectors on core events read `regarding.*` for `involvedObject.*`
+//! when the stored object is in the `events.k8s.io` shape.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
@@ -166,18 +171,28 @@ pub(crate) fn load(objects: Vec<Value>, extra_apis: &[String]) -> io::Result<(Ca
 }
 
 impl Store {
-    /// All objects of a resource, optionally in one namespace, in key order.
+    /// All objects of a resource, optionally in one namespace, in key order, whatever version
+    /// of the group they were written in (core events include `events.k8s.io` ones).
     pub fn list<'a>(
         &'a self,
         r: &Resource,
         namespace: Option<&'a str>,
-    ) -> impl Iterator<Item = &'a Object> {
-        self.by_resource
-            .get(&(r.group.clone(), r.version.clone(), r.plural.clone()))
-            .map(Vec::as_slice)
-            .unwrap_or_default()
+    ) -> impl Iterator<Item = &'a Object> + 'a {
+        let group = r.group.clone();
+        let plural = r.plural.clone();
+        let core_events = group.is_empty() && plural == "events";
+        let mut objs: Vec<&'a Object> = self
+            .by_resource
             .iter()
+            .filter(move |((g, _, p), _)| {
+                (g == &group && p == &plural)
+                    || (core_events && g == "events.k8s.io" && p == "events")
+            })
+            .flat_map(|(_, objs)| objs.iter())
             .filter(move |o| namespace.is_none() || o.namespace.as_deref() == namespace)
+            .collect();
+        objs.sort_by(|a, b| (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name)));
+        objs.into_iter()
     }
 
     pub fn get<'a>(

@@ -212,6 +212,7 @@ impl Engine {
         let layers: Vec<LayerReport> = Layer::ALL
             .iter()
             .map(|&layer| self.layer_report(layer, view, &fired, &findings, blocked_first))
+            .map(|report| unread_makes_unknown(report, ix))
             .collect();
 
         // Verdict, misalignment, headline.
@@ -526,6 +527,35 @@ fn split_path(path: &str) -> Option<Vec<&str>> {
         rest = rest.get(end..)?.strip_prefix(']')?;
     }
     Some(out)
+}
+
+/// A layer that found nothing wrong is `unknown`, not `ok`, when a read it needs failed (the
+/// live reader lists those under `unreadable`): absence of evidence from a forbidden read is
+/// not evidence. A layer with a finding keeps it: what was read already proves it.
+fn unread_makes_unknown(mut report: LayerReport, ix: &Index) -> LayerReport {
+    if matches!(report.state, LayerState::Blocked | LayerState::Warn) {
+        return report;
+    }
+    let Some(meta) = ix.bundle().meta() else {
+        return report;
+    };
+    let mut unread: Vec<String> = meta
+        .unreadable
+        .iter()
+        .filter(|u| {
+            crate::layer::layers_reading(u.resource.as_deref().unwrap_or(""))
+                .contains(&report.layer)
+        })
+        .map(|u| format!("{} ({})", u.resource.as_deref().unwrap_or(&u.kind), u.why))
+        .collect();
+    if unread.is_empty() {
+        return report;
+    }
+    unread.sort();
+    unread.dedup();
+    report.state = LayerState::Unknown;
+    report.summary = format!("not judged: could not read {}", unread.join(", "));
+    report
 }
 
 fn kind_of_resource(resource: &str) -> String {

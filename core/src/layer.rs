@@ -131,3 +131,56 @@ impl Severity {
         }
     }
 }
+
+/// The layers whose judgement needs a resource (plural, optionally `plural.group`), so that a
+/// read that failed live (forbidden, timed out) turns them `unknown` rather than `ok`.
+pub fn layers_reading(resource: &str) -> &'static [Layer] {
+    use Layer::*;
+    let plural = resource.split('.').next().unwrap_or(resource);
+    match plural {
+        "pods" => &Layer::ALL,
+        "events" => &[Device, Admission, Placement, Runtime],
+        "nodes" => &[Device, Placement],
+        "resourceslices"
+        | "deviceclasses"
+        | "resourceclaims"
+        | "resourceclaimtemplates"
+        | "clusterpolicies"
+        | "daemonsets"
+        | "configmaps" => &[Device],
+        "workloads"
+        | "localqueues"
+        | "clusterqueues"
+        | "resourceflavors"
+        | "cohorts"
+        | "topologies"
+        | "admissionchecks"
+        | "workloadpriorityclasses"
+        | "provisioningrequestconfigs"
+        | "provisioningrequests"
+        | "resourcequotas"
+        | "limitranges"
+        | "namespaces"
+        | "customresourcedefinitions" => &[Admission],
+        "jobs" | "jobsets" | "leaderworkersets" | "statefulsets" | "replicasets" => &[Grouping],
+        "podgroups"
+        | "queues"
+        | "priorityclasses"
+        | "bindrequests"
+        | "configs"
+        | "schedulingshards"
+        | "podgangs"
+        | "nodepools"
+        | "persistentvolumeclaims"
+        | "storageclasses" => &[Placement],
+        "runtimeclasses" | "addons" => &[Runtime],
+        "dynamographdeployments"
+        | "dynamocomponentdeployments"
+        | "podcliquesets"
+        | "podcliques"
+        | "inferencepools"
+        | "services"
+        | "deployments" => &[Serving],
+        _ => &[],
+    }
+}

@@ -1,12 +1,18 @@
-//! `kubectl-layer`: the command line. Reads a bundle (a file, standard input, or — later — the
-//! live cluster), asks the core for a diagnosis and prints it. All judgement lives in the core;
-//! this file only parses arguments, reads input and chooses a rendering.
+//! `kubectl-layer`: the command line. Reads a bundle (a file, standard input, or the live
+//! cluster through `live.rs`), asks the core for a diagnosis and prints it. All judgement lives
+//! in the core; this file only parses arguments, reads input and chooses a rendering.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+mod live;
+mod plan;
+mod redact;
+
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use layer_core::render::{self, Style};
 use layer_core::{Bundle, Engine, Index, LayerState, Options, ReadLimits, TargetSpec};
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
 const EXIT_HELP: &str = "\
 Exit status:
@@ -33,7 +39,12 @@ struct Cli {
 enum Command {
     /// Explain why one pod (or Job, JobSet, LeaderWorkerSet, Workload …) is not running.
     ///
+    /// Without -f it reads the cluster of the current kubeconfig context, fetching only what
+    /// this target's diagnosis needs.
+    ///
     /// Examples:
+    ///   kubectl layer why trainer-0 -n ml
+    ///   kubectl layer why jobset/llm-pretrain -n research -o markdown
     ///   kubectl get pods,nodes,events,workloads -A -o json > bundle.json
     ///   kubectl layer why trainer-0 -n ml -f bundle.json
     ///   kubectl layer why lws/vllm-70b -n serving -f bundle.yaml -o markdown
@@ -45,8 +56,28 @@ enum Command {
     /// Lists each top-level Job, JobSet, LeaderWorkerSet, Deployment, StatefulSet,
     /// DynamoGraphDeployment and ownerless Workload that is not fully running, and each pod
     /// without such an owner that is neither Running-and-Ready nor Succeeded.
+    ///
+    /// Without -f it reads the cluster: the context's namespace, or every namespace with -A.
     #[command(after_long_help = EXIT_HELP)]
     Scan(ScanArgs),
+    /// Write the bundle `why` reads for a target, redacted, to attach to an issue.
+    ///
+    /// The output is what -f and the web page read. Redacted: Secret data, environment
+    /// variable values (names kept), ConfigMap data except keys the rules read, managedFields,
+    /// the last-applied-configuration annotation, and annotation values outside the domains
+    /// the rules read.
+    ///
+    /// Example:
+    ///   kubectl layer bundle job/trainer -n ml > trainer-bundle.json
+    #[command(after_long_help = EXIT_HELP, verbatim_doc_comment)]
+    Bundle(BundleArgs),
+    /// Print shell completions: `source <(kubectl-layer completion bash)`.
+    Completion {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the read-only ClusterRole that lists every read the tool makes.
+    Rbac,
     /// Print the six layers: the question each answers, who decides, where it shows.
     Layers,
     /// List the rules (id, layer, severity, summary).
@@ -81,16 +112,71 @@ struct Input {
     max_input_bytes: usize,
 }
 
+/// How to reach the cluster when no -f is given (kubectl's flags).
+#[derive(Args, Debug, Clone)]
+struct Live {
+    /// Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then
+    /// ~/.kube/config, then the in-cluster service account).
+    #[arg(long, value_name = "FILE")]
+    kubeconfig: Option<std::path::PathBuf>,
+    /// The kubeconfig context to use.
+    #[arg(long, value_name = "NAME")]
+    context: Option<String>,
+    /// Give up on the cluster after this long, for each request and for the whole read
+    /// (`30s`, `2m`, or seconds). What did not arrive in time is listed under `missing`.
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    request_timeout: Duration,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration like 30s, 2m or 1h"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("`{s}`: unknown unit `{unit}` (use ms, s, m or h)")),
+    };
+    if !(secs > 0.0 && secs < 1e7) {
+        return Err(format!("`{s}` must be more than zero"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[derive(Args, Debug)]
+struct BundleArgs {
+    /// What to collect for: NAME (a pod) or KIND/NAME.
+    target: String,
+    /// Namespace of the target (default: the context's).
+    #[arg(short, long)]
+    namespace: Option<String>,
+    #[command(flatten)]
+    live: Live,
+    /// Refuse answers larger than this many bytes in all.
+    #[arg(long, value_name = "BYTES", default_value_t = 2 << 30)]
+    max_input_bytes: usize,
+}
+
 #[derive(Args, Debug)]
 struct WhyArgs {
     /// What to explain: NAME (a pod) or KIND/NAME (kubectl spellings: pod, job, jobset, lws,
     /// workload, dgd, deployment, sts …).
     target: String,
-    /// Namespace of the target. Offline, it may be left out when the name is unique.
+    /// Namespace of the target. Live, the context's namespace by default; offline, it may be
+    /// left out when the name is unique.
     #[arg(short, long)]
     namespace: Option<String>,
     #[command(flatten)]
     input: Input,
+    #[command(flatten)]
+    live: Live,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     output: Format,
@@ -106,6 +192,8 @@ struct ScanArgs {
     all_namespaces: bool,
     #[command(flatten)]
     input: Input,
+    #[command(flatten)]
+    live: Live,
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = ScanFormat::Text)]
     output: ScanFormat,
@@ -132,10 +220,47 @@ enum ListFormat {
 }
 
 /// A failure with its exit status and stable code.
-struct Failure {
-    exit: u8,
-    code: &'static str,
-    message: String,
+pub(crate) struct Failure {
+    pub exit: u8,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl From<live::LiveError> for Failure {
+    fn from(e: live::LiveError) -> Self {
+        Failure {
+            exit: 3,
+            code: "cluster",
+            message: e.to_string(),
+        }
+    }
+}
+
+/// Connect to the cluster and run `f` on a runtime made for it.
+fn with_cluster<T>(
+    live: &Live,
+    progress: bool,
+    f: impl AsyncFnOnce(Arc<live::Cluster>) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure {
+            exit: 3,
+            code: "cluster",
+            message: format!("cannot start the network runtime: {e}"),
+        })?;
+    let opts = live::ConnectOptions {
+        kubeconfig: live.kubeconfig.clone(),
+        context: live.context.clone(),
+        timeout: live.request_timeout,
+        progress,
+    };
+    rt.block_on(async {
+        let cluster = Arc::new(live::Cluster::connect(&opts).await?);
+        f(cluster).await
+    })
 }
 
 impl From<layer_core::Error> for Failure {
@@ -188,8 +313,21 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
     match cli.command {
         Command::Why(args) => {
             let engine = engine()?;
-            let ix = read_index(&args.input)?;
-            let spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
+            let mut spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
+            let ix = if args.input.files.is_empty() {
+                let limits = args.input.limits();
+                let (ix, ns) = with_cluster(&args.live, false, async |c| {
+                    let ns = spec
+                        .namespace
+                        .clone()
+                        .unwrap_or_else(|| c.default_namespace.clone());
+                    Ok((c.collect_target(&spec, limits).await?.index, ns))
+                })?;
+                spec.namespace = Some(ns);
+                ix
+            } else {
+                read_index(&args.input)?
+            };
             let opts = Options {
                 now: args.input.now.clone(),
             };
@@ -205,12 +343,27 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
         }
         Command::Scan(args) => {
             let engine = engine()?;
-            let ix = read_index(&args.input)?;
+            let mut namespace = args.namespace.clone();
+            let ix = if args.input.files.is_empty() {
+                let limits = args.input.limits();
+                let (ix, ns) = with_cluster(&args.live, true, async |c| {
+                    let ns = match (&namespace, args.all_namespaces) {
+                        (_, true) => None,
+                        (Some(ns), _) => Some(ns.clone()),
+                        (None, false) => Some(c.default_namespace.clone()),
+                    };
+                    Ok((c.collect_scan(ns.as_deref(), limits).await?.index, ns))
+                })?;
+                namespace = ns;
+                ix
+            } else {
+                read_index(&args.input)?
+            };
             let opts = Options {
                 now: args.input.now.clone(),
             };
             let mut report = layer_core::scan(&engine, &ix, &opts);
-            if let Some(ns) = &args.namespace {
+            if let Some(ns) = &namespace {
                 report
                     .diagnoses
                     .retain(|d| d.target.namespace.as_deref() == Some(ns.as_str()));
@@ -227,6 +380,44 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 .max()
                 .unwrap_or(0);
             Ok(worst)
+        }
+        Command::Bundle(args) => {
+            let spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
+            let limits = ReadLimits {
+                max_bytes: args.max_input_bytes,
+                ..Default::default()
+            };
+            let collected = with_cluster(&args.live, true, async |c| {
+                c.collect_target(&spec, limits).await
+            })?;
+            let text = redact::bundle(&collected.text).map_err(|e| Failure {
+                exit: 3,
+                code: "cluster",
+                message: format!("the cluster's answers: {e}"),
+            })?;
+            write(out, &text)?;
+            let missing = collected
+                .index
+                .bundle()
+                .meta()
+                .map_or(0, |m| m.unreadable.len());
+            eprintln!(
+                "bundle: {} objects from {} requests, {} unreadable, redacted",
+                collected.index.len(),
+                collected.requests,
+                missing
+            );
+            Ok(0)
+        }
+        Command::Completion { shell } => {
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "kubectl-layer", &mut buf);
+            write(out, &String::from_utf8_lossy(&buf))?;
+            Ok(0)
+        }
+        Command::Rbac => {
+            write(out, &plan::cluster_role())?;
+            Ok(0)
         }
         Command::Layers => {
             write(out, LAYERS)?;
@@ -311,17 +502,17 @@ fn rule_json(r: &layer_core::rule::Rule) -> layer_core::render::RuleInfo {
     layer_core::render::rule_info(r)
 }
 
-fn read_index(input: &Input) -> Result<Index, Failure> {
-    if input.files.is_empty() {
-        return Err(Failure {
-            exit: 2,
-            code: "usage",
-            message: "reading a live cluster is not available in this build yet: pass -f FILE (or -f - for standard input) with `kubectl get … -o json` output".into(),
-        });
+impl Input {
+    fn limits(&self) -> ReadLimits {
+        ReadLimits {
+            max_bytes: self.max_input_bytes,
+            ..ReadLimits::default()
+        }
     }
-    let limits = ReadLimits {
-        max_bytes: input.max_input_bytes,
-    };
+}
+
+fn read_index(input: &Input) -> Result<Index, Failure> {
+    let limits = input.limits();
     let mut bundle: Option<Bundle> = None;
     for f in &input.files {
         let text = if f == "-" {

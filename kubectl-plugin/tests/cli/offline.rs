@@ -1,26 +1,9 @@
-//! The CLI's one integration-test binary: the real `kubectl-layer` on every scenario, its exit
-//! status, its JSON equal to the library's, its errors, colour rules and help.
+//! Offline: the real `kubectl-layer` on every scenario file, its exit status, its JSON equal to
+//! the library's, its errors, colour rules and help.
 
+use super::{bin, run, stderr, stdout};
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kubectl-layer"));
-    c.env_remove("NO_COLOR");
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).output().expect("runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+use std::process::Stdio;
 
 #[test]
 fn why_matches_the_library_on_every_scenario() {
@@ -211,4 +194,73 @@ fn rules_explain_layers_and_help() {
     }
     let o = run(&["--help"]);
     assert!(stdout(&o).contains("Exit status"));
+}
+
+#[test]
+fn rbac_is_the_committed_read_only_clusterrole() {
+    let o = run(&["rbac"]);
+    assert_eq!(o.status.code(), Some(0));
+    let committed = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/clusterrole.yaml"),
+    )
+    .unwrap();
+    assert_eq!(
+        stdout(&o),
+        committed,
+        "deploy/clusterrole.yaml is stale: run `kubectl-layer rbac > deploy/clusterrole.yaml`"
+    );
+    let verbs: Vec<&str> = committed
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("verbs: "))
+        .collect();
+    assert!(verbs.len() > 40, "one row per kind read");
+    for v in verbs {
+        for word in v.trim_matches(['[', ']']).split(", ") {
+            assert!(
+                matches!(word, "\"get\"" | "\"list\""),
+                "only reads, got {word}"
+            );
+        }
+    }
+    assert!(!committed.contains("\"secrets\""), "Secrets are never read");
+}
+
+#[test]
+fn completions_cover_every_shell_and_subcommand() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let o = run(&["completion", shell]);
+        assert_eq!(o.status.code(), Some(0), "{shell}: {}", stderr(&o));
+        let text = stdout(&o);
+        for sub in [
+            "why",
+            "scan",
+            "bundle",
+            "explain",
+            "kubeconfig",
+            "request-timeout",
+        ] {
+            assert!(text.contains(sub), "{shell} completion lacks {sub}");
+        }
+    }
+    let o = run(&["completion", "tcsh"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn krew_manifest_installs_the_binary_on_every_platform() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.krew.yaml"),
+    )
+    .unwrap();
+    assert!(text.contains("kind: Plugin") && text.contains("  name: layer\n"));
+    for platform in [
+        "x86_64-unknown-linux-gnu",
+        "aarch64-unknown-linux-gnu",
+        "x86_64-apple-darwin",
+        "aarch64-apple-darwin",
+        "x86_64-pc-windows-msvc",
+    ] {
+        assert!(text.contains(platform), "no archive for {platform}");
+    }
+    assert_eq!(text.matches("bin: kubectl-layer").count(), 5);
 }

@@ -1,0 +1,602 @@
+//! Live: `kubectl layer why|scan|bundle` against the in-process API server serving a scenario
+//! bundle, with real API semantics (discovery, selectors, paging, faults). The live diagnosis
+//! must equal the offline one for the same bundle; the real `kubectl` reads the same server.
+
+use super::{bin, stderr, stdout};
+use apiserver::{Options, Server};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Output;
+
+/// A server for a bundle and a kubeconfig pointing at it.
+pub struct Cluster {
+    pub server: Server,
+    pub kubeconfig: PathBuf,
+    _dir: TempDir,
+}
+
+/// A directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "kubectl-layer-live-{}-{tag}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The objects of a bundle text, as the core reads them (de-duplicated).
+pub fn objects(text: &str) -> Vec<Value> {
+    let ix = layer_core::Index::new(layer_core::Bundle::parse(text).unwrap());
+    (0..ix.len()).map(|i| ix.value(i)).collect()
+}
+
+pub fn serve(objects: Vec<Value>, opts: Options, namespace: &str) -> Cluster {
+    let server = Server::start_blocking(objects, opts).expect("server starts");
+    let dir = TempDir::new("kc");
+    let kubeconfig = dir.0.join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig, namespace).unwrap();
+    Cluster {
+        server,
+        kubeconfig,
+        _dir: dir,
+    }
+}
+
+impl Cluster {
+    pub fn run(&self, args: &[&str]) -> Output {
+        bin()
+            .args(args)
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .output()
+            .expect("runs")
+    }
+}
+
+fn json(o: &Output, what: &str) -> Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {}\n{}", stdout(o), stderr(o)))
+}
+
+/// The offline diagnosis's `now`, so age-based rules see the same time live.
+fn offline(path: &str, target: &str) -> (Value, Option<i32>) {
+    let o = bin()
+        .args(["why", target, "-f", path, "-o", "json"])
+        .output()
+        .unwrap();
+    (json(&o, target), o.status.code())
+}
+
+/// For a failure message: the objects of the bundle that the live read of a target left out.
+fn not_read(cluster: &Cluster, text: &str, target: &str) -> String {
+    let ids = |t: &str| -> std::collections::BTreeSet<String> {
+        let b = layer_core::Bundle::parse(t).unwrap();
+        b.objects()
+            .iter()
+            .map(|o| {
+                format!(
+                    "{}/{} {}/{}",
+                    o.group(),
+                    o.kind,
+                    o.namespace.as_deref().unwrap_or(""),
+                    o.name
+                )
+            })
+            .collect()
+    };
+    let o = cluster.run(&["bundle", target]);
+    let live = ids(&stdout(&o));
+    let all = ids(text);
+    let left: Vec<String> = all.difference(&live).cloned().collect();
+    format!("{} of {}: {}", left.len(), all.len(), left.join(", "))
+}
+
+#[test]
+fn every_scenario_diagnoses_the_same_live_as_offline() {
+    let mut failures = Vec::new();
+    let mut requests_max = 0usize;
+    // LIVE_ONLY=<part of a scenario name> narrows the run when chasing a difference.
+    let only = std::env::var("LIVE_ONLY").unwrap_or_default();
+    for s in scenarios::all()
+        .into_iter()
+        .filter(|s| s.name.contains(&only))
+    {
+        let text = s.bundle_text();
+        let cluster = serve(objects(&text), Options::default(), "default");
+        let path = s.bundle_path.to_string_lossy().to_string();
+        for e in &s.expectations {
+            let (off, off_code) = offline(&path, &e.target);
+            let now = off["now"]["time"].as_str().unwrap_or_default().to_string();
+            let before = cluster.server.requests().len();
+            let o = cluster.run(&["why", &e.target, "--now", &now, "-o", "json"]);
+            let used = cluster.server.requests().len() - before;
+            requests_max = requests_max.max(used);
+            if o.status.code() != off_code {
+                failures.push(format!(
+                    "{} {}: exit {:?} live, {:?} offline\n{}",
+                    s.name,
+                    e.target,
+                    o.status.code(),
+                    off_code,
+                    stderr(&o)
+                ));
+                continue;
+            }
+            let live = json(&o, &e.target);
+            for field in ["verdict", "findings", "target"] {
+                if live[field] != off[field] {
+                    failures.push(format!(
+                        "{} {}: {field} differs\nlive:    {}\noffline: {}\nnot read live: {}",
+                        s.name,
+                        e.target,
+                        live[field],
+                        off[field],
+                        not_read(&cluster, &text, &e.target)
+                    ));
+                    break;
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} differences:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+    assert!(requests_max > 0);
+}
+
+fn scenario_objects(name: &str) -> Vec<Value> {
+    let dir = scenarios::scenarios_dir().join(name);
+    let path = ["bundle.json", "bundle.yaml"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+        .unwrap();
+    objects(&std::fs::read_to_string(path).unwrap())
+}
+
+fn layer_state(d: &Value, layer: &str) -> String {
+    d["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["layer"] == layer)
+        .map(|l| l["state"].as_str().unwrap_or("").to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn forbidden_and_failing_reads_make_layers_unknown_and_are_named() {
+    let baseline = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    let base = json(
+        &baseline.run(&["why", "job/resnet", "-o", "json"]),
+        "baseline",
+    );
+    let opts = Options {
+        forbidden: vec!["nodes".into()],
+        fail: vec!["clusterqueues".into()],
+        truncate: vec!["daemonsets".into()],
+        ..Options::default()
+    };
+    let cluster = serve(scenario_objects("healthy-gpu-job"), opts, "ml");
+    let o = cluster.run(&["why", "job/resnet", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let d = json(&o, "why");
+    let missing = d["missing"].as_array().unwrap();
+    let why_of = |resource: &str| {
+        missing
+            .iter()
+            .find(|m| m["resource"].as_str().unwrap_or("").starts_with(resource))
+            .and_then(|m| m["why"].as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("{resource} not in missing: {missing:?}"))
+    };
+    assert_eq!(why_of("nodes"), "forbidden");
+    assert_eq!(
+        missing.iter().find(|m| m["resource"] == "nodes").unwrap()["kind"],
+        "Node"
+    );
+    assert!(why_of("clusterqueues").starts_with("server error 500"));
+    assert!(
+        why_of("daemonsets").contains("cut off"),
+        "{}",
+        why_of("daemonsets")
+    );
+    for layer in ["device", "placement", "admission"] {
+        assert_eq!(layer_state(&base, layer), "ok", "baseline {layer}");
+        assert_eq!(
+            layer_state(&d, layer),
+            "unknown",
+            "{layer}: {}",
+            d["layers"]
+        );
+    }
+    // Grouping read everything it needs and still judges as before.
+    assert_eq!(layer_state(&d, "grouping"), layer_state(&base, "grouping"));
+    assert_eq!(
+        d["verdict"]["state"], "ok",
+        "the job runs: still its verdict"
+    );
+    let text = cluster.run(&["why", "job/resnet"]);
+    assert!(
+        stdout(&text).contains("nodes: forbidden") || stdout(&text).contains("nodes (forbidden)"),
+        "text output names the unreadable read:\n{}",
+        stdout(&text)
+    );
+}
+
+#[test]
+fn an_unreachable_or_hanging_cluster_is_exit_3() {
+    let Cluster {
+        server,
+        kubeconfig,
+        _dir,
+    } = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    drop(server);
+    let o = bin()
+        .args([
+            "why",
+            "job/resnet",
+            "--request-timeout",
+            "5s",
+            "--kubeconfig",
+        ])
+        .arg(&kubeconfig)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("error[cluster]: cannot reach the API server at http://127.0.0.1:"),
+        "{}",
+        stderr(&o)
+    );
+
+    let slow = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options {
+            delay: Some(std::time::Duration::from_secs(30)),
+            ..Options::default()
+        },
+        "ml",
+    );
+    let start = std::time::Instant::now();
+    let o = slow.run(&["why", "job/resnet", "--request-timeout", "1s"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("timed out"), "{}", stderr(&o));
+    // Bounded by the timeout, not by the server's 30 s (a behaviour check with slack, not a
+    // speed limit).
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+
+    let dropped = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options {
+            drop_connection: vec!["jobs".into()],
+            ..Options::default()
+        },
+        "ml",
+    );
+    let o = dropped.run(&["why", "job/resnet"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read job/resnet in namespace ml"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn absent_apis_are_skipped_and_not_found_names_the_closest() {
+    // Only core objects: no Kueue, JobSet, LWS, KAI, DRA, Dynamo installed.
+    let core_only: Vec<Value> = scenario_objects("healthy-gpu-job")
+        .into_iter()
+        .filter(|o| !o["apiVersion"].as_str().unwrap_or("").contains('/'))
+        .collect();
+    let cluster = serve(core_only, Options::default(), "ml");
+    let o = cluster.run(&["why", "resnet-h5v8", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("resnet-h5v8c"),
+        "closest name: {}",
+        stderr(&o)
+    );
+    let o = cluster.run(&["why", "resnet-h5v8c", "-o", "json"]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let b = cluster.run(&["bundle", "resnet-h5v8c"]);
+    let b: Value = serde_json::from_slice(&b.stdout).unwrap();
+    assert_eq!(
+        b["kubectlLayer"]["unreadable"],
+        serde_json::json!([]),
+        "absent APIs are not failures"
+    );
+    let apis = b["kubectlLayer"]["apis"].as_array().unwrap();
+    assert!(apis.contains(&Value::String("v1".into())));
+    assert!(
+        !apis
+            .iter()
+            .any(|a| a.as_str().unwrap().starts_with("kueue")),
+        "{apis:?}"
+    );
+    let asked: Vec<String> = cluster
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.path.clone())
+        .collect();
+    assert!(
+        !asked.iter().any(|p| p.contains("kueue.x-k8s.io/v")),
+        "no reads of an absent API"
+    );
+    let o = cluster.run(&["why", "workload/x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no kind named `workload`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn bundle_is_redacted_and_reads_back_to_the_same_diagnosis() {
+    const MARK: &str = "MARKER-7f3a9c";
+    let mut objs = scenario_objects("kueue-admitted-no-gpu-room");
+    // Plant markers wherever secrets hide: Secret data and stringData, a token Secret, env
+    // values in the pod and its Job's template, ConfigMap data, annotations, last-applied.
+    objs.push(serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "hf-token", "namespace": "ml"},
+        "type": "Opaque", "data": {"token": format!("{MARK}-secret-data")},
+        "stringData": {"plain": format!("{MARK}-string-data")}}));
+    objs.push(serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "sa-token", "namespace": "ml",
+                     "annotations": {"kubernetes.io/service-account.name": "default"}},
+        "type": "kubernetes.io/service-account-token",
+        "data": {"token": format!("{MARK}-sa-token")}}));
+    objs.push(serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "app-config", "namespace": "ml"},
+        "data": {"settings.json": format!("{MARK}-configmap")},
+        "binaryData": {"blob": format!("{MARK}-binary")}}));
+    for o in objs.iter_mut() {
+        if o["kind"] == "Pod" || o["kind"] == "Job" {
+            let meta = o["metadata"].as_object_mut().unwrap();
+            let ann = meta
+                .entry("annotations")
+                .or_insert_with(|| serde_json::json!({}));
+            ann["example.com/api-key"] = Value::String(format!("{MARK}-annotation"));
+            ann["kubectl.kubernetes.io/last-applied-configuration"] =
+                Value::String(format!("{{\"token\":\"{MARK}-last-applied\"}}"));
+            meta.insert(
+                "managedFields".into(),
+                serde_json::json!([{"manager": format!("{MARK}-managed")}]),
+            );
+            let spec = if o["kind"] == "Pod" {
+                &mut o["spec"]
+            } else {
+                &mut o["spec"]["template"]["spec"]
+            };
+            if let Some(cs) = spec["containers"].as_array_mut() {
+                for c in cs {
+                    c["env"] = serde_json::json!([
+                        {"name": "HF_TOKEN", "value": format!("{MARK}-env")},
+                        {"name": "FROM_SECRET", "valueFrom": {"secretKeyRef": {"name": "hf-token", "key": "token"}}}
+                    ]);
+                }
+            }
+        }
+    }
+    let cluster = serve(objs, Options::default(), "ml");
+    let target = "job/trainer";
+    let o = cluster.run(&["bundle", target]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    // The pod and job were read (the markers had a way in) …
+    assert!(
+        text.contains("HF_TOKEN")
+            && text.contains("FROM_SECRET")
+            && text.contains("example.com/api-key")
+    );
+    // … and nothing planted came out.
+    assert!(
+        !text.contains(MARK),
+        "a marker leaked:\n{}",
+        text.lines()
+            .filter(|l| l.contains(MARK))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(stderr(&o).contains("redacted"));
+    let b: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(b["kubectlLayer"]["redacted"], true);
+    assert_eq!(b["kubectlLayer"]["serverVersion"], "v1.34.2");
+    assert_eq!(b["kubectlLayer"]["context"], "test");
+    // The redacted bundle reads back offline to the same diagnosis as the live read.
+    let dir = TempDir::new("bundle");
+    let file = dir.0.join("bundle.json");
+    std::fs::write(&file, &text).unwrap();
+    let now = b["kubectlLayer"]["collectedAt"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let live = json(
+        &cluster.run(&["why", target, "--now", &now, "-o", "json"]),
+        "live",
+    );
+    let off = bin()
+        .args(["why", target, "-n", "ml", "-o", "json", "-f"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let off = json(&off, "offline");
+    assert_eq!(live["verdict"], off["verdict"]);
+    assert_eq!(live["findings"], off["findings"]);
+}
+
+/// Adds `extra` CPU nodes and twenty pods per node in another namespace.
+fn grow(mut objs: Vec<Value>, extra: usize) -> Vec<Value> {
+    for i in 0..extra {
+        let node = format!("filler-{i:05}");
+        objs.push(serde_json::json!({"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": node, "labels": {"node-role": "cpu"}},
+            "status": {"capacity": {"cpu": "96"},
+                       "allocatable": {"cpu": "96"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}}));
+        for j in 0..20 {
+            objs.push(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": format!("{node}-p{j}"), "namespace": "filler",
+                             "uid": format!("uid-{node}-{j}")},
+                "spec": {"nodeName": node, "containers": [{"name": "c",
+                         "resources": {"requests": {"cpu": "1"}}}]},
+                "status": {"phase": "Running",
+                           "conditions": [{"type": "Ready", "status": "True"}]}}));
+        }
+    }
+    objs
+}
+
+#[test]
+fn requests_do_not_grow_with_the_cluster() {
+    let mut counts = Vec::new();
+    for extra in [0, 400] {
+        let cluster = serve(
+            grow(scenario_objects("kueue-admitted-no-gpu-room"), extra),
+            Options::default(),
+            "ml",
+        );
+        let o = cluster.run(&["why", "job/trainer", "-o", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let reqs = cluster.server.requests();
+        // A paginated list is one request: count the first page only.
+        let calls = reqs
+            .iter()
+            .filter(|r| !r.query.contains("continue="))
+            .count();
+        let pages = reqs.len() - calls;
+        counts.push((calls, pages, json(&o, "why")["verdict"].clone()));
+    }
+    assert_eq!(counts[0].0, counts[1].0, "calls: {counts:?}");
+    assert!(
+        counts[1].1 >= counts[0].1,
+        "the bigger cluster has more pages, not more calls"
+    );
+    assert_eq!(counts[0].2, counts[1].2, "same verdict");
+}
+
+#[test]
+fn the_real_kubectl_reads_the_same_server_and_its_output_diagnoses_the_same() {
+    let kubectl = ["kubectl", "/usr/bin/kubectl"].into_iter().find(|k| {
+        std::process::Command::new(k)
+            .arg("version")
+            .arg("--client")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    let Some(kubectl) = kubectl else {
+        panic!("kubectl is required for this test (Debian: apt-get install kubernetes-client)");
+    };
+    let cluster = serve(
+        scenario_objects("kueue-admitted-no-gpu-room"),
+        Options::default(),
+        "ml",
+    );
+    let cache = TempDir::new("kubectl-cache");
+    let o = std::process::Command::new(kubectl)
+        .arg("--kubeconfig")
+        .arg(&cluster.kubeconfig)
+        .arg("--cache-dir")
+        .arg(&cache.0)
+        .args([
+            "get",
+            "pods,nodes,events,jobs,workloads.kueue.x-k8s.io,localqueues,clusterqueues,resourceflavors",
+            "-A",
+            "-o",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "kubectl: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let dir = TempDir::new("kubectl-out");
+    let file = dir.0.join("get.json");
+    std::fs::write(&file, &o.stdout).unwrap();
+    let off = bin()
+        .args(["why", "job/trainer", "-n", "ml", "-o", "json", "-f"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let off = json(&off, "kubectl output");
+    let now = off["now"]["time"].as_str().unwrap().to_string();
+    let live = json(
+        &cluster.run(&["why", "job/trainer", "--now", &now, "-o", "json"]),
+        "live",
+    );
+    assert_eq!(live["verdict"], off["verdict"]);
+    assert_eq!(off["verdict"]["layer"], "placement");
+}
+
+#[test]
+fn scan_live_lists_the_same_work_as_offline() {
+    for name in [
+        "plc-kai-queues",
+        "adm-queue-misconfigured",
+        "srv-inferencepool-llmd",
+    ] {
+        let dir = scenarios::scenarios_dir().join(name);
+        let path = ["bundle.json", "bundle.yaml"]
+            .iter()
+            .map(|f| dir.join(f))
+            .find(|p| p.exists())
+            .unwrap();
+        let cluster = serve(scenario_objects(name), Options::default(), "default");
+        let off = bin()
+            .args(["scan", "-o", "json", "-f"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let off_json = json(&off, "offline scan");
+        let now = off_json["diagnoses"][0]["now"]["time"]
+            .as_str()
+            .unwrap_or("")
+            .to_string();
+        let live = cluster.run(&["scan", "-A", "-o", "json", "--now", &now]);
+        assert_eq!(
+            live.status.code(),
+            off.status.code(),
+            "{name}: {}",
+            stderr(&live)
+        );
+        let pick = |v: &Value| -> Vec<(Value, Value)> {
+            v["diagnoses"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| (d["target"].clone(), d["verdict"].clone()))
+                .collect()
+        };
+        assert_eq!(pick(&json(&live, "live scan")), pick(&off_json), "{name}");
+    }
+}
