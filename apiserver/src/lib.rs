@@ -146,7 +146,7 @@ impl Server {
     /// own, which lives as long as the returned value.
     pub fn start_blocking(objects: Vec<Value>, opts: Options) -> io::Result<Server> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
+            .worker_threads(2)
             .enable_all()
             .thread_name("apiserver")
             .build()?;

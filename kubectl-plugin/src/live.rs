@@ -547,11 +547,13 @@ impl Cluster {
                     status: None,
                     why: e.to_string(),
                 })?;
+            let sent = Instant::now();
             let answer = self.bounded(self.client.request_text(req)).await;
             if self.trace {
+                let ms = sent.elapsed().as_millis();
                 match &answer {
-                    Ok(t) => eprintln!("GET {uri} -> {} bytes", t.len()),
-                    Err(f) => eprintln!("GET {uri} -> {}", f.why),
+                    Ok(t) => eprintln!("GET {uri} -> {} bytes in {ms} ms", t.len()),
+                    Err(f) => eprintln!("GET {uri} -> {} after {ms} ms", f.why),
                 }
             }
             let text = answer?;
