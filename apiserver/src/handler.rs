@@ -196,7 +196,13 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> R
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_owned();
-    let reply = route(&shared, req.method(), req.uri(), &accept);
+    let mut reply = route(&shared, req.method(), req.uri(), &accept);
+    // The server "disappears": every answer after the first `vanish_after` is a dropped
+    // connection, discovery included.
+    let answered = shared.log.lock().map_or(0, |l| l.len());
+    if shared.opts.vanish_after.is_some_and(|n| answered >= n) {
+        reply.breakage = Breakage::Drop;
+    }
     let record = RequestRecord {
         method: req.method().as_str().to_owned(),
         path: req.uri().path().to_owned(),

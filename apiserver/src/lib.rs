@@ -75,6 +75,9 @@ pub struct Options {
     pub drop_connection: Vec<String>,
     /// Waited before answering every request, discovery included.
     pub delay: Option<Duration>,
+    /// After this many answered requests, every further connection is closed before an
+    /// answer: a server that goes away in the middle of a read.
+    pub vanish_after: Option<usize>,
     /// `gitVersion` of `/version`; major and minor are derived from it.
     pub server_version: String,
     /// The user named in 403 messages.
@@ -97,6 +100,7 @@ impl Default for Options {
             truncate: Vec::new(),
             drop_connection: Vec::new(),
             delay: None,
+            vanish_after: None,
             server_version: "v1.34.2".to_owned(),
             user: "system:serviceaccount:default:test".to_owned(),
             extra_apis: Vec::new(),

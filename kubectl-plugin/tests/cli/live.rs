@@ -600,3 +600,108 @@ fn scan_live_lists_the_same_work_as_offline() {
         assert_eq!(pick(&json(&live, "live scan")), pick(&off_json), "{name}");
     }
 }
+
+#[test]
+fn a_server_that_vanishes_mid_read_gives_a_partial_diagnosis_or_exit_3() {
+    // Vanishing after discovery and the target: the rest is missing, the diagnosis stands.
+    let baseline = serve(
+        scenario_objects("kueue-admitted-no-gpu-room"),
+        Options::default(),
+        "ml",
+    );
+    let o = baseline.run(&["why", "job/trainer", "-o", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let reqs = baseline.server.requests();
+    // Discovery, the target and its owners come first; cut right after the target's GET.
+    let target_at = reqs
+        .iter()
+        .position(|r| r.path.ends_with("/jobs/trainer"))
+        .expect("the target was read");
+    let cut = serve(
+        scenario_objects("kueue-admitted-no-gpu-room"),
+        Options {
+            vanish_after: Some(target_at + 1),
+            ..Options::default()
+        },
+        "ml",
+    );
+    let o = cut.run(&[
+        "why",
+        "job/trainer",
+        "-o",
+        "json",
+        "--request-timeout",
+        "10s",
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let d = json(&o, "partial");
+    let missing = d["missing"].as_array().unwrap();
+    assert!(
+        missing.iter().filter(|m| m["resource"].is_string()).count() > 5,
+        "the reads after the cut are named: {missing:?}"
+    );
+    assert!(
+        missing.iter().any(|m| m["resource"] == "nodes"),
+        "{missing:?}"
+    );
+    for layer in ["device", "placement"] {
+        assert_eq!(layer_state(&d, layer), "unknown", "{layer}");
+    }
+    // Vanishing before the target: nothing to diagnose, exit 3.
+    let early = serve(
+        scenario_objects("kueue-admitted-no-gpu-room"),
+        Options {
+            vanish_after: Some(target_at),
+            ..Options::default()
+        },
+        "ml",
+    );
+    let o = early.run(&["why", "job/trainer", "--request-timeout", "10s"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read job/trainer"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn kubeconfig_may_be_split_across_files_in_kubeconfig_env() {
+    let cluster = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    let full = cluster.server.kubeconfig("ml");
+    let (head, rest) = full.split_once("contexts:").unwrap();
+    let (contexts, users) = rest.split_once("users:").unwrap();
+    let dir = TempDir::new("split");
+    let a = dir.0.join("clusters-users");
+    let b = dir.0.join("contexts");
+    std::fs::write(&a, format!("{head}users:{users}")).unwrap();
+    std::fs::write(
+        &b,
+        format!("apiVersion: v1\nkind: Config\ncontexts:{contexts}"),
+    )
+    .unwrap();
+    let joined = std::env::join_paths([&a, &b]).unwrap();
+    let o = bin()
+        .env("KUBECONFIG", &joined)
+        .args(["why", "job/resnet", "-o", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        json(&o, "why")["target"]["namespace"],
+        "ml",
+        "namespace from the context"
+    );
+    // --context picks a context by name; an unknown one is a clear error.
+    let o = bin()
+        .env("KUBECONFIG", &joined)
+        .args(["why", "job/resnet", "--context", "nope"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
+}
