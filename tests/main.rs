@@ -4,5 +4,6 @@
 mod contract;
 mod expectations;
 mod input_forms;
+mod properties;
 mod rule_fixtures;
 mod support;

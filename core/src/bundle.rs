@@ -34,6 +34,10 @@ pub struct BundleMeta {
     pub unreadable: Vec<crate::diagnosis::Missing>,
     #[serde(default)]
     pub redacted: Option<bool>,
+    /// The group/versions the cluster offered among those the tool reads (live reads only),
+    /// so "this API is not installed" is an observation rather than a guess.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apis: Option<Vec<String>>,
 }
 
 /// One object of the bundle: its identity and where its JSON is.
@@ -65,13 +69,33 @@ pub fn group_of(api_version: &str) -> &str {
 /// Limits on what the reader accepts.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadLimits {
+    /// Largest input in bytes (CLI `--max-input-bytes`, npm option `maxInputBytes`).
     pub max_bytes: usize,
+    /// Deepest nesting of arrays and objects, counted from the top of each document, Lists
+    /// included (CLI `--max-depth`, npm option `maxDepth`). Values above
+    /// [`ReadLimits::MAX_DEPTH_JSON`] (JSON) or [`ReadLimits::MAX_DEPTH_YAML`] (YAML) act as
+    /// those ceilings.
+    pub max_depth: usize,
+}
+
+impl ReadLimits {
+    /// Default `max_depth`: serde_json's own recursion limit. The deepest Kubernetes objects
+    /// (CRDs that embed a pod template schema) nest about 40 levels.
+    pub const DEFAULT_MAX_DEPTH: usize = 128;
+    /// The most the JSON reader goes to: every later step that recurses over an object (its
+    /// parse, clone, serialization) stays far from the stack's end, natively and in WASM.
+    pub const MAX_DEPTH_JSON: usize = 512;
+    /// The most the YAML reader goes to: serde_yaml_ng's fixed recursion limit.
+    pub const MAX_DEPTH_YAML: usize = 128;
 }
 
 impl Default for ReadLimits {
     fn default() -> Self {
         // Large enough for a 100,000-pod cluster dump; the CLI exposes --max-input-bytes.
-        ReadLimits { max_bytes: 2 << 30 }
+        ReadLimits {
+            max_bytes: 2 << 30,
+            max_depth: ReadLimits::DEFAULT_MAX_DEPTH,
+        }
     }
 }
 
@@ -106,9 +130,21 @@ impl Bundle {
             .next();
         match first {
             None => Err(BundleError::Empty),
-            Some('{' | '[') => Bundle::from_json_text(text, None),
+            Some('{' | '[') => {
+                let limit = limits.max_depth.min(ReadLimits::MAX_DEPTH_JSON);
+                if let Some(at) = first_too_deep(&text, limit) {
+                    let (line, column) = line_col(&text, at);
+                    return Err(BundleError::TooDeep {
+                        limit,
+                        most: ReadLimits::MAX_DEPTH_JSON,
+                        line: Some(line),
+                        column: Some(column),
+                    });
+                }
+                Bundle::from_json_text(text, None)
+            }
             Some(_) => {
-                let (json, docs) = yaml_to_json(&text)?;
+                let (json, docs) = yaml_to_json(&text, limits.max_depth)?;
                 Bundle::from_json_text(json, Some(docs))
             }
         }
@@ -158,8 +194,7 @@ impl Bundle {
 
     /// Parse one object into a `Value` (with `kind`/`apiVersion` filled in for typed-list items).
     pub fn value(&self, o: &RawObject) -> serde_json::Value {
-        let mut v: serde_json::Value =
-            serde_json::from_str(self.raw(o)).unwrap_or(serde_json::Value::Null);
+        let mut v: serde_json::Value = from_json(self.raw(o)).unwrap_or(serde_json::Value::Null);
         if o.inferred_type
             && let Some(m) = v.as_object_mut()
         {
@@ -172,7 +207,7 @@ impl Bundle {
 
     /// Deserialize one object into a typed partial view (fields it lacks are defaulted).
     pub fn typed<'a, T: Deserialize<'a>>(&'a self, o: &RawObject) -> Option<T> {
-        serde_json::from_str(&self.text[o.span.0..o.span.1]).ok()
+        from_json(&self.text[o.span.0..o.span.1])
     }
 
     /// Size of the text the bundle holds, for memory accounting.
@@ -222,6 +257,58 @@ impl Bundle {
             meta,
         })
     }
+}
+
+/// Parse JSON text the reader has accepted. Its depth was checked against
+/// [`ReadLimits::MAX_DEPTH_JSON`] when the bundle was read, so serde_json's own recursion limit
+/// (128, lower than what `--max-depth` allows) is off here: an accepted object always parses.
+fn from_json<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    let v = T::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(v)
+}
+
+/// Byte offset of the first `[` or `{` that nests deeper than `limit` in JSON text, if any.
+/// One pass, no recursion, strings skipped; malformed text is left for the parser to report.
+/// About as fast as serde_json's own pass over the text: one table look-up per byte.
+fn first_too_deep(text: &str, limit: usize) -> Option<usize> {
+    // Byte classes: 0 nothing to do, 1 `"`, 2 `\`, 3 `[` `{`, 4 `]` `}`.
+    const CLASS: [u8; 256] = {
+        let mut t = [0u8; 256];
+        t[b'"' as usize] = 1;
+        t[b'\\' as usize] = 2;
+        t[b'[' as usize] = 3;
+        t[b'{' as usize] = 3;
+        t[b']' as usize] = 4;
+        t[b'}' as usize] = 4;
+        t
+    };
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < b.len() {
+        let class = CLASS[usize::from(b[i])];
+        if class != 0 {
+            match (in_string, class) {
+                (_, 1) => in_string = !in_string,
+                // An escape: the next byte (perhaps a `"`) is part of the string.
+                (true, 2) => i += 1,
+                (false, 3) => {
+                    depth += 1;
+                    if depth > limit {
+                        return Some(i);
+                    }
+                }
+                (false, 4) => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 fn identity(o: &RawObject) -> Identity {
@@ -348,8 +435,14 @@ impl<'t> Reader<'t, '_> {
                 Ok(())
             }
             Some(b'{') => {
-                let head: Head<'t> = serde_json::from_str(s)
-                    .map_err(|e| self.json_err(document, &item, start, &e))?;
+                let head: Head<'t> = {
+                    // Depth was checked on the whole text (see `from_json`).
+                    let mut de = serde_json::Deserializer::from_str(s);
+                    de.disable_recursion_limit();
+                    Head::deserialize(&mut de)
+                        .and_then(|h| de.end().map(|()| h))
+                        .map_err(|e| self.json_err(document, &item, start, &e))?
+                };
                 let kind = head.kind.as_deref().or(list_type.map(|t| t.0));
                 let is_list = head.items.is_some() && kind.is_none_or(|k| k.ends_with("List"));
                 if is_list {
@@ -485,18 +578,45 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// Convert a YAML stream into a JSON stream, one JSON document per YAML document.
-fn yaml_to_json(text: &str) -> Result<(String, Vec<usize>), BundleError> {
-    use serde::de::Deserialize as _;
+/// Convert a YAML stream into a JSON stream, one JSON document per YAML document, refusing
+/// documents that nest deeper than `max_depth` (at most [`ReadLimits::MAX_DEPTH_YAML`], where
+/// serde_yaml_ng stops by itself before it could recurse further).
+fn yaml_to_json(text: &str, max_depth: usize) -> Result<(String, Vec<usize>), BundleError> {
+    let limit = max_depth.min(ReadLimits::MAX_DEPTH_YAML);
+    let too_deep = |at: Option<serde_yaml_ng::Location>| BundleError::TooDeep {
+        limit,
+        most: ReadLimits::MAX_DEPTH_YAML,
+        line: at.as_ref().map(serde_yaml_ng::Location::line),
+        column: at.as_ref().map(serde_yaml_ng::Location::column),
+    };
+    if let Some(at) = yaml_flow_too_deep(text, YAML_FLOW_GUARD) {
+        let (line, column) = line_col(text, at);
+        return Err(BundleError::TooDeep {
+            limit,
+            most: ReadLimits::MAX_DEPTH_YAML,
+            line: Some(line),
+            column: Some(column),
+        });
+    }
     let mut out = String::with_capacity(text.len());
     let mut starts = Vec::new();
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
-        let value = serde_json::Value::deserialize(doc).map_err(|e| BundleError::Yaml {
-            location: e.location().map(|l| (l.line(), l.column())),
-            message: strip_yaml_position(&e.to_string()),
+        let value = serde_json::Value::deserialize(doc).map_err(|e| {
+            let message = strip_yaml_position(&e.to_string());
+            if message == "recursion limit exceeded" {
+                too_deep(e.location())
+            } else {
+                BundleError::Yaml {
+                    location: e.location().map(|l| (l.line(), l.column())),
+                    message,
+                }
+            }
         })?;
         if value.is_null() {
             continue; // an empty document, e.g. a leading `---`
+        }
+        if value_depth(&value) > limit {
+            return Err(too_deep(None));
         }
         starts.push(out.len());
         if let serde_json::Value::String(s) = &value {
@@ -516,6 +636,113 @@ fn yaml_to_json(text: &str) -> Result<(String, Vec<usize>), BundleError> {
         return Err(BundleError::Empty);
     }
     Ok((out, starts))
+}
+
+/// Flow nesting at which YAML is refused before libyaml reads it. libyaml's scanner slows down
+/// with the square of flow depth (100,000 nested `[`: about 30 s) and serde_yaml_ng counts depth
+/// only after libyaml has read the whole document; below this guard libyaml takes milliseconds
+/// and serde_yaml_ng's own limit applies. Far above any real depth, so a miscount on odd but
+/// valid YAML (brackets in block scalars) cannot refuse real input.
+const YAML_FLOW_GUARD: usize = 1024;
+
+/// Byte offset of the first YAML flow-collection opener (`[`, `{`) nested deeper than `guard`,
+/// found by a one-pass scan that is not a parser: openers count only where a node may start
+/// (not inside a plain scalar such as `a[0]`), and quoted scalars and comments are skipped.
+fn yaml_flow_too_deep(text: &str, guard: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let blank = |i: usize| i >= b.len() || matches!(b[i], b' ' | b'\t' | b'\r' | b'\n');
+    let mut depth = 0usize;
+    // May the next non-blank character start a node (and so open a collection or a quote)?
+    let mut node_start = true;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let line_start = i == 0 || b[i - 1] == b'\n';
+        match c {
+            b'\n' => {
+                // In block context a new line may start a node; in flow context only after an
+                // indicator, which already said so.
+                if depth == 0 {
+                    node_start = true;
+                }
+            }
+            b' ' | b'\t' | b'\r' => {}
+            b'#' if i == 0 || blank(i - 1) => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'-' if line_start && b[i..].starts_with(b"---") && blank(i + 3) => {
+                depth = 0;
+                node_start = true;
+                i += 3;
+                continue;
+            }
+            b'[' | b'{' if node_start || depth > 0 => {
+                depth += 1;
+                if depth > guard {
+                    return Some(i);
+                }
+                node_start = true;
+            }
+            b']' | b'}' if depth > 0 => {
+                depth -= 1;
+                node_start = false;
+            }
+            b',' if depth > 0 => node_start = true,
+            b'"' | b'\'' if node_start => {
+                // A quoted scalar, possibly over several lines.
+                i += 1;
+                while i < b.len() {
+                    if b[i] == b'\\' && c == b'"' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == c {
+                        if c == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+                node_start = false;
+            }
+            b'-' | b'?' | b':' if blank(i + 1) => node_start = true,
+            b':' if depth > 0 => node_start = true,
+            b'!' | b'&' if node_start => {
+                // A tag or an anchor: the node itself follows it.
+                let in_flow = depth > 0;
+                let token_ends = |i: usize| blank(i) || (in_flow && b",[]{}".contains(&b[i]));
+                while !token_ends(i) {
+                    i += 1;
+                }
+                continue;
+            }
+            _ => node_start = false,
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Nesting depth of a value (a scalar is 0), without recursion.
+fn value_depth(v: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    let mut deepest = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match v {
+            Value::Array(a) => Box::new(a.iter()),
+            Value::Object(m) => Box::new(m.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(d + 1);
+        stack.extend(children.map(|c| (c, d + 1)));
+    }
+    deepest
 }
 
 fn strip_yaml_position(msg: &str) -> String {
@@ -561,6 +788,121 @@ mod tests {
         let y = "---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: n1\n";
         let b = Bundle::parse(y).unwrap();
         assert_eq!(b.objects().len(), 2);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_with_the_limit_and_the_flag() {
+        // 100,000 nested arrays, JSON and YAML (flow style): a clear error, no stack overflow.
+        let json = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let e = Bundle::parse(json).unwrap_err();
+        assert_eq!(e.code(), "input-too-deep");
+        assert_eq!(
+            e,
+            BundleError::TooDeep {
+                limit: 128,
+                most: ReadLimits::MAX_DEPTH_JSON,
+                line: Some(1),
+                column: Some(129)
+            }
+        );
+        assert!(e.to_string().contains("--max-depth"), "{e}");
+        let yaml = format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let e = Bundle::parse(yaml).unwrap_err();
+        assert_eq!(e.code(), "input-too-deep", "{e}");
+        assert!(e.to_string().contains("more than 128 levels"), "{e}");
+        // Unclosed brackets and brackets inside strings.
+        assert_eq!(
+            Bundle::parse("{".repeat(1_000)).unwrap_err().code(),
+            "input-too-deep"
+        );
+        // Brackets in YAML scalars and comments are text, however many.
+        let many = "[{".repeat(2000);
+        let y = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a # {many}\n  annotations:\n    plain: x{many}\n    double: \"{many}\"\n    single: '{many}'\n    block: |\n      x{many}\n"
+        );
+        let b = Bundle::parse(y).unwrap();
+        assert_eq!(
+            b.value(&b.objects()[0])["metadata"]["annotations"]["single"],
+            many
+        );
+        let quoted = format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{}\"{}"}}}}"#,
+            "[".repeat(1000),
+            "{".repeat(1000)
+        );
+        assert_eq!(Bundle::parse(quoted).unwrap().objects().len(), 1);
+    }
+
+    #[test]
+    fn the_depth_limit_counts_from_the_document_top_and_can_be_raised() {
+        // A pod whose annotations-free field nests `n` levels below the pod itself.
+        let pod = |n: usize| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"a"}},"spec":{{"x":{}1{}}}}}"#,
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        let limits = |max_depth| ReadLimits {
+            max_depth,
+            ..ReadLimits::default()
+        };
+        // Pod (1) + spec (2) + n arrays.
+        assert!(Bundle::parse_with(pod(126), limits(128)).is_ok());
+        let e = Bundle::parse_with(pod(127), limits(128)).unwrap_err();
+        assert!(matches!(e, BundleError::TooDeep { limit: 128, .. }), "{e}");
+        // Raised past serde_json's own limit of 128: the object still parses in full.
+        let b = Bundle::parse_with(pod(400), limits(500)).unwrap();
+        let v = b.value(&b.objects()[0]);
+        assert_eq!(v["metadata"]["name"], "a");
+        assert!(v["spec"]["x"].is_array());
+        // Above the ceiling, the ceiling holds and the message says so.
+        let e = Bundle::parse_with(pod(600), limits(usize::MAX)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                BundleError::TooDeep {
+                    limit: ReadLimits::MAX_DEPTH_JSON,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("cannot go above 512"), "{e}");
+        // YAML: the same count; its ceiling is the YAML reader's.
+        let yaml = |n: usize| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: a}}\nspec: {{x: {}1{}}}\n",
+                "[".repeat(n),
+                "]".repeat(n)
+            )
+        };
+        assert!(Bundle::parse_with(yaml(100), limits(102)).is_ok());
+        let e = Bundle::parse_with(yaml(101), limits(102)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                BundleError::TooDeep {
+                    limit: 102,
+                    line: None,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(Bundle::parse_with(yaml(126), limits(500)).is_ok());
+        let e = Bundle::parse_with(yaml(127), limits(500)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                BundleError::TooDeep {
+                    limit: 128,
+                    most: 128,
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 
     #[test]

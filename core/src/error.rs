@@ -59,6 +59,38 @@ pub enum BundleError {
         "the input is {size} bytes, over the limit of {limit} bytes (raise it with --max-input-bytes)"
     )]
     TooLarge { size: usize, limit: usize },
+    /// Arrays and objects nest deeper than the limit the caller set (`limit`) or than the reader
+    /// can go (`most`: `limit` is never above it). Deep nesting is refused before anything
+    /// recurses over it, so no input can overflow the stack.
+    #[error("{}", too_deep_message(*limit, *most, *line, *column))]
+    TooDeep {
+        limit: usize,
+        most: usize,
+        /// 1-based line and column of the first bracket past the limit (JSON input only).
+        line: Option<usize>,
+        column: Option<usize>,
+    },
+}
+
+fn too_deep_message(
+    limit: usize,
+    most: usize,
+    line: Option<usize>,
+    column: Option<usize>,
+) -> String {
+    let at = match (line, column) {
+        (Some(l), Some(c)) => format!(" at line {l}, column {c}"),
+        _ => String::new(),
+    };
+    let hint = if limit < most {
+        format!("raise the limit with --max-depth (at most {most})")
+    } else {
+        format!(
+            "--max-depth cannot go above {most}: nothing Kubernetes serves nests this deep, so \
+             the input is probably not `kubectl get` output"
+        )
+    };
+    format!("the input nests arrays and objects more than {limit} levels deep{at}; {hint}")
 }
 
 impl BundleError {
@@ -66,6 +98,7 @@ impl BundleError {
     pub fn code(&self) -> &'static str {
         match self {
             BundleError::TooLarge { .. } => "input-too-large",
+            BundleError::TooDeep { .. } => "input-too-deep",
             _ => "parse",
         }
     }

@@ -1,61 +1,146 @@
-//! Kubernetes resource quantities (`500m`, `2Gi`, `1e3`, `1.5`, `8`) parsed the way the API
-//! server reads them, as an `f64` in base units. GPU counts, CPU and memory all compare this way;
+//! Kubernetes resource quantities (`500m`, `2Gi`, `1e3`, `1.5`, `8`), read the way the API server
+//! reads them (k8s.io/apimachinery `resource.ParseQuantity`, after the JSON decoder trims white
+//! space), then given as an `f64` in base units. GPU counts, CPU and memory all compare this way;
 //! precision beyond f64 does not matter for "does it fit".
+//!
+//! The grammar, as apimachinery implements it (which accepts a little more than its comment
+//! says): an optional sign, digits, an optional `.` and digits (either side may be empty, so
+//! `.5`, `1.` and even `.` are numbers), then a suffix: none, a decimal SI suffix (`n u m k M G T
+//! P E`), a binary one (`Ki Mi Gi Ti Pi Ei`), or `e`/`E` and a signed integer exponent (`1e3`,
+//! `1E-3`; a lone `E` is exa). Anything else is invalid: `1K`, `1i`, `1.1.M`, `1 Gi`, `0x10`.
+//! Like apimachinery: a non-zero value smaller than a nano-unit is rounded away from zero to
+//! the nano (`0.1n` is `1n`: asking for some gives some), binary-suffixed values are capped at
+//! 2^63-1, and the exponent is truncated to 32 bits. Unlike it: a magnitude beyond f64's range
+//! (`1e400`, which apimachinery keeps exactly) becomes `f64::MAX`, never infinity.
 
 use serde_json::Value;
 
-/// Parse a quantity string. `None` when it is not a quantity.
+/// Parse a quantity string. `None` when Kubernetes would reject it.
 pub fn parse(s: &str) -> Option<f64> {
     let s = s.trim();
     if s.is_empty() {
         return None;
     }
-    // Split the numeric part from the suffix. An `e`/`E` followed by digits is a decimal
-    // exponent (`1e3`), but a lone `E` is the exa suffix.
-    let bytes = s.as_bytes();
-    let mut end = 0;
-    while end < bytes.len()
-        && (bytes[end].is_ascii_digit() || matches!(bytes[end], b'.' | b'+' | b'-'))
-    {
-        end += 1;
+    let b = s.as_bytes();
+    let digits_end =
+        |from: usize| from + b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let (negative, mut pos) = match b[0] {
+        b'-' => (true, 1),
+        b'+' => (false, 1),
+        _ => (false, 0),
+    };
+    let num_end = digits_end(pos);
+    let num = &s[pos..num_end];
+    pos = num_end;
+    let mut denom = "";
+    if b.get(pos) == Some(&b'.') {
+        let end = digits_end(pos + 1);
+        denom = &s[pos + 1..end];
+        pos = end;
     }
-    let (num, suffix) = s.split_at(end);
-    if num.is_empty() || num == "+" || num == "-" || num == "." {
+    // The suffix: letters from apimachinery's set, then an optional sign and digits to the end.
+    let suffix = &s[pos..];
+    while pos < b.len() && b"eEinumkKMGTP".contains(&b[pos]) {
+        pos += 1;
+    }
+    if pos < b.len() && matches!(b[pos], b'+' | b'-') {
+        pos += 1;
+    }
+    if digits_end(pos) != b.len() {
         return None;
     }
-    let base: f64 = num.parse().ok()?;
-    let factor = match suffix {
-        "" => 1.0,
-        "n" => 1e-9,
-        "u" => 1e-6,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024.0,
-        "Mi" => 1024.0_f64.powi(2),
-        "Gi" => 1024.0_f64.powi(3),
-        "Ti" => 1024.0_f64.powi(4),
-        "Pi" => 1024.0_f64.powi(5),
-        "Ei" => 1024.0_f64.powi(6),
-        exp if exp.starts_with(['e', 'E']) => {
-            let e: i32 = exp[1..].parse().ok()?;
-            10f64.powi(e)
+    let (binary, exponent): (bool, i64) = match suffix {
+        "n" => (false, -9),
+        "u" => (false, -6),
+        "m" => (false, -3),
+        "" => (false, 0),
+        "k" => (false, 3),
+        "M" => (false, 6),
+        "G" => (false, 9),
+        "T" => (false, 12),
+        "P" => (false, 15),
+        "E" => (false, 18),
+        "Ki" => (true, 10),
+        "Mi" => (true, 20),
+        "Gi" => (true, 30),
+        "Ti" => (true, 40),
+        "Pi" => (true, 50),
+        "Ei" => (true, 60),
+        // apimachinery: strconv.ParseInt, then int32(...).
+        e if e.len() > 1 && e.starts_with(['e', 'E']) => {
+            (false, i64::from(e[1..].parse::<i64>().ok()? as i32))
         }
         _ => return None,
     };
-    let v = base * factor;
-    v.is_finite().then_some(v)
+    // The exact value is `digits × 10^exp10`, with `digits` a decimal string.
+    let mut digits: Vec<u8> = num.bytes().chain(denom.bytes()).map(|c| c - b'0').collect();
+    if digits.iter().all(|&d| d == 0) {
+        return Some(0.0);
+    }
+    let mut exp10 = -(denom.len() as i64);
+    if binary {
+        for _ in 0..exponent / 10 {
+            multiply(&mut digits, 1024);
+        }
+    } else {
+        exp10 += exponent;
+    }
+    // Round away from zero to the nano-unit.
+    if exp10 < -9 {
+        let drop = (-9 - exp10) as u64;
+        if drop >= digits.len() as u64 {
+            digits = vec![1];
+        } else {
+            let keep = digits.len() - drop as usize;
+            let rest_nonzero = digits[keep..].iter().any(|&d| d != 0);
+            digits.truncate(keep);
+            if rest_nonzero {
+                multiply_add(&mut digits, 1, 1);
+            }
+        }
+        exp10 = -9;
+    }
+    let text: String = digits.iter().map(|&d| char::from(b'0' + d)).collect();
+    let mut v: f64 = format!("{text}e{exp10}").parse().ok()?;
+    if binary {
+        v = v.min(9_223_372_036_854_775_807.0);
+    }
+    if v.is_infinite() {
+        v = f64::MAX;
+    }
+    Some(if negative { -v } else { v })
 }
 
-/// Read a quantity from JSON: a string quantity or a plain number.
+/// `digits × factor`, in place (most significant digit first).
+fn multiply(digits: &mut Vec<u8>, factor: u32) {
+    multiply_add(digits, factor, 0);
+}
+
+/// `digits × factor + add`, in place (most significant digit first).
+fn multiply_add(digits: &mut Vec<u8>, factor: u32, add: u32) {
+    let mut carry = u64::from(add);
+    for d in digits.iter_mut().rev() {
+        let x = u64::from(*d) * u64::from(factor) + carry;
+        *d = (x % 10) as u8;
+        carry = x / 10;
+    }
+    let mut head = Vec::new();
+    while carry > 0 {
+        head.push((carry % 10) as u8);
+        carry /= 10;
+    }
+    if !head.is_empty() {
+        head.reverse();
+        digits.splice(0..0, head);
+    }
+}
+
+/// Read a quantity from JSON: a string quantity or a plain number (which apimachinery parses
+/// from its text, by the same grammar).
 pub fn from_value(v: &Value) -> Option<f64> {
     match v {
         Value::String(s) => parse(s),
-        Value::Number(n) => n.as_f64().filter(|f| f.is_finite()),
+        Value::Number(n) => parse(&n.to_string()),
         _ => None,
     }
 }
@@ -87,7 +172,7 @@ mod tests {
         assert_eq!(parse(""), None);
         assert_eq!(parse("lots"), None);
         assert_eq!(parse("5Zi"), None);
-        assert_eq!(parse("1e999"), None);
+        assert_eq!(parse("1e999"), Some(f64::MAX));
     }
 
     #[test]

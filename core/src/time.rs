@@ -21,10 +21,11 @@ pub fn parse_rfc3339(s: &str) -> Option<i64> {
     }
     let offset = match rest {
         "Z" | "z" => 0,
-        _ if rest.len() == 6 && matches!(&rest[..1], "+" | "-") => {
-            let h: i64 = rest[1..3].parse().ok()?;
-            let m: i64 = rest[4..6].parse().ok()?;
-            let sign = if &rest[..1] == "-" { -1 } else { 1 };
+        // Bytes, not `&rest[..1]`: the text may hold any character there (found by fuzzing).
+        _ if rest.len() == 6 && matches!(rest.as_bytes()[0], b'+' | b'-') => {
+            let h: i64 = rest.get(1..3)?.parse().ok()?;
+            let m: i64 = rest.get(4..6)?.parse().ok()?;
+            let sign = if rest.starts_with('-') { -1 } else { 1 };
             sign * (h * 3600 + m * 60)
         }
         _ => return None,

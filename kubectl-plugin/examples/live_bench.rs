@@ -51,10 +51,10 @@ fn main() {
             if job.kind != "Job" {
                 return None;
             }
-            let pod = ix
-                .descendant_pods(owner)
-                .into_iter()
-                .find(|&p| ix.pod(p).is_some_and(|i| i.phase == "Pending" && i.node.is_none()))?;
+            let pod = ix.descendant_pods(owner).into_iter().find(|&p| {
+                ix.pod(p)
+                    .is_some_and(|i| i.phase == "Pending" && i.node.is_none())
+            })?;
             Some((
                 ix.object(pod).name.clone(),
                 job.namespace.clone().unwrap_or_default(),
@@ -97,7 +97,10 @@ fn main() {
         let new = &reqs[before..];
         Run {
             what,
-            calls: new.iter().filter(|r| !r.query.contains("continue=")).count(),
+            calls: new
+                .iter()
+                .filter(|r| !r.query.contains("continue="))
+                .count(),
             pages: new.len(),
             millis,
             bytes: out.stdout.len(),
@@ -138,7 +141,13 @@ fn main() {
     let mut steps: Vec<(String, Vec<String>)> = vec![
         (
             format!("kubectl describe pod {pod}"),
-            vec!["describe".into(), "pod".into(), pod.clone(), "-n".into(), ns.clone()],
+            vec![
+                "describe".into(),
+                "pod".into(),
+                pod.clone(),
+                "-n".into(),
+                ns.clone(),
+            ],
         ),
         (
             "kubectl get workload -l kueue.x-k8s.io/job-uid=… -o yaml".into(),
@@ -155,11 +164,25 @@ fn main() {
         ),
         (
             format!("kubectl get localqueue {lq} -o yaml"),
-            vec!["get".into(), "localqueue".into(), lq.clone(), "-n".into(), ns.clone(), "-o".into(), "yaml".into()],
+            vec![
+                "get".into(),
+                "localqueue".into(),
+                lq.clone(),
+                "-n".into(),
+                ns.clone(),
+                "-o".into(),
+                "yaml".into(),
+            ],
         ),
         (
             format!("kubectl get clusterqueue {cq} -o yaml"),
-            vec!["get".into(), "clusterqueue".into(), cq.clone(), "-o".into(), "yaml".into()],
+            vec![
+                "get".into(),
+                "clusterqueue".into(),
+                cq.clone(),
+                "-o".into(),
+                "yaml".into(),
+            ],
         ),
         (
             format!("kubectl get events --field-selector involvedObject.name={pod}"),

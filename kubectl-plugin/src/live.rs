@@ -319,7 +319,7 @@ impl Read {
         self
     }
     /// Served from the API server's watch cache, in one answer (no paging).
-    fn from_cache(mut self) -> Read {
+    fn cached(mut self) -> Read {
         self.paginate = false;
         self.with("resourceVersion", "0")
     }
@@ -635,7 +635,7 @@ impl Cluster {
             };
             let read = Read::list(ar, ns);
             reads.push(if want.kind == "Node" {
-                read.from_cache()
+                read.cached()
             } else {
                 read
             });
@@ -651,7 +651,7 @@ impl Cluster {
                             "fieldSelector",
                             "status.phase!=Succeeded,status.phase!=Failed",
                         )
-                        .from_cache(),
+                        .cached(),
                 );
                 reads.push(Read::get(&core("Namespace", "namespaces"), None, ns));
             }
@@ -737,12 +737,9 @@ impl Cluster {
             ("jobset.x-k8s.io", "JobSet"),
             ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
         ] {
-            if (target.is_none() && self.resource(group, kind).is_some())
-                || kinds.contains(&(group.to_string(), kind.to_string()))
-            {
-                if let Some((ar, _)) = self.resource(group, kind) {
-                    reads.push(Read::get(&crd, None, &qualified(ar)));
-                }
+            let wanted = target.is_none() || kinds.contains(&(group.to_string(), kind.to_string()));
+            if wanted && let Some((ar, _)) = self.resource(group, kind) {
+                reads.push(Read::get(&crd, None, &qualified(ar)));
             }
         }
         // fake-gpu-operator keeps its topology in ConfigMaps next to it.

@@ -110,6 +110,10 @@ struct Input {
     /// Refuse inputs larger than this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 2 << 30)]
     max_input_bytes: usize,
+    /// Refuse inputs that nest arrays and objects deeper than this (Kubernetes objects stay
+    /// far below the default; at most 512 for JSON, 128 for YAML).
+    #[arg(long, value_name = "LEVELS", default_value_t = ReadLimits::DEFAULT_MAX_DEPTH)]
+    max_depth: usize,
 }
 
 /// How to reach the cluster when no -f is given (kubectl's flags).
@@ -506,7 +510,7 @@ impl Input {
     fn limits(&self) -> ReadLimits {
         ReadLimits {
             max_bytes: self.max_input_bytes,
-            ..ReadLimits::default()
+            max_depth: self.max_depth,
         }
     }
 }

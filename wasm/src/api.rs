@@ -37,6 +37,8 @@ struct JsOptions {
     now: Option<String>,
     /// Refuse larger inputs (bytes).
     max_input_bytes: Option<usize>,
+    /// Refuse inputs whose arrays and objects nest deeper (the CLI's `--max-depth`).
+    max_depth: Option<usize>,
 }
 
 /// A target: `"Kind/namespace/name"`, `"KIND/NAME"`, `"NAME"`, or `{kind?, namespace?, name}`.
@@ -75,10 +77,10 @@ fn options(json: &str) -> Result<JsOptions, ApiError> {
 /// neither JSON nor YAML text may contain; each is read on its own and merged, so JSON and YAML
 /// can be mixed, and an error names the input it came from.
 fn index(bundle: &str, opts: &JsOptions) -> Result<Index, ApiError> {
+    let defaults = ReadLimits::default();
     let limits = ReadLimits {
-        max_bytes: opts
-            .max_input_bytes
-            .unwrap_or(ReadLimits::default().max_bytes),
+        max_bytes: opts.max_input_bytes.unwrap_or(defaults.max_bytes),
+        max_depth: opts.max_depth.unwrap_or(defaults.max_depth),
     };
     if bundle.len() > limits.max_bytes {
         return Err(layer_core::Error::from(layer_core::BundleError::TooLarge {
@@ -256,6 +258,9 @@ mod tests {
                 .code,
             "input-too-large"
         );
+        let deep = diagnose(POD, "", r#"{"maxDepth": 2}"#).unwrap_err();
+        assert_eq!(deep.code, "input-too-deep");
+        assert!(deep.message.contains("--max-depth"), "{}", deep.message);
         assert_eq!(
             diagnose(POD, "", r#"{"bogus": 1}"#).unwrap_err().code,
             "usage"

@@ -213,6 +213,82 @@ test('the Content-Security-Policy blocks other hosts, and nothing is stored', as
   assert.deepEqual(outside, [], 'no request left 127.0.0.1');
 });
 
+test('the Content-Security-Policy itself refuses another origin, even one on this machine', async () => {
+  // A closed network makes any fetch to the internet fail; a second local origin would answer,
+  // so only the policy can stop a request to it. Nothing may reach it, and the browser must
+  // report each refusal as a policy violation.
+  const hits = [];
+  const other = http.createServer((req, res) => { hits.push(req.url); res.writeHead(200, { 'Access-Control-Allow-Origin': '*' }); res.end('x'); });
+  await new Promise((r) => other.listen(0, '127.0.0.1', r));
+  const otherOrigin = `http://127.0.0.1:${other.address().port}`;
+  try {
+    const result = await page.evaluate(async (o) => {
+      const violations = [];
+      const listener = (e) => violations.push(e.effectiveDirective);
+      document.addEventListener('securitypolicyviolation', listener);
+      let fetched = 'refused';
+      try { await fetch(`${o}/collect`, { method: 'POST', body: 'pasted text' }); fetched = 'sent'; } catch { /* refused */ }
+      const img = document.createElement('img');
+      img.src = `${o}/pixel.png`;
+      document.body.append(img);
+      const inline = document.createElement('script');
+      inline.textContent = 'window.__inlineRan = true';
+      document.body.append(inline);
+      await new Promise((r) => setTimeout(r, 500));
+      img.remove();
+      inline.remove();
+      document.removeEventListener('securitypolicyviolation', listener);
+      return { fetched, violations: [...new Set(violations)].sort(), inlineRan: window.__inlineRan === true };
+    }, otherOrigin);
+    assert.equal(result.fetched, 'refused', 'fetch to another origin is refused');
+    assert.equal(result.inlineRan, false, 'an inline script does not run');
+    assert.deepEqual(result.violations, ['connect-src', 'img-src', 'script-src-elem']);
+    assert.deepEqual(hits, [], 'the other origin received nothing');
+  } finally {
+    other.close();
+  }
+});
+
+test('markup planted in names and event messages is shown as text and never runs', async () => {
+  await reset();
+  const evil = (n) => `<img src=x onerror="window.__pwned='${n}'"><script>window.__pwned='${n}-script'</script>`;
+  const podName = `trainer-${evil('pod-name')}`;
+  const nodeName = `gpu-${evil('node-name')}`;
+  const items = [
+    { apiVersion: 'v1', kind: 'Node', metadata: { name: nodeName }, status: { allocatable: { 'nvidia.com/gpu': '1' }, conditions: [{ type: 'Ready', status: 'True' }] } },
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name: podName, namespace: 'ml', uid: 'u-evil' },
+      spec: { containers: [{ name: evil('container'), image: evil('image'), resources: { limits: { 'nvidia.com/gpu': '4' } } }] },
+      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable',
+        message: `0/1 nodes are available: 1 Insufficient nvidia.com/gpu. ${evil('condition-message')}` }] } },
+    { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e1', namespace: 'ml' }, type: 'Warning', reason: 'FailedScheduling',
+      involvedObject: { kind: 'Pod', namespace: 'ml', name: podName, uid: 'u-evil' }, message: evil('event-message'),
+      lastTimestamp: '2026-10-14T09:41:07Z' },
+  ];
+  const before = await page.evaluate(() => ({ img: document.querySelectorAll('img').length, script: document.querySelectorAll('script').length }));
+  await page.evaluate(() => {
+    window.__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.effectiveDirective));
+  });
+  await paste(JSON.stringify({ apiVersion: 'v1', kind: 'List', items }));
+  // Open every folded part (evidence loads its object's JSON when opened), so everything from
+  // the input is rendered.
+  const opened = await page.evaluate(() => {
+    const all = [...document.querySelectorAll('#result details')];
+    for (const d of all) d.open = true;
+    return all.length;
+  });
+  assert.ok(opened > 0, 'the diagnosis has evidence to open');
+  await page.waitForTimeout(500); // an injected <img onerror> would fire once its load fails
+  assert.equal(await page.evaluate(() => window.__pwned), undefined, 'no planted handler or script ran');
+  assert.deepEqual(await page.evaluate(() => window.__violations), [], 'nothing even tried to run');
+  const after = await page.evaluate(() => ({ img: document.querySelectorAll('img').length, script: document.querySelectorAll('script').length }));
+  assert.deepEqual(after, before, 'no element was made from the input');
+  const options = await page.$$eval('[data-testid="target-select"] option', (o) => o.map((x) => x.textContent).join('\n'));
+  assert.ok(options.includes('<img src=x'), `the name is offered as text: ${options.slice(0, 200)}`);
+  const shown = await page.textContent('#result');
+  assert.ok(shown.includes("onerror=\"window.__pwned='"), 'the planted markup is shown as text');
+});
+
 test('screenshots of a blocked diagnosis on a desktop and a phone', async () => {
   await reset();
   mkdirSync(artifacts, { recursive: true });

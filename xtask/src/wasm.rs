@@ -244,11 +244,14 @@ export interface Options {
   now?: string;
   /** Refuse larger inputs (bytes). */
   maxInputBytes?: number;
+  /** Refuse inputs whose arrays and objects nest deeper (default 128; at most 512 for JSON,
+   * 128 for YAML). */
+  maxDepth?: number;
 }
 
 /** What the package throws: an Error with a stable code (the CLI's codes). */
 export interface LayerError extends Error {
-  code: 'parse' | 'input-too-large' | 'target-not-found' | 'target-ambiguous' | 'usage' | 'rules' | 'not-initialized' | 'internal';
+  code: 'parse' | 'input-too-large' | 'input-too-deep' | 'target-not-found' | 'target-ambiguous' | 'usage' | 'rules' | 'not-initialized' | 'internal';
 }
 
 /** `kubectl get … -o json` or `-o yaml` output (any of the accepted forms), an object, or an

@@ -264,3 +264,29 @@ fn krew_manifest_installs_the_binary_on_every_platform() {
     }
     assert_eq!(text.matches("bin: kubectl-layer").count(), 5);
 }
+
+#[test]
+fn nesting_depth_is_limited_with_a_flag_that_raises_it() {
+    let deep = format!(
+        r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"n"}},"spec":{{"x":{}1{}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let dir = std::env::temp_dir().join(format!("kubectl-layer-depth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("deep.json");
+    std::fs::write(&file, &deep).unwrap();
+    let path = file.to_string_lossy().to_string();
+    let o = run(&["why", "p", "-f", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.starts_with("error[input-too-deep]: "), "{err}");
+    assert!(
+        err.contains("128 levels") && err.contains("--max-depth"),
+        "{err}"
+    );
+    assert!(err.contains(&path), "names the file: {err}");
+    let o = run(&["why", "p", "-f", &path, "--max-depth", "300"]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,163 @@
+//! `cargo xtask fuzz [--seconds N] [TARGET...]`: run the cargo-fuzz targets of `fuzz/` for a
+//! bounded time each, seeded with every scenario bundle.
+//!
+//! cargo-fuzz needs nightly compiler flags (the sanitizer and coverage instrumentation); the
+//! machines have only the stable toolchain, which accepts them under `RUSTC_BOOTSTRAP=1`. That
+//! variable is set for the fuzz build alone, never for the normal build. `fuzz/` is its own
+//! workspace for the same reason. The corpus (`fuzz/corpus/<target>/`) is made at run time and
+//! not committed: each run copies the scenario bundles in, whole and one object per file, and
+//! keeps what libFuzzer added from earlier runs. A crash leaves its input in
+//! `fuzz/artifacts/<target>/`, and the task fails naming it.
+
+use crate::{cargo, root, run};
+use std::path::Path;
+
+/// The targets, in the order they run.
+pub const TARGETS: &[&str] = &["bundle", "diagnose"];
+
+/// The cargo-fuzz that `ensure_tools` installs when missing.
+pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
+
+/// Seconds per target when `--seconds` is not given.
+pub const DEFAULT_SECONDS: u64 = 60;
+
+/// Whether `cargo fuzz` is installed.
+fn installed() -> bool {
+    cargo()
+        .args(["fuzz", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Install cargo-fuzz if it is missing (about 30 s, from crates.io like every other tool here).
+pub fn ensure() -> Result<(), String> {
+    if installed() {
+        return Ok(());
+    }
+    run(cargo().args([
+        "install",
+        "cargo-fuzz",
+        "--version",
+        &format!("={CARGO_FUZZ_VERSION}"),
+    ]))
+}
+
+/// Parse `--seconds N` and target names from the task's arguments.
+pub fn from_args(args: &[String]) -> Result<(), String> {
+    let mut seconds = DEFAULT_SECONDS;
+    let mut targets: Vec<&str> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--seconds" => {
+                let v = it.next().ok_or("--seconds needs a number")?;
+                seconds = v
+                    .parse()
+                    .map_err(|_| format!("--seconds: `{v}` is not a whole number"))?;
+            }
+            t if TARGETS.contains(&t) => targets.push(t),
+            other => {
+                return Err(format!(
+                    "fuzz: unknown argument `{other}` (targets: {})",
+                    TARGETS.join(", ")
+                ));
+            }
+        }
+    }
+    if targets.is_empty() {
+        targets = TARGETS.to_vec();
+    }
+    fuzz(&targets, seconds)
+}
+
+/// Run each target for `seconds`: RSS capped at 2 GiB, one input allowed 20 s (a hang is a
+/// finding too).
+pub fn fuzz(targets: &[&str], seconds: u64) -> Result<(), String> {
+    ensure()?;
+    let seeds = seeds()?;
+    for target in targets {
+        let corpus = root().join("fuzz/corpus").join(target);
+        std::fs::create_dir_all(&corpus).map_err(|e| format!("{}: {e}", corpus.display()))?;
+        for (name, text) in &seeds {
+            let path = corpus.join(name);
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        let artifacts = root().join("fuzz/artifacts").join(target);
+        std::fs::create_dir_all(&artifacts).map_err(|e| format!("{}: {e}", artifacts.display()))?;
+        let before = listing(&artifacts);
+        let result = run(cargo()
+            .env("RUSTC_BOOTSTRAP", "1")
+            .args(["fuzz", "run", target])
+            .arg(&corpus)
+            .args([
+                "--",
+                &format!("-max_total_time={seconds}"),
+                "-rss_limit_mb=2048",
+                "-timeout=20",
+                // Scenario bundles reach 650 KB; let mutations work on inputs that size.
+                "-max_len=1048576",
+                "-print_final_stats=1",
+            ]));
+        let found: Vec<String> = listing(&artifacts)
+            .into_iter()
+            .filter(|a| !before.contains(a))
+            .collect();
+        if result.is_err() || !found.is_empty() {
+            return Err(format!(
+                "fuzz target `{target}` found a failure; reproduce with \
+                 `RUSTC_BOOTSTRAP=1 cargo fuzz run {target} <input>`:\n  {}",
+                if found.is_empty() {
+                    result.err().unwrap_or_default()
+                } else {
+                    found.join("\n  ")
+                }
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().display().to_string())
+        .collect()
+}
+
+/// (file name, text): every scenario bundle whole, and each of its objects alone (small inputs
+/// mutate fast and still carry real shapes).
+fn seeds() -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for (dir, bundle, _) in crate::scenarios()? {
+        let name = dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let text =
+            std::fs::read_to_string(&bundle).map_err(|e| format!("{}: {e}", bundle.display()))?;
+        let ext = bundle
+            .extension()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        out.push((format!("scenario-{name}.{ext}"), text.clone()));
+        let parsed =
+            layer_core::Bundle::parse(text).map_err(|e| format!("{}: {e}", bundle.display()))?;
+        for (i, o) in parsed.objects().iter().enumerate() {
+            out.push((format!("object-{name}-{i}.json"), parsed.raw(o).to_string()));
+        }
+    }
+    Ok(out)
+}
+
+/// For `cargo xtask ci`: both targets, a bounded time each, with a line saying what it costs.
+pub fn ci(seconds: u64) -> Result<(), String> {
+    eprintln!(
+        "==> fuzz: {} targets, {seconds} s each (cargo xtask fuzz --seconds N for longer)",
+        TARGETS.len()
+    );
+    fuzz(TARGETS, seconds)
+}
