@@ -184,18 +184,53 @@ fn classify(reason: &str) -> (&'static str, Option<String>) {
 /// Does a node pass the pod's nodeSelector and tolerate the node's NoSchedule/NoExecute taints?
 /// (Required node affinity is not evaluated; the scheduler's own message covers it.)
 pub fn node_eligible(node: &NodeInfo, pod: &Value) -> bool {
-    if let Some(sel) = pod.pointer("/spec/nodeSelector").and_then(Value::as_object)
-        && !sel
-            .iter()
-            .all(|(k, v)| node.labels.get(k).map(String::as_str) == v.as_str())
-    {
-        return false;
+    Eligibility::of(pod).admits(node)
+}
+
+/// A pod's nodeSelector and tolerations, read once to test many nodes (what [`node_eligible`]
+/// tests).
+pub struct Eligibility<'v> {
+    selector: Option<Vec<(&'v str, Option<&'v str>)>>,
+    tolerations: Option<&'v Vec<Value>>,
+}
+
+impl<'v> Eligibility<'v> {
+    pub fn of(pod: &'v Value) -> Eligibility<'v> {
+        Eligibility {
+            selector: pod
+                .pointer("/spec/nodeSelector")
+                .and_then(Value::as_object)
+                .map(|sel| sel.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()),
+            tolerations: pod.pointer("/spec/tolerations").and_then(Value::as_array),
+        }
     }
-    let tolerations = pod.pointer("/spec/tolerations").and_then(Value::as_array);
-    node.taints
-        .iter()
-        .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
-        .all(|t| tolerations.is_some_and(|tols| tols.iter().any(|tol| tolerates(tol, t))))
+
+    /// Whether the pod has a nodeSelector (else only taints decide).
+    pub fn has_selector(&self) -> bool {
+        self.selector.is_some()
+    }
+
+    pub fn admits(&self, node: &NodeInfo) -> bool {
+        if let Some(sel) = &self.selector
+            && !sel
+                .iter()
+                .all(|(k, v)| node.labels.get(*k).map(String::as_str) == *v)
+        {
+            return false;
+        }
+        self.tolerates_taints(node)
+    }
+
+    /// Every NoSchedule/NoExecute taint of the node is tolerated.
+    pub fn tolerates_taints(&self, node: &NodeInfo) -> bool {
+        node.taints
+            .iter()
+            .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
+            .all(|t| {
+                self.tolerations
+                    .is_some_and(|tols| tols.iter().any(|tol| tolerates(tol, t)))
+            })
+    }
 }
 
 /// Does one toleration (as JSON) tolerate a taint?
@@ -236,43 +271,43 @@ pub fn resources(
         }
     }
     names.sort();
-    let empty = BTreeMap::new();
+    // The per-node sums and the ranking are the same for every pod (computed once per index);
+    // only which nodes the pod may use is its own.
+    let tables = ix.node_tables();
+    let elig = Eligibility::of(pod);
+    let none = crate::index::ResourceTable::default();
     let mut out = Vec::new();
     for name in names {
         let want = requests[name];
-        let (mut alloc_total, mut cap_total, mut req_total) = (0.0, 0.0, 0.0);
-        let (mut max_free, mut max_alloc, mut elig_max_free) = (0.0f64, 0.0f64, 0.0f64);
-        let (mut advertising, mut eligible, mut cap_no_alloc) = (0u64, 0u64, Vec::new());
-        let mut rows = Vec::new();
-        for node in ix.nodes().values() {
-            let alloc = node.allocatable.get(name).copied().unwrap_or(0.0);
-            let cap = node.capacity.get(name).copied().unwrap_or(0.0);
-            if cap > 0.0 && alloc <= 0.0 {
-                cap_no_alloc.push(node.name.clone());
+        let t = tables.resources.get(name.as_str()).unwrap_or(&none);
+        let node = |pos: usize| &tables.nodes[pos];
+        let advertising = t.rows.len() as u64;
+        let (alloc_total, cap_total, req_total) = (t.allocatable, t.capacity, t.requested);
+        let (max_free, max_alloc) = (t.max_free, t.max_allocatable);
+        let (mut eligible, mut elig_max_free) = (0u64, 0.0f64);
+        if elig.has_selector() {
+            for r in &t.rows {
+                if elig.admits(node(r.pos)) {
+                    eligible += 1;
+                    elig_max_free = elig_max_free.max(r.free);
+                }
             }
-            if alloc <= 0.0 {
-                continue;
+        } else {
+            // Without a nodeSelector an untainted node always admits the pod.
+            eligible = t.untainted;
+            elig_max_free = t.untainted_max_free;
+            for r in t.rows.iter().filter(|r| r.hard_tainted) {
+                if elig.tolerates_taints(node(r.pos)) {
+                    eligible += 1;
+                    elig_max_free = elig_max_free.max(r.free);
+                }
             }
-            let used = ix
-                .requested_on(&node.name)
-                .unwrap_or(&empty)
-                .get(name)
-                .copied()
-                .unwrap_or(0.0);
-            let free = (alloc - used).max(0.0);
-            advertising += 1;
-            alloc_total += alloc;
-            cap_total += cap;
-            req_total += used;
-            max_free = max_free.max(free);
-            max_alloc = max_alloc.max(alloc);
-            if node_eligible(node, pod) {
-                eligible += 1;
-                elig_max_free = elig_max_free.max(free);
-            }
-            rows.push((free, node.name.clone(), alloc, used));
         }
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let cap_no_alloc: Vec<&String> = t
+            .capacity_without_allocatable
+            .iter()
+            .map(|&p| &node(p).name)
+            .collect();
         let fit = if advertising == 0 {
             "noneAdvertised"
         } else if max_alloc < want {
@@ -282,10 +317,11 @@ pub fn resources(
         } else {
             "fitsSomewhere"
         };
-        let closest: Vec<Value> = rows
+        let closest: Vec<Value> = t
+            .rows
             .iter()
             .take(3)
-            .map(|(free, n, a, u)| json!({"node": n, "allocatable": num(*a), "requested": num(*u), "free": num(*free)}))
+            .map(|r| json!({"node": node(r.pos).name, "allocatable": num(r.allocatable), "requested": num(r.requested), "free": num(r.free)}))
             .collect();
         out.push(json!({
             "name": name, "request": num(want), "advertisingNodes": advertising,

@@ -5,13 +5,20 @@
 //! Kueue Workloads by job uid; and per-node resource totals (allocatable, and requested by the
 //! pods bound there) for the "free GPUs per node" fact. Reads are typed partial deserializations
 //! of the raw JSON, so the index does not hold a tree of every object.
+//!
+//! Scale: `scan` builds a view for each of thousands of targets, so nothing a view computes may
+//! cost O(cluster) per target. What is the same for every view (node tables by resource and by
+//! label, the GPU Operator's state, the Workload queue) is computed once per index, on first use,
+//! through [`Index::once`]; [`NodeTables`] is the node side of that.
 
 use crate::bundle::{Bundle, RawObject, group_of};
 use crate::quantity;
 use crate::time::parse_rfc3339;
 use serde::Deserialize;
+use std::any::Any;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 /// Index of an object in the bundle.
 pub type ObjId = usize;
@@ -77,8 +84,9 @@ pub struct PodInfo {
     pub node: Option<String>,
     pub phase: String,
     pub ready: bool,
-    /// Effective requests: max(sum of containers, largest init container) plus overhead.
-    pub requests: BTreeMap<String, f64>,
+    /// Effective requests: max(sum of containers, largest init container) plus overhead, sorted
+    /// by resource name (a list, not a map: a map's node costs more than a pod's whole entry).
+    pub requests: Vec<(String, f64)>,
     /// kubectl-style status (`Pending`, `Running`, `CrashLoopBackOff`, `SchedulingGated` …).
     pub status: String,
     /// Running and Ready, or Succeeded.
@@ -91,31 +99,290 @@ impl PodInfo {
     }
 }
 
-type Key = (String, String, Option<String>, String);
+/// (hash, object id) pairs sorted, for lookups that verify candidates against the objects.
+#[derive(Debug, Default)]
+struct HashIndex(Vec<(u64, ObjId)>);
+
+impl HashIndex {
+    fn sorted(mut v: Vec<(u64, ObjId)>) -> HashIndex {
+        v.sort_unstable();
+        v.shrink_to_fit();
+        HashIndex(v)
+    }
+
+    /// Candidate ids with this hash, ascending.
+    fn get(&self, h: u64) -> impl Iterator<Item = ObjId> + '_ {
+        let start = self.0.partition_point(|e| e.0 < h);
+        self.0[start..]
+            .iter()
+            .take_while(move |e| e.0 == h)
+            .map(|e| e.1)
+    }
+}
+
+/// FNV-1a over the parts, each followed by a separator (`None` hashes apart from `""`).
+fn hash_parts(parts: &[Option<&str>]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |b: u8| {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    for p in parts {
+        match p {
+            Some(s) => {
+                s.bytes().for_each(&mut eat);
+                eat(0xff);
+            }
+            None => eat(0xfe),
+        }
+    }
+    h
+}
+
+fn key_hash(group: &str, kind: &str, namespace: Option<&str>, name: &str) -> u64 {
+    hash_parts(&[Some(group), Some(kind), namespace, Some(name)])
+}
+
+fn kind_name_hash(kind: &str, name: &str) -> u64 {
+    hash_parts(&[Some(kind), Some(name)])
+}
+
+fn uid_hash(uid: &str) -> u64 {
+    hash_parts(&[Some(uid)])
+}
+
+fn ref_hash(kind: &str, namespace: Option<&str>, name: &str) -> u64 {
+    hash_parts(&[Some(kind), namespace, Some(name)])
+}
 
 /// All lookups over one bundle.
 #[derive(Debug, Default)]
 pub struct Index {
     bundle: Bundle,
-    by_key: HashMap<Key, ObjId>,
-    by_uid: HashMap<String, ObjId>,
+    // Lookups by identity, uid, kind and name, and events by the object they name, keep only a
+    // hash and the object id (16 bytes an entry) and compare against the object itself: string
+    // keys would cost more memory than the bundle's text on a large cluster.
+    by_key: HashIndex,
+    by_uid: HashIndex,
     by_kind: HashMap<String, Vec<ObjId>>,
-    by_kind_name: HashMap<(String, String), Vec<ObjId>>,
+    by_kind_name: HashIndex,
     owners: Vec<Vec<OwnerRef>>,
     created: Vec<Option<i64>>,
     children: HashMap<ObjId, Vec<ObjId>>,
-    events: HashMap<ObjId, EventInfo>,
-    events_by_uid: HashMap<String, Vec<ObjId>>,
-    events_by_ref: HashMap<(String, Option<String>, String), Vec<ObjId>>,
+    /// Events (with their newest time) and pods by object id, in id order (binary search).
+    /// An event's other fields are read from its JSON when asked for: events are most of a
+    /// large bundle's objects, and a view reads only the few about its objects.
+    events: Vec<(ObjId, Option<i64>)>,
+    events_by_uid: HashIndex,
+    events_by_ref: HashIndex,
     nodes: BTreeMap<String, NodeInfo>,
-    pods: HashMap<ObjId, PodInfo>,
+    pods: Vec<(ObjId, PodInfo)>,
     requested_by_node: HashMap<String, BTreeMap<String, f64>>,
     pods_by_group: HashMap<(String, String), Vec<ObjId>>,
     /// Pods by the value of their `app` / `app.kubernetes.io/name` label, so area facts can find
     /// infrastructure pods (device plugins, operator operands) without parsing every pod.
     pods_by_app: HashMap<String, Vec<ObjId>>,
     workloads_by_job_uid: HashMap<String, Vec<ObjId>>,
+    /// Pods by (namespace, `nvidia.com/dynamo-graph-deployment-name` label).
+    pods_by_dgd: HashMap<(String, String), Vec<ObjId>>,
     newest: Option<i64>,
+    memo: Memo,
+}
+
+type MemoMap = HashMap<(&'static str, usize), Arc<dyn Any + Send + Sync>>;
+
+/// Results computed once per index (see [`Index::once`]). Interior mutability only: what is
+/// stored depends on the index alone, so results do not depend on the order of calls.
+#[derive(Default)]
+struct Memo(Mutex<MemoMap>);
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Memo")
+    }
+}
+
+/// The nodes as tables every view reads the same way, built once per index
+/// ([`Index::node_tables`]). Positions index [`NodeTables::nodes`], which is in name order (the
+/// order of [`Index::nodes`]).
+#[derive(Debug, Default)]
+pub struct NodeTables {
+    pub nodes: Vec<NodeInfo>,
+    /// Label key → value → positions of the nodes carrying it (ascending).
+    pub labels: HashMap<String, BTreeMap<String, Vec<usize>>>,
+    /// Nodes with a NoSchedule or NoExecute taint.
+    pub hard_tainted: Vec<usize>,
+    /// Nodes with `spec.unschedulable: true`.
+    pub unschedulable: Vec<usize>,
+    /// Per resource any node advertises (allocatable or capacity).
+    pub resources: BTreeMap<String, ResourceTable>,
+}
+
+/// What the nodes hold of one resource.
+#[derive(Debug, Default)]
+pub struct ResourceTable {
+    /// Nodes with allocatable > 0, most free first, then by name.
+    pub rows: Vec<ResourceRow>,
+    /// Positions of the nodes with allocatable > 0, in name order.
+    pub advertising: Vec<usize>,
+    /// Nodes with capacity > 0 but no allocatable, in name order.
+    pub capacity_without_allocatable: Vec<usize>,
+    /// Nodes with capacity > 0 and allocatable below it, in name order.
+    pub degraded: Vec<usize>,
+    /// Every node's allocatable of the resource (zero or not), added in name order.
+    pub allocatable_all: f64,
+    /// Sums over the advertising nodes, added in name order.
+    pub allocatable: f64,
+    pub capacity: f64,
+    pub requested: f64,
+    pub max_free: f64,
+    pub max_allocatable: f64,
+    /// Advertising nodes without a NoSchedule/NoExecute taint: how many, and the most free.
+    pub untainted: u64,
+    pub untainted_max_free: f64,
+}
+
+/// One advertising node of a [`ResourceTable`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ResourceRow {
+    pub pos: usize,
+    pub allocatable: f64,
+    pub capacity: f64,
+    pub requested: f64,
+    pub free: f64,
+    pub hard_tainted: bool,
+}
+
+impl NodeInfo {
+    /// Has a NoSchedule or NoExecute taint (what keeps pods off unless tolerated).
+    pub fn hard_tainted(&self) -> bool {
+        self.taints
+            .iter()
+            .any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
+    }
+}
+
+impl NodeTables {
+    fn build(ix: &Index) -> NodeTables {
+        let nodes: Vec<NodeInfo> = ix.nodes.values().cloned().collect();
+        let mut labels: HashMap<String, BTreeMap<String, Vec<usize>>> = HashMap::new();
+        let mut hard_tainted = Vec::new();
+        let mut unschedulable = Vec::new();
+        let mut names: std::collections::BTreeSet<&String> = std::collections::BTreeSet::new();
+        for (pos, n) in nodes.iter().enumerate() {
+            for (k, v) in &n.labels {
+                labels
+                    .entry(k.clone())
+                    .or_default()
+                    .entry(v.clone())
+                    .or_default()
+                    .push(pos);
+            }
+            if n.hard_tainted() {
+                hard_tainted.push(pos);
+            }
+            if n.unschedulable {
+                unschedulable.push(pos);
+            }
+            names.extend(n.allocatable.keys());
+            names.extend(n.capacity.keys());
+        }
+        let empty = BTreeMap::new();
+        let mut resources = BTreeMap::new();
+        for name in names {
+            let mut t = ResourceTable {
+                allocatable_all: nodes.iter().filter_map(|n| n.allocatable.get(name)).sum(),
+                ..ResourceTable::default()
+            };
+            for (pos, n) in nodes.iter().enumerate() {
+                let alloc = n.allocatable.get(name).copied().unwrap_or(0.0);
+                let cap = n.capacity.get(name).copied().unwrap_or(0.0);
+                if cap > 0.0 && alloc <= 0.0 {
+                    t.capacity_without_allocatable.push(pos);
+                }
+                if cap > 0.0 && alloc < cap {
+                    t.degraded.push(pos);
+                }
+                if alloc <= 0.0 {
+                    continue;
+                }
+                let used = ix
+                    .requested_on(&n.name)
+                    .unwrap_or(&empty)
+                    .get(name)
+                    .copied()
+                    .unwrap_or(0.0);
+                let free = (alloc - used).max(0.0);
+                t.allocatable += alloc;
+                t.capacity += cap;
+                t.requested += used;
+                t.max_free = t.max_free.max(free);
+                t.max_allocatable = t.max_allocatable.max(alloc);
+                let tainted = n.hard_tainted();
+                if !tainted {
+                    t.untainted += 1;
+                    t.untainted_max_free = t.untainted_max_free.max(free);
+                }
+                t.advertising.push(pos);
+                t.rows.push(ResourceRow {
+                    pos,
+                    allocatable: alloc,
+                    capacity: cap,
+                    requested: used,
+                    free,
+                    hard_tainted: tainted,
+                });
+            }
+            t.rows.sort_by(|a, b| {
+                b.free
+                    .total_cmp(&a.free)
+                    .then_with(|| nodes[a.pos].name.cmp(&nodes[b.pos].name))
+            });
+            resources.insert(name.clone(), t);
+        }
+        NodeTables {
+            nodes,
+            labels,
+            hard_tainted,
+            unschedulable,
+            resources,
+        }
+    }
+
+    /// The distinct values nodes carry for label `key`, sorted.
+    pub fn label_values(&self, key: &str) -> Vec<&String> {
+        self.labels
+            .get(key)
+            .map(|vals| vals.keys().collect())
+            .unwrap_or_default()
+    }
+
+    /// How many nodes carry label `key` (any value).
+    pub fn count_with_label(&self, key: &str) -> usize {
+        self.labels
+            .get(key)
+            .map_or(0, |vals| vals.values().map(Vec::len).sum())
+    }
+
+    /// Positions of the nodes whose label `key` has one of `values`, ascending.
+    pub fn with_label_in<'a>(
+        &self,
+        key: &str,
+        values: impl IntoIterator<Item = &'a String>,
+    ) -> Vec<usize> {
+        let Some(vals) = self.labels.get(key) else {
+            return Vec::new();
+        };
+        let mut out: Vec<usize> = values
+            .into_iter()
+            .filter_map(|v| vals.get(v))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -302,49 +569,103 @@ struct NodeStatusIdx {
     conditions: Vec<ConditionIdx>,
 }
 
+/// An event read partially, borrowing from the bundle's text: the index reads every event but
+/// keeps only its time and whom it is about.
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
-struct EventIdx {
-    involved_object: Option<InvolvedIdx>,
-    regarding: Option<InvolvedIdx>,
-    reason: String,
-    message: Option<String>,
-    note: Option<String>,
-    #[serde(rename = "type")]
-    type_: String,
-    source: Option<SourceIdx>,
-    reporting_controller: Option<String>,
-    reporting_component: Option<String>,
+struct EventIdx<'a> {
+    #[serde(borrow)]
+    involved_object: Option<InvolvedIdx<'a>>,
+    #[serde(borrow)]
+    regarding: Option<InvolvedIdx<'a>>,
+    #[serde(borrow)]
+    reason: Cow<'a, str>,
+    #[serde(borrow)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    note: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow)]
+    type_: Cow<'a, str>,
+    #[serde(borrow)]
+    source: Option<SourceIdx<'a>>,
+    #[serde(borrow)]
+    reporting_controller: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reporting_component: Option<Cow<'a, str>>,
     count: Option<u64>,
     deprecated_count: Option<u64>,
-    series: Option<SeriesIdx>,
-    last_timestamp: Option<String>,
-    first_timestamp: Option<String>,
-    event_time: Option<String>,
-    deprecated_last_timestamp: Option<String>,
-    metadata: NodeMeta,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct InvolvedIdx {
-    kind: String,
-    namespace: Option<String>,
-    name: String,
-    uid: Option<String>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct SourceIdx {
-    component: Option<String>,
+    #[serde(borrow)]
+    series: Option<SeriesIdx<'a>>,
+    #[serde(borrow)]
+    last_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    first_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    event_time: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    deprecated_last_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    metadata: EventMeta<'a>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
-struct SeriesIdx {
+struct EventMeta<'a> {
+    #[serde(borrow)]
+    labels: BTreeMap<Cow<'a, str>, Cow<'a, str>>,
+    #[serde(borrow)]
+    creation_timestamp: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct InvolvedIdx<'a> {
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow)]
+    uid: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SourceIdx<'a> {
+    #[serde(borrow)]
+    component: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct SeriesIdx<'a> {
     count: Option<u64>,
-    last_observed_time: Option<String>,
+    #[serde(borrow)]
+    last_observed_time: Option<Cow<'a, str>>,
+}
+
+impl<'a> EventIdx<'a> {
+    /// Epoch seconds of the newest occurrence.
+    fn last(&self) -> Option<i64> {
+        [
+            self.series
+                .as_ref()
+                .and_then(|s| s.last_observed_time.as_ref()),
+            self.last_timestamp.as_ref(),
+            self.event_time.as_ref(),
+            self.deprecated_last_timestamp.as_ref(),
+            self.first_timestamp.as_ref(),
+            self.metadata.creation_timestamp.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|t| parse_rfc3339(t))
+    }
+
+    fn involved(&self) -> Option<&InvolvedIdx<'a>> {
+        self.involved_object.as_ref().or(self.regarding.as_ref())
+    }
 }
 
 /// Annotations and labels that name a pod's gang group, with the API group of the PodGroup kind
@@ -377,21 +698,32 @@ impl Index {
             ..Index::default()
         };
         let mut newest: Option<i64> = None;
+        let (mut by_key, mut by_uid, mut by_kind_name) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        let (mut ev_uid, mut ev_ref) = (Vec::new(), Vec::new());
         let mut bump = |t: Option<i64>| {
             if let Some(t) = t {
                 newest = Some(newest.map_or(t, |n| n.max(t)));
             }
         };
         for (id, o) in bundle.objects().iter().enumerate() {
-            ix.by_key.insert(key_of(o), id);
+            by_key.push((
+                key_hash(o.group(), &o.kind, o.namespace.as_deref(), &o.name),
+                id,
+            ));
             if let Some(uid) = &o.uid {
-                ix.by_uid.insert(uid.clone(), id);
+                by_uid.push((uid_hash(uid), id));
             }
-            ix.by_kind.entry(o.kind.clone()).or_default().push(id);
-            ix.by_kind_name
-                .entry((o.kind.clone(), o.name.clone()))
-                .or_default()
-                .push(id);
+            match ix.by_kind.get_mut(&o.kind) {
+                Some(v) => v.push(id),
+                None => {
+                    ix.by_kind.insert(o.kind.clone(), vec![id]);
+                }
+            }
+            by_kind_name.push((kind_name_hash(&o.kind, &o.name), id));
             let (owners, created) = match o.kind.as_str() {
                 "Pod" => {
                     let p: PodIdx = bundle.typed(o).unwrap_or_default();
@@ -421,7 +753,17 @@ impl Index {
                             ix.pods_by_app.entry(v.to_string()).or_default().push(id);
                         }
                     }
-                    ix.pods.insert(id, info);
+                    if let Some(d) = p
+                        .metadata
+                        .labels
+                        .get("nvidia.com/dynamo-graph-deployment-name")
+                    {
+                        ix.pods_by_dgd
+                            .entry((ns.clone(), d.to_string()))
+                            .or_default()
+                            .push(id);
+                    }
+                    ix.pods.push((id, info));
                     (
                         p.metadata.owner_references,
                         p.metadata
@@ -441,20 +783,21 @@ impl Index {
                 }
                 "Event" => {
                     let e: EventIdx = bundle.typed(o).unwrap_or_default();
-                    let info = event_info(e);
-                    if let Some(uid) = &info.involved_uid {
-                        ix.events_by_uid.entry(uid.clone()).or_default().push(id);
+                    let none = InvolvedIdx::default();
+                    let inv = e.involved().unwrap_or(&none);
+                    if let Some(uid) = inv.uid.as_deref().filter(|u| !u.is_empty()) {
+                        ev_uid.push((uid_hash(uid), id));
                     }
-                    ix.events_by_ref
-                        .entry((
-                            info.involved_kind.clone(),
-                            info.involved_namespace.clone(),
-                            info.involved_name.clone(),
-                        ))
-                        .or_default()
-                        .push(id);
-                    let last = info.last;
-                    ix.events.insert(id, info);
+                    ev_ref.push((
+                        ref_hash(
+                            &inv.kind,
+                            inv.namespace.as_deref().filter(|n| !n.is_empty()),
+                            &inv.name,
+                        ),
+                        id,
+                    ));
+                    let last = e.last();
+                    ix.events.push((id, last));
                     (Vec::new(), last)
                 }
                 _ => {
@@ -481,10 +824,20 @@ impl Index {
                 }
             };
             bump(created);
+            // serde grows a Vec to four entries for one owner; most objects have one.
+            let mut owners = owners;
+            owners.shrink_to_fit();
             ix.owners.push(owners);
             ix.created.push(created);
         }
         ix.newest = newest;
+        ix.by_key = HashIndex::sorted(by_key);
+        ix.by_uid = HashIndex::sorted(by_uid);
+        ix.by_kind_name = HashIndex::sorted(by_kind_name);
+        ix.events_by_uid = HashIndex::sorted(ev_uid);
+        ix.events_by_ref = HashIndex::sorted(ev_ref);
+        ix.events.shrink_to_fit();
+        ix.pods.shrink_to_fit();
         ix.bundle = bundle;
         // Second pass, once every uid and key is known: owner → children by object id, so
         // owners named without a uid (hand-written bundles) link too.
@@ -498,6 +851,7 @@ impl Index {
         for v in ix.children.values_mut() {
             v.sort_unstable();
             v.dedup();
+            v.shrink_to_fit();
         }
         ix
     }
@@ -537,13 +891,15 @@ impl Index {
         name: &str,
     ) -> Option<ObjId> {
         self.by_key
-            .get(&(
-                group.to_string(),
-                kind.to_string(),
-                namespace.map(str::to_string),
-                name.to_string(),
-            ))
-            .copied()
+            .get(key_hash(group, kind, namespace, name))
+            .filter(|&id| {
+                let o = self.object(id);
+                o.name == name
+                    && o.kind == kind
+                    && o.namespace.as_deref() == namespace
+                    && o.group() == group
+            })
+            .last()
     }
 
     /// Look an object up by kind (any API group), namespace and name.
@@ -556,13 +912,17 @@ impl Index {
     /// Every object of a kind with a name, in any namespace (sorted by position).
     pub fn named(&self, kind: &str, name: &str) -> Vec<ObjId> {
         self.by_kind_name
-            .get(&(kind.to_string(), name.to_string()))
-            .cloned()
-            .unwrap_or_default()
+            .get(kind_name_hash(kind, name))
+            .filter(|&id| self.object(id).name == name && self.object(id).kind == kind)
+            .collect()
     }
 
+    /// The object with this uid (the last one, should several claim it).
     pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
-        self.by_uid.get(uid).copied()
+        self.by_uid
+            .get(uid_hash(uid))
+            .filter(|&id| self.object(id).uid.as_deref() == Some(uid))
+            .last()
     }
 
     /// Every object of a kind, in bundle order.
@@ -654,33 +1014,45 @@ impl Index {
     /// name an earlier incarnation. Sorted oldest first.
     pub fn events_for(&self, id: ObjId) -> Vec<ObjId> {
         let o = self.object(id);
-        let mut ids: Vec<ObjId> = o
-            .uid
-            .as_ref()
-            .and_then(|u| self.events_by_uid.get(u))
-            .cloned()
-            .unwrap_or_default();
-        if let Some(more) =
-            self.events_by_ref
-                .get(&(o.kind.clone(), o.namespace.clone(), o.name.clone()))
+        let ev = |e: ObjId| self.event(e).unwrap_or_default();
+        let mut ids: Vec<ObjId> = match o.uid.as_deref() {
+            Some(u) => self
+                .events_by_uid
+                .get(uid_hash(u))
+                .filter(|&e| ev(e).involved_uid.as_deref() == Some(u))
+                .collect(),
+            None => Vec::new(),
+        };
+        for e in self
+            .events_by_ref
+            .get(ref_hash(&o.kind, o.namespace.as_deref(), &o.name))
         {
-            for &e in more {
-                let ev = &self.events[&e];
-                // Same name but another uid is a previous object of that name: not this one.
-                let other_uid = matches!((&ev.involved_uid, &o.uid), (Some(a), Some(b)) if a != b);
-                if !other_uid {
-                    ids.push(e);
-                }
+            let i = ev(e);
+            let same = i.involved_name == o.name
+                && i.involved_kind == o.kind
+                && i.involved_namespace == o.namespace;
+            // Same name but another uid is a previous object of that name: not this one.
+            let other_uid = matches!((&i.involved_uid, &o.uid), (Some(a), Some(b)) if a != b);
+            if same && !other_uid {
+                ids.push(e);
             }
         }
         ids.sort_unstable();
         ids.dedup();
-        ids.sort_by_key(|e| (self.events[e].last, *e));
+        ids.sort_by_key(|&e| (self.event_time(e), e));
         ids
     }
 
-    pub fn event(&self, id: ObjId) -> Option<&EventInfo> {
-        self.events.get(&id)
+    /// An event, normalized (read from its JSON on each call).
+    pub fn event(&self, id: ObjId) -> Option<EventInfo> {
+        self.events.binary_search_by_key(&id, |e| e.0).ok()?;
+        Some(event_info(self.typed::<EventIdx>(id).unwrap_or_default()))
+    }
+
+    /// Epoch seconds of an event's newest occurrence.
+    pub fn event_time(&self, id: ObjId) -> Option<i64> {
+        let i = self.events.binary_search_by_key(&id, |e| e.0).ok()?;
+        self.events[i].1
     }
 
     pub fn nodes(&self) -> &BTreeMap<String, NodeInfo> {
@@ -688,7 +1060,10 @@ impl Index {
     }
 
     pub fn pod(&self, id: ObjId) -> Option<&PodInfo> {
-        self.pods.get(&id)
+        self.pods
+            .binary_search_by_key(&id, |p| p.0)
+            .ok()
+            .map(|i| &self.pods[i].1)
     }
 
     /// Sum of effective requests of non-terminal pods bound to a node.
@@ -725,19 +1100,57 @@ impl Index {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// Pods of a namespace labelled `nvidia.com/dynamo-graph-deployment-name=<dgd>`, in bundle
+    /// order.
+    pub fn pods_of_dgd(&self, namespace: Option<&str>, dgd: &str) -> &[ObjId] {
+        self.pods_by_dgd
+            .get(&(namespace.unwrap_or("").to_string(), dgd.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
     /// Newest timestamp in the bundle (creation times and event times), epoch seconds.
     pub fn newest_timestamp(&self) -> Option<i64> {
         self.newest
     }
-}
 
-fn key_of(o: &RawObject) -> Key {
-    (
-        o.group().to_string(),
-        o.kind.clone(),
-        o.namespace.clone(),
-        o.name.clone(),
-    )
+    /// Compute `f` once per index and keep it: for what every view would otherwise recompute
+    /// over the whole cluster. `key` names what `f` computes and must be unique per type; the
+    /// result must depend on the index alone.
+    pub fn once<T: Any + Send + Sync>(&self, key: &'static str, f: impl FnOnce() -> T) -> Arc<T> {
+        self.memoized(key, usize::MAX, f)
+    }
+
+    /// [`Index::once`] per object: the result must depend on the index and `id` alone.
+    pub fn once_for<T: Any + Send + Sync>(
+        &self,
+        key: &'static str,
+        id: ObjId,
+        f: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        self.memoized(key, id, f)
+    }
+
+    fn memoized<T: Any + Send + Sync>(
+        &self,
+        key: &'static str,
+        id: usize,
+        f: impl FnOnce() -> T,
+    ) -> Arc<T> {
+        let lock = || self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
+        let hit = lock().get(&(key, id)).cloned();
+        if let Some(v) = hit.and_then(|v| v.downcast::<T>().ok()) {
+            return v;
+        }
+        // Computed without the lock held: `f` may itself ask for other memoized results.
+        let v = Arc::new(f());
+        lock().insert((key, id), v.clone());
+        v
+    }
+
+    /// The nodes as tables (by position in name order, by label, by resource).
+    pub fn node_tables(&self) -> Arc<NodeTables> {
+        self.once("index.nodeTables", || NodeTables::build(self))
+    }
 }
 
 fn quantities(m: &HashMap<String, serde_json::Value>) -> BTreeMap<String, f64> {
@@ -798,7 +1211,7 @@ fn pod_info(p: &PodIdx) -> PodInfo {
         node: p.spec.node_name.clone().filter(|n| !n.is_empty()),
         phase: p.status.phase.clone(),
         ready,
-        requests: sum,
+        requests: sum.into_iter().collect(),
     }
 }
 
@@ -821,28 +1234,20 @@ fn node_info(id: ObjId, name: &str, n: NodeIdx) -> NodeInfo {
 }
 
 fn event_info(e: EventIdx) -> EventInfo {
+    let last = e.last();
     let involved = e.involved_object.or(e.regarding).unwrap_or_default();
-    let last = [
-        e.series.as_ref().and_then(|s| s.last_observed_time.clone()),
-        e.last_timestamp,
-        e.event_time,
-        e.deprecated_last_timestamp,
-        e.first_timestamp,
-        e.metadata.creation_timestamp,
-    ]
-    .into_iter()
-    .flatten()
-    .find_map(|t| parse_rfc3339(&t));
+    let owned = |c: Option<Cow<str>>| c.map(Cow::into_owned);
     EventInfo {
-        reason: e.reason,
-        message: e.message.or(e.note).unwrap_or_default(),
-        type_: e.type_,
-        component: e
-            .source
-            .and_then(|s| s.component)
-            .or(e.reporting_controller)
-            .or(e.reporting_component)
-            .unwrap_or_default(),
+        reason: e.reason.into_owned(),
+        message: owned(e.message.or(e.note)).unwrap_or_default(),
+        type_: e.type_.into_owned(),
+        component: owned(
+            e.source
+                .and_then(|s| s.component)
+                .or(e.reporting_controller)
+                .or(e.reporting_component),
+        )
+        .unwrap_or_default(),
         count: e
             .series
             .and_then(|s| s.count)
@@ -850,9 +1255,9 @@ fn event_info(e: EventIdx) -> EventInfo {
             .or(e.deprecated_count)
             .unwrap_or(1),
         last,
-        involved_kind: involved.kind,
-        involved_namespace: involved.namespace.filter(|n| !n.is_empty()),
-        involved_name: involved.name,
-        involved_uid: involved.uid.filter(|u| !u.is_empty()),
+        involved_kind: involved.kind.into_owned(),
+        involved_namespace: owned(involved.namespace).filter(|n| !n.is_empty()),
+        involved_name: involved.name.into_owned(),
+        involved_uid: owned(involved.uid).filter(|u| !u.is_empty()),
     }
 }

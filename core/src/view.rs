@@ -13,6 +13,7 @@ use crate::index::{Index, ObjId, POD_GROUP_KEYS};
 use crate::json::{label, request_device_classes, str_at};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 
 /// Every subject a rule path may start at, in the order the docs list them.
 pub const SUBJECTS: &[&str] = &[
@@ -69,7 +70,7 @@ pub enum SubjectRef {
     Many(Vec<ObjectRef>),
 }
 
-/// A built view.
+/// A built view. Read it, do not change `value`: parts of it may be lent (see [`Lender`]).
 #[derive(Debug, Clone)]
 pub struct View {
     pub value: Value,
@@ -80,6 +81,85 @@ pub struct View {
     pub status: String,
     pub settled: bool,
     pub missing: Vec<Missing>,
+    loans: Vec<Loan>,
+}
+
+/// A large fact that is the same in every view of an index (e.g. every GPU-labelled node of the
+/// cluster), lent to views instead of copied into each: a view takes a spare copy (or clones the
+/// original when none is spare) and gives it back when it is dropped. A scan builds thousands of
+/// views one after another, so it copies such a fact once instead of once per view.
+#[derive(Debug)]
+pub struct Lender {
+    original: Value,
+    spares: Mutex<Vec<Value>>,
+}
+
+impl Lender {
+    pub fn new(original: Value) -> Lender {
+        Lender {
+            original,
+            spares: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn spares(&self) -> std::sync::MutexGuard<'_, Vec<Value>> {
+        self.spares.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A copy of the fact for one view; register it with [`Loans::lend`] so it comes back.
+    pub fn take(&self) -> Value {
+        let spare = self.spares().pop();
+        spare.unwrap_or_else(|| self.original.clone())
+    }
+
+    fn give_back(&self, v: Value) {
+        // Views are read, not changed; a copy of another shape is dropped rather than reused.
+        let same_shape = match (&v, &self.original) {
+            (Value::Array(a), Value::Array(b)) => a.len() == b.len(),
+            (Value::Object(a), Value::Object(b)) => a.len() == b.len(),
+            _ => false,
+        };
+        let mut spares = self.spares();
+        if same_shape && spares.len() < 4 {
+            spares.push(v);
+        }
+    }
+}
+
+/// Where a view holds a lent fact (a path of object keys from the view's root) and who lent it.
+#[derive(Debug, Clone)]
+pub struct Loan {
+    path: &'static [&'static str],
+    lender: Arc<Lender>,
+}
+
+/// The loans of the view being built (area facts register theirs here).
+#[derive(Debug, Default)]
+pub struct Loans(std::cell::RefCell<Vec<Loan>>);
+
+impl Loans {
+    /// Take a copy from `lender` for the view at `path` (object keys from the view's root).
+    pub fn lend(&self, path: &'static [&'static str], lender: &Arc<Lender>) -> Value {
+        self.0.borrow_mut().push(Loan {
+            path,
+            lender: lender.clone(),
+        });
+        lender.take()
+    }
+}
+
+impl Drop for View {
+    fn drop(&mut self) {
+        for loan in std::mem::take(&mut self.loans) {
+            let mut slot = Some(&mut self.value);
+            for key in loan.path {
+                slot = slot.and_then(|v| v.get_mut(*key));
+            }
+            if let Some(v) = slot {
+                loan.lender.give_back(std::mem::take(v));
+            }
+        }
+    }
 }
 
 impl View {
@@ -537,7 +617,10 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             .flatten()
             .filter_map(|v| v.as_str().map(str::to_string))
             .collect();
-        let mut requests = ix.pod(p).map(|i| i.requests.clone()).unwrap_or_default();
+        let mut requests: BTreeMap<String, f64> = ix
+            .pod(p)
+            .map(|i| i.requests.iter().cloned().collect())
+            .unwrap_or_default();
         // A KAI-Scheduler GPU share asks for part of a GPU by annotation, not by resource: the
         // pod still needs a node that advertises nvidia.com/gpu.
         if let Some(share) = kai_gpu_share(pv) {
@@ -558,10 +641,11 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     }
 
     // fake-gpu-operator topology.
-    let (fake_fact, topo_cm, node_cms) = facts::fake_gpu(ix);
+    let fake = ix.once("facts.fakeGpu", || facts::fake_gpu(ix));
+    let (fake_fact, topo_cm, node_cms) = (&fake.0, fake.1, &fake.2);
     if let Some(id) = topo_cm {
         b.set_one("fakeGpuTopology", id);
-        b.set_many("nodeTopologies", &node_cms);
+        b.set_many("nodeTopologies", node_cms);
     }
 
     // The nodes worth citing: the bound node, the closest candidates for each requested device,
@@ -596,7 +680,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             }
         }
     }
-    evs.sort_by_key(|e| (ix.event(*e).and_then(|i| i.last), *e));
+    evs.sort_by_key(|e| (ix.event_time(*e), *e));
     let ev_values: Vec<Value> = evs
         .iter()
         .filter_map(|&e| {
@@ -656,7 +740,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             "scheduling": sched_fact,
             "resources": resources_fact,
             "group": group_fact,
-            "fakeGpu": fake_fact,
+            "fakeGpu": fake_fact.clone(),
             "jobSet": jobset_fact,
             "installed": {"kueue": kueue_installed},
             "now": now.map(crate::time::format_rfc3339),
@@ -665,6 +749,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         }),
     );
     // Facts by area (core/src/area/): computed last, so they can read every linked subject.
+    let loans = Loans::default();
     let area_facts = {
         let ctx = crate::area::Ctx {
             ix,
@@ -672,6 +757,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             pod,
             subjects: &b.map,
             now,
+            loans: &loans,
         };
         crate::area::all(&ctx)
     };
@@ -689,6 +775,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         status,
         settled,
         missing: b.missing,
+        loans: loans.0.into_inner(),
     }
 }
 
@@ -870,16 +957,20 @@ fn link_dra(b: &mut Builder, pv: &Value) {
     b.set_many("resourceClaims", &claims);
     b.set_many("deviceClasses", &classes);
     if let Some(node) = str_at(pv, "/spec/nodeName") {
-        let slices: Vec<ObjId> = ix
-            .of_kind("ResourceSlice")
-            .iter()
-            .copied()
-            .filter(|&s| {
-                ix.typed::<SliceNode>(s)
-                    .is_some_and(|x| x.spec.node_name.as_deref() == Some(node))
-            })
-            .take(32)
-            .collect();
+        // ResourceSlices by node, read once per index (every bound pod's view asks).
+        let by_node = ix.once("view.slicesByNode", || {
+            let mut m: std::collections::HashMap<String, Vec<ObjId>> = Default::default();
+            for &s in ix.of_kind("ResourceSlice") {
+                if let Some(n) = ix.typed::<SliceNode>(s).and_then(|x| x.spec.node_name) {
+                    m.entry(n).or_default().push(s);
+                }
+            }
+            m
+        });
+        let slices: Vec<ObjId> = by_node
+            .get(node)
+            .map(|v| v.iter().copied().take(32).collect())
+            .unwrap_or_default();
         b.set_many("resourceSlices", &slices);
     }
 }

@@ -9,6 +9,8 @@
 //! - `queueRef`: `ClusterQueue <name>` when the ClusterQueue is known (admission, LocalQueue, or the
 //!   Workload's `ClusterQueue <name> is …` message), else `LocalQueue <ns>/<name>`: how texts name
 //!   the queue when the bundle lacks the LocalQueue.
+//! - `kueueInstalled`: from a live read's discovery, whether the cluster serves `kueue.x-k8s.io`
+//!   at all (`null` for files without that record).
 //! - `workload`: whether a Kueue Workload is linked; `kueueInBundle`: whether the bundle holds any
 //!   Kueue object (LocalQueue, ClusterQueue, ResourceFlavor, Workload), so that an absent Workload
 //!   or LocalQueue means something.
@@ -168,58 +170,23 @@ fn queue_fact(ix: &Index, sub: &Map<String, Value>, wl: &Value, now: Option<i64>
     let mine = created(wl);
     let my_name = s(wl, "/metadata/name").unwrap_or("");
     let mut ahead: Vec<(i64, String)> = Vec::new();
-    // Typed partial reads, and each LocalQueue's ClusterQueue looked up once: this runs for every
-    // pending Workload over every Workload of the bundle.
-    let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
-        std::collections::HashMap::new();
-    for &id in ix.of_kind("Workload") {
-        if ix.object(id).group() != "kueue.x-k8s.io" {
-            continue;
-        }
-        let Some(other) = ix.typed::<WorkloadLite>(id) else {
-            continue;
-        };
-        let name = other.metadata.name.as_str();
-        let ns = other.metadata.namespace.as_deref();
+    // Every pending Workload of the bundle is read once per index (typed partial reads), not
+    // once per view: this runs for every pending Workload over every Workload of the bundle.
+    for other in pending_workloads(ix).iter() {
+        let name = other.name.as_str();
+        let ns = other.namespace.as_deref();
         if name == my_name && ns == my_ns {
             continue;
         }
-        let first_true = |ty: &str| {
-            other
-                .status
-                .conditions
-                .iter()
-                .find(|c| c.type_ == ty)
-                .is_some_and(|c| c.status == "True")
-        };
-        if first_true("QuotaReserved") || first_true("Finished") || other.spec.active == Some(false)
-        {
-            continue;
-        }
-        let queue = other.spec.queue_name.as_deref();
-        let other_cq = queue.and_then(|q| {
-            lq_cq
-                .entry((ns.map(str::to_string), q.to_string()))
-                .or_insert_with(|| {
-                    ix.get("kueue.x-k8s.io", "LocalQueue", ns, q)
-                        .and_then(|lq| ix.typed::<LocalQueueLite>(lq))
-                        .and_then(|lq| lq.spec.cluster_queue)
-                })
-                .clone()
-        });
+        let queue = other.queue.as_deref();
         let same_queue = match &cq {
-            Some(cq) => other_cq.as_deref() == Some(cq.as_str()),
+            Some(cq) => other.cluster_queue.as_deref() == Some(cq.as_str()),
             None => ns == my_ns && queue == my_queue,
         };
         if !same_queue {
             continue;
         }
-        let t = other
-            .metadata
-            .creation_timestamp
-            .as_deref()
-            .and_then(crate::time::parse_rfc3339);
-        if let (Some(t), Some(m)) = (t, mine)
+        if let (Some(t), Some(m)) = (other.created, mine)
             && t <= m
             && t <= now.unwrap_or(i64::MAX)
         {
@@ -229,6 +196,70 @@ fn queue_fact(ix: &Index, sub: &Map<String, Value>, wl: &Value, now: Option<i64>
     ahead.sort();
     let names: Vec<String> = ahead.into_iter().map(|(_, n)| n).collect();
     json!({"clusterQueue": cq, "ahead": names.len(), "aheadNames": names})
+}
+
+/// A Workload without a quota reservation, not finished and not deactivated.
+struct PendingWorkload {
+    name: String,
+    namespace: Option<String>,
+    created: Option<i64>,
+    queue: Option<String>,
+    /// The ClusterQueue its LocalQueue points at.
+    cluster_queue: Option<String>,
+}
+
+fn pending_workloads(ix: &Index) -> std::sync::Arc<Vec<PendingWorkload>> {
+    ix.once("admission.pendingWorkloads", || {
+        let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
+            std::collections::HashMap::new();
+        let mut out = Vec::new();
+        for &id in ix.of_kind("Workload") {
+            if ix.object(id).group() != "kueue.x-k8s.io" {
+                continue;
+            }
+            let Some(other) = ix.typed::<WorkloadLite>(id) else {
+                continue;
+            };
+            let first_true = |ty: &str| {
+                other
+                    .status
+                    .conditions
+                    .iter()
+                    .find(|c| c.type_ == ty)
+                    .is_some_and(|c| c.status == "True")
+            };
+            if first_true("QuotaReserved")
+                || first_true("Finished")
+                || other.spec.active == Some(false)
+            {
+                continue;
+            }
+            let ns = other.metadata.namespace.clone();
+            let queue = other.spec.queue_name.clone();
+            let cluster_queue = queue.as_deref().and_then(|q| {
+                lq_cq
+                    .entry((ns.clone(), q.to_string()))
+                    .or_insert_with(|| {
+                        ix.get("kueue.x-k8s.io", "LocalQueue", ns.as_deref(), q)
+                            .and_then(|lq| ix.typed::<LocalQueueLite>(lq))
+                            .and_then(|lq| lq.spec.cluster_queue)
+                    })
+                    .clone()
+            });
+            out.push(PendingWorkload {
+                created: other
+                    .metadata
+                    .creation_timestamp
+                    .as_deref()
+                    .and_then(crate::time::parse_rfc3339),
+                name: other.metadata.name,
+                namespace: ns,
+                queue,
+                cluster_queue,
+            });
+        }
+        out
+    })
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -433,6 +464,7 @@ pub fn facts(ctx: &Ctx) -> Value {
         "queueRef": queue_ref,
         "workload": wl.is_some(),
         "kueueInBundle": kueue_in_bundle,
+        "kueueInstalled": kueue_installed(ix),
         "localQueue": local_queue,
         "localQueuesInNamespace": lqs_in_ns,
         "clusterQueue": cluster_queue,
@@ -545,12 +577,25 @@ fn quota_over_nodes(ix: &Index, cq: Option<&Value>) -> Value {
             }
         }
     }
+    let tables = ix.node_tables();
     let rows: Vec<Value> = quota
         .into_iter()
         .filter_map(|(name, q)| {
-            let advertised: f64 = ix.nodes().values().filter_map(|n| n.allocatable.get(&name)).sum();
+            // Summed once per index over every node (name order), not per view.
+            let advertised: f64 = tables.resources.get(&name).map_or_else(
+                || std::iter::empty::<f64>().sum(),
+                |t| t.allocatable_all,
+            );
             (q > advertised).then(|| json!({"resource": name, "quota": crate::facts::num(q), "advertised": crate::facts::num(advertised)}))
         })
         .collect();
     Value::Array(rows)
+}
+
+/// Whether the cluster serves the Kueue API, when the bundle says which APIs it offered.
+fn kueue_installed(ix: &crate::Index) -> Value {
+    match ix.bundle().meta().and_then(|m| m.apis.as_ref()) {
+        Some(apis) => Value::Bool(apis.iter().any(|a| a.starts_with("kueue.x-k8s.io/"))),
+        None => Value::Null,
+    }
 }

@@ -41,8 +41,9 @@
 
 use super::Ctx;
 use crate::facts::num;
+use crate::index::NodeTables;
 use regex::Regex;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
@@ -61,17 +62,136 @@ static UNHEALTHY: LazyLock<Regex> = LazyLock::new(|| {
 const GPU: &str = "nvidia.com/gpu";
 const SHARED_SUFFIX: &str = ".shared";
 
+/// What the device facts say the same way for every view, computed once per index.
+struct Cluster {
+    /// Every GPU-labelled node: as large as the cluster, so lent to views, not copied.
+    labelled: std::sync::Arc<crate::view::Lender>,
+    silent: Vec<String>,
+    silent_detail: Vec<String>,
+    offered: BTreeSet<String>,
+    plugins: Value,
+    plugin_summary: String,
+    gpu_operator: Value,
+    fake_gpu_install: Value,
+}
+
+fn cluster(ctx: &Ctx) -> std::sync::Arc<Cluster> {
+    ctx.ix.once("device.cluster", || cluster_facts(ctx))
+}
+
 /// The device layer's facts for one view.
 pub fn facts(ctx: &Ctx) -> Value {
     let ix = ctx.ix;
     let Some(pod) = ctx.pod else {
         return Value::Null;
     };
-    let pv = ix.value(pod);
-    let requests = ix.pod(pod).map(|p| p.requests.clone()).unwrap_or_default();
+    let owned;
+    let pv = match ctx.subjects.get("pod") {
+        Some(v) => v,
+        None => {
+            owned = ix.value(pod);
+            &owned
+        }
+    };
+    let requests: BTreeMap<String, f64> = ix
+        .pod(pod)
+        .map(|p| p.requests.iter().cloned().collect())
+        .unwrap_or_default();
     let requested: Vec<&String> = requests.keys().filter(|k| k.contains('/')).collect();
     let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
+    let tables = ix.node_tables();
+    let cl = cluster(ctx);
 
+    // Devices reported unhealthy: allocatable below capacity.
+    let mut degraded = Vec::new();
+    for r in &requested {
+        let Some(t) = tables.resources.get(r.as_str()) else {
+            continue;
+        };
+        for n in t.degraded.iter().map(|&p| &tables.nodes[p]) {
+            let cap = n.capacity.get(*r).copied().unwrap_or(0.0);
+            let alloc = n.allocatable.get(*r).copied().unwrap_or(0.0);
+            degraded.push((
+                Some(n.name.as_str()) != bound,
+                json!({"node": n.name, "resource": r, "capacity": num(cap), "allocatable": num(alloc),
+                       "unhealthy": num(cap - alloc), "bound": Some(n.name.as_str()) == bound,
+                       "request": num(requests[*r]), "fitsWhenHealthy": requests[*r] <= cap}),
+            ));
+        }
+    }
+    // Stable: rows of one node keep the order of `requested`.
+    degraded.sort_by_key(|(not_bound, v)| (*not_bound, v["node"].as_str().map(str::to_string)));
+    let degraded: Vec<Value> = degraded.into_iter().map(|(_, v)| v).collect();
+
+    // Time-slicing/MPS renames: R asked, only R.shared advertised (or the reverse).
+    let advertised = |name: &str| -> Vec<String> {
+        tables.resources.get(name).map_or_else(Vec::new, |t| {
+            t.advertising
+                .iter()
+                .map(|&p| tables.nodes[p].name.clone())
+                .collect()
+        })
+    };
+    let mut renames = Vec::new();
+    for r in &requested {
+        if !advertised(r).is_empty() {
+            continue;
+        }
+        let other = match r.strip_suffix(SHARED_SUFFIX) {
+            Some(base) => base.to_string(),
+            None => format!("{r}{SHARED_SUFFIX}"),
+        };
+        let nodes = advertised(&other);
+        if !nodes.is_empty() {
+            renames.push(json!({"requested": r, "advertised": other, "nodes": nodes}));
+        }
+    }
+    let offered = &cl.offered;
+    let not_offered: Vec<&String> = requested
+        .iter()
+        .copied()
+        .filter(|r| !offered.contains(*r))
+        .collect();
+    // Built as a map, not with `json!`: `json!` re-serializes every `Value` it is given, and
+    // the cluster-wide lists (every GPU-labelled node) are large on a big cluster.
+    let mut out = Map::new();
+    let mut put = |k: &str, v: Value| {
+        out.insert(k.to_string(), v);
+    };
+    put("nodeCount", json!(ix.nodes().len()));
+    put("requested", json!(requested));
+    put("advertised", json!(offered.iter().collect::<Vec<_>>()));
+    put(
+        "advertisedText",
+        json!(if offered.is_empty() {
+            "none".to_string()
+        } else {
+            offered.iter().cloned().collect::<Vec<_>>().join(", ")
+        }),
+    );
+    put("notAdvertised", json!(not_offered));
+    put(
+        "gpuLabelledNodes",
+        ctx.loans
+            .lend(&["facts", "device", "gpuLabelledNodes"], &cl.labelled),
+    );
+    put("silentGpuNodes", json!(cl.silent));
+    put("silentDetail", json!(cl.silent_detail));
+    put("degraded", Value::Array(degraded));
+    put("sharedRename", Value::Array(renames));
+    put("selector", selector(&tables, pv));
+    put("admission", admission(pv));
+    put("gpuOperator", cl.gpu_operator.clone());
+    put("pluginPods", cl.plugins.clone());
+    put("pluginSummary", json!(cl.plugin_summary));
+    put("fakeGpuInstall", cl.fake_gpu_install.clone());
+    put("dra", dra(ctx, pv));
+    Value::Object(out)
+}
+
+/// The parts of the device facts that do not depend on the view.
+fn cluster_facts(ctx: &Ctx) -> Cluster {
+    let ix = ctx.ix;
     // Nodes whose labels say they hold NVIDIA GPUs, and which of them advertise none.
     let mut labelled = Vec::new();
     let mut silent = Vec::new();
@@ -116,48 +236,6 @@ pub fn facts(ctx: &Ctx) -> Value {
         labelled.push(json!({"node": n.name, "labels": why, "capacity": cap.map(num), "allocatable": alloc.map(num)}));
     }
 
-    // Devices reported unhealthy: allocatable below capacity.
-    let mut degraded = Vec::new();
-    for n in ix.nodes().values() {
-        for r in &requested {
-            let cap = n.capacity.get(*r).copied().unwrap_or(0.0);
-            let alloc = n.allocatable.get(*r).copied().unwrap_or(0.0);
-            if cap > 0.0 && alloc < cap {
-                degraded.push((
-                    Some(n.name.as_str()) != bound,
-                    json!({"node": n.name, "resource": r, "capacity": num(cap), "allocatable": num(alloc),
-                           "unhealthy": num(cap - alloc), "bound": Some(n.name.as_str()) == bound,
-                           "request": num(requests[*r]), "fitsWhenHealthy": requests[*r] <= cap}),
-                ));
-            }
-        }
-    }
-    degraded.sort_by_key(|(not_bound, v)| (*not_bound, v["node"].as_str().map(str::to_string)));
-    let degraded: Vec<Value> = degraded.into_iter().map(|(_, v)| v).collect();
-
-    // Time-slicing/MPS renames: R asked, only R.shared advertised (or the reverse).
-    let advertised = |name: &str| -> Vec<String> {
-        ix.nodes()
-            .values()
-            .filter(|n| n.allocatable.get(name).is_some_and(|a| *a > 0.0))
-            .map(|n| n.name.clone())
-            .collect()
-    };
-    let mut renames = Vec::new();
-    for r in &requested {
-        if !advertised(r).is_empty() {
-            continue;
-        }
-        let other = match r.strip_suffix(SHARED_SUFFIX) {
-            Some(base) => base.to_string(),
-            None => format!("{r}{SHARED_SUFFIX}"),
-        };
-        let nodes = advertised(&other);
-        if !nodes.is_empty() {
-            renames.push(json!({"requested": r, "advertised": other, "nodes": nodes}));
-        }
-    }
-
     // Every extended resource some node advertises (allocatable > 0), for "asked X, have Y".
     let mut offered: BTreeSet<String> = BTreeSet::new();
     for n in ix.nodes().values() {
@@ -167,11 +245,6 @@ pub fn facts(ctx: &Ctx) -> Value {
             }
         }
     }
-    let not_offered: Vec<&String> = requested
-        .iter()
-        .copied()
-        .filter(|r| !offered.contains(*r))
-        .collect();
     let plugins = plugin_pods(ctx);
     let plugin_summary = plugins
         .as_array()
@@ -194,29 +267,20 @@ pub fn facts(ctx: &Ctx) -> Value {
         })
         .collect::<Vec<_>>()
         .join("; ");
-    json!({
-        "nodeCount": ix.nodes().len(),
-        "requested": requested,
-        "advertised": offered.iter().cloned().collect::<Vec<_>>(),
-        "advertisedText": if offered.is_empty() { "none".to_string() } else { offered.iter().cloned().collect::<Vec<_>>().join(", ") },
-        "notAdvertised": not_offered,
-        "gpuLabelledNodes": labelled,
-        "silentGpuNodes": silent,
-        "silentDetail": silent_detail,
-        "degraded": degraded,
-        "sharedRename": renames,
-        "selector": selector(ctx, &pv),
-        "admission": admission(&pv),
-        "gpuOperator": gpu_operator(ctx),
-        "pluginPods": plugins,
-        "pluginSummary": plugin_summary,
-        "fakeGpuInstall": fake_gpu_install(ctx),
-        "dra": dra(ctx, &pv),
-    })
+    Cluster {
+        labelled: std::sync::Arc::new(crate::view::Lender::new(Value::Array(labelled))),
+        silent,
+        silent_detail,
+        offered,
+        plugins,
+        plugin_summary,
+        gpu_operator: gpu_operator(ctx),
+        fake_gpu_install: fake_gpu_install(ctx),
+    }
 }
 
 /// GPU feature-discovery labels the pod selects on, against what the nodes carry.
-fn selector(ctx: &Ctx, pv: &Value) -> Value {
+fn selector(tables: &NodeTables, pv: &Value) -> Value {
     let mut wants: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     if let Some(sel) = pv.pointer("/spec/nodeSelector").and_then(Value::as_object) {
         for (k, v) in sel {
@@ -249,24 +313,9 @@ fn selector(ctx: &Ctx, pv: &Value) -> Value {
         if !key.starts_with("nvidia.com/") {
             continue;
         }
-        let carried: BTreeSet<String> = ctx
-            .ix
-            .nodes()
-            .values()
-            .filter_map(|n| n.labels.get(&key).cloned())
-            .collect();
-        let with_key = ctx
-            .ix
-            .nodes()
-            .values()
-            .filter(|n| n.labels.contains_key(&key))
-            .count();
-        let matching = ctx
-            .ix
-            .nodes()
-            .values()
-            .filter(|n| n.labels.get(&key).is_some_and(|v| vals.contains(v)))
-            .count();
+        let carried: BTreeSet<String> = tables.label_values(&key).into_iter().cloned().collect();
+        let with_key = tables.count_with_label(&key);
+        let matching = tables.with_label_in(&key, &vals).len();
         let shared = vals
             .iter()
             .any(|v| carried.contains(&format!("{v}-SHARED")));
@@ -518,6 +567,11 @@ fn plugin_pods(ctx: &Ctx) -> Value {
             "restarts": restarts, "message": msg,
         }));
     }
+    // Same order whatever order the objects came in (a file, or a live read's lists).
+    out.sort_by(|a, b| {
+        (a["namespace"].as_str(), a["pod"].as_str())
+            .cmp(&(b["namespace"].as_str(), b["pod"].as_str()))
+    });
     Value::Array(out)
 }
 
@@ -608,25 +662,42 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
     let statuses = pv
         .pointer("/status/resourceClaimStatuses")
         .and_then(Value::as_array);
-    // Slices per driver: how many, on which nodes.
-    let mut drivers: BTreeMap<String, (u64, BTreeSet<String>)> = BTreeMap::new();
-    for &s in ix.of_kind("ResourceSlice") {
-        if ix.object(s).group() != "resource.k8s.io" {
-            continue;
+    // Slices per driver: how many, on which nodes (the same for every view: read once).
+    let drivers = ix.once("device.sliceDrivers", || {
+        let mut drivers: BTreeMap<String, (u64, BTreeSet<String>)> = BTreeMap::new();
+        for &s in ix.of_kind("ResourceSlice") {
+            if ix.object(s).group() != "resource.k8s.io" {
+                continue;
+            }
+            let Some(spec) = ix.typed::<SliceHead>(s).map(|x| x.spec) else {
+                continue;
+            };
+            let Some(d) = spec.driver.as_ref().and_then(Value::as_str) else {
+                continue;
+            };
+            let e = drivers.entry(d.to_string()).or_default();
+            e.0 += 1;
+            let node = spec
+                .node_name
+                .as_ref()
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| "(all or selected nodes)".into());
+            e.1.insert(node);
         }
-        let v = ix.value(s);
-        let Some(d) = v.pointer("/spec/driver").and_then(Value::as_str) else {
-            continue;
-        };
-        let e = drivers.entry(d.to_string()).or_default();
-        e.0 += 1;
-        let node = v
-            .pointer("/spec/nodeName")
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| "(all or selected nodes)".into());
-        e.1.insert(node);
-    }
+        drivers
+    });
+    // Worker nodes (no control-plane label), in name order.
+    let workers = ix.once("device.workerNodes", || {
+        ix.nodes()
+            .values()
+            .filter(|n| {
+                !n.labels
+                    .contains_key("node-role.kubernetes.io/control-plane")
+            })
+            .map(|n| n.name.clone())
+            .collect::<Vec<String>>()
+    });
     let class_driver = |class: &str| -> (bool, Option<String>) {
         match ix
             .named("DeviceClass", class)
@@ -723,16 +794,8 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
         .iter()
         .map(|d| {
             let (count, nodes) = drivers.get(d).cloned().unwrap_or_default();
-            let missing_on: Vec<&String> = ix
-                .nodes()
-                .values()
-                .filter(|n| {
-                    !n.labels
-                        .contains_key("node-role.kubernetes.io/control-plane")
-                })
-                .map(|n| &n.name)
-                .filter(|n| !nodes.contains(*n))
-                .collect();
+            let missing_on: Vec<&String> =
+                workers.iter().filter(|n| !nodes.contains(*n)).collect();
             let coverage = match (count, missing_on.is_empty()) {
                 (0, _) => format!("driver {d} publishes no ResourceSlice on any node"),
                 (_, true) => format!(
@@ -762,4 +825,18 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
         "driversWithoutSlices": without,
         "classDrivers": class_drivers.into_iter().collect::<Vec<_>>(),
     })
+}
+
+/// A ResourceSlice read partially (the fields stay JSON so that odd shapes read as before).
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct SliceHead {
+    spec: SliceSpec,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct SliceSpec {
+    driver: Option<Value>,
+    node_name: Option<Value>,
 }

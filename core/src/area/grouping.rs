@@ -36,7 +36,6 @@
 //!   endpoints available for service "<s>"` (null when absent).
 
 use super::Ctx;
-use crate::facts::node_eligible;
 use crate::index::{Index, ObjId};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -294,7 +293,16 @@ fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Value> {
         return None;
     }
     let members = group["expected"].as_u64().filter(|&n| n > 1)?;
-    let pod = ctx.ix.value(ctx.pod?);
+    let owned;
+    let pod = match ctx.subjects.get("pod") {
+        Some(v) => v,
+        None => {
+            owned = ctx.ix.value(ctx.pod?);
+            &owned
+        }
+    };
+    let elig = crate::facts::Eligibility::of(pod);
+    let tables = ctx.ix.node_tables();
     let mut rows = Vec::new();
     for r in facts["resources"].as_array().into_iter().flatten() {
         let (Some(name), Some(request)) = (r["name"].as_str(), r["request"].as_f64()) else {
@@ -305,8 +313,13 @@ fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Value> {
         }
         let mut total = 0.0;
         let mut domains: BTreeMap<String, f64> = BTreeMap::new();
-        for node in ctx.ix.nodes().values() {
-            if !node_eligible(node, &pod) {
+        // Nodes without the resource add nothing: only the advertising ones (name order).
+        let advertising = tables
+            .resources
+            .get(name)
+            .map_or(&[][..], |t| &t.advertising);
+        for node in advertising.iter().map(|&p| &tables.nodes[p]) {
+            if !elig.admits(node) {
                 continue;
             }
             let a = node.allocatable.get(name).copied().unwrap_or(0.0);
@@ -346,7 +359,11 @@ fn num(x: f64) -> Value {
 /// is in the bundle, and which pods still carry Grove's scheduling gate.
 fn grove(ctx: &Ctx) -> Option<Value> {
     const GATE: &str = "grove.io/podgang-pending-creation";
-    let mut pods: Vec<ObjId> = ctx.pod.into_iter().collect();
+    // The view already holds these pods' JSON (`pod`, `pods`): read it there, not again.
+    let mut pods: Vec<(ObjId, &Value)> = Vec::new();
+    if let (Some(p), Some(v)) = (ctx.pod, ctx.subjects.get("pod")) {
+        pods.push((p, v));
+    }
     if let Some(Value::Array(ps)) = ctx.subjects.get("pods") {
         for p in ps {
             let ns = p.pointer("/metadata/namespace").and_then(Value::as_str);
@@ -354,21 +371,20 @@ fn grove(ctx: &Ctx) -> Option<Value> {
                 .pointer("/metadata/name")
                 .and_then(Value::as_str)
                 .and_then(|n| ctx.ix.get("", "Pod", ns, n))
-                && !pods.contains(&id)
+                && !pods.iter().any(|(x, _)| *x == id)
             {
-                pods.push(id);
+                pods.push((id, p));
             }
         }
     }
     let mut gang: Option<(String, Option<String>)> = None;
     let mut gated = Vec::new();
-    for &p in &pods {
-        let v = ctx.ix.value(p);
+    for &(p, v) in &pods {
         let has_gate = v
             .pointer("/spec/schedulingGates")
             .and_then(Value::as_array)
             .is_some_and(|g| g.iter().any(|x| x["name"] == GATE));
-        let name = label(&v, "grove.io/podgang");
+        let name = label(v, "grove.io/podgang");
         if !has_gate && name.is_none() {
             continue;
         }

@@ -44,7 +44,7 @@
 
 use super::Ctx;
 use crate::facts::tolerates;
-use crate::index::{NodeInfo, Taint};
+use crate::index::{NodeInfo, NodeTables, Taint};
 use crate::json::str_at as s;
 use crate::quantity;
 use serde_json::{Value, json};
@@ -55,14 +55,22 @@ pub fn facts(ctx: &Ctx) -> Value {
     let Some(pod) = ctx.pod else {
         return Value::Null;
     };
-    let pv = ctx.ix.value(pod);
+    let owned;
+    let pv = match ctx.subjects.get("pod") {
+        Some(v) => v,
+        None => {
+            owned = ctx.ix.value(pod);
+            &owned
+        }
+    };
+    let tables = ctx.ix.node_tables();
     let extended: Vec<String> = ctx
         .ix
         .pod(pod)
         .map(|p| {
             p.requests
                 .iter()
-                .filter(|(k, v)| k.contains('/') && **v > 0.0)
+                .filter(|(k, v)| k.contains('/') && *v > 0.0)
                 .map(|(k, _)| k.clone())
                 .collect()
         })
@@ -81,17 +89,17 @@ pub fn facts(ctx: &Ctx) -> Value {
         has && selected
     };
     json!({
-        "taints": taints(ctx, &pv, &advertises),
-        "selector": selector(ctx, &pv),
-        "cordoned": ctx.ix.nodes().values().filter(|n| n.unschedulable).map(|n| n.name.clone()).collect::<Vec<_>>(),
-        "cordonedRelevant": cordoned_relevant(ctx, &advertises),
-        "gates": gates(&pv),
-        "silence": silence(ctx, pod, &pv),
-        "containers": containers(ctx, &pv),
-        "volumes": volumes(ctx, &pv),
+        "taints": taints(ctx, &tables, pv, &advertises),
+        "selector": selector(&tables, pv),
+        "cordoned": tables.unschedulable.iter().map(|&p| tables.nodes[p].name.clone()).collect::<Vec<_>>(),
+        "cordonedRelevant": cordoned_relevant(&tables, &advertises),
+        "gates": gates(pv),
+        "silence": silence(ctx, pod, pv),
+        "containers": containers(&tables, pv),
+        "volumes": volumes(ctx, pv),
         "kai": kai(ctx),
         "reservation": reservation(ctx),
-        "gang": gang(ctx, &pv),
+        "gang": gang(ctx, pv),
     })
 }
 
@@ -115,11 +123,12 @@ fn scheduling_reasons(ctx: &Ctx, kind: &str) -> Vec<(u64, String)> {
 
 /// Cordoned nodes the pod could otherwise use. Without Node objects nothing is claimed: a
 /// cordon in the scheduler's message alone does not say the node could have held the pod.
-fn cordoned_relevant(ctx: &Ctx, advertises: &dyn Fn(&NodeInfo) -> bool) -> Vec<String> {
-    ctx.ix
-        .nodes()
-        .values()
-        .filter(|n| n.unschedulable && advertises(n))
+fn cordoned_relevant(tables: &NodeTables, advertises: &dyn Fn(&NodeInfo) -> bool) -> Vec<String> {
+    tables
+        .unschedulable
+        .iter()
+        .map(|&p| &tables.nodes[p])
+        .filter(|n| advertises(n))
         .map(|n| n.name.clone())
         .collect()
 }
@@ -144,13 +153,19 @@ fn taint_text(t: &Taint) -> String {
     }
 }
 
-fn taints(ctx: &Ctx, pv: &Value, advertises: &dyn Fn(&NodeInfo) -> bool) -> Value {
+fn taints(
+    ctx: &Ctx,
+    tables: &NodeTables,
+    pv: &Value,
+    advertises: &dyn Fn(&NodeInfo) -> bool,
+) -> Value {
     let tols: Vec<&Value> = arr(pv, "/spec/tolerations").collect();
     let mut untolerated = Vec::new();
     let mut relevant = Vec::new();
     let mut relevant_nodes: Vec<String> = Vec::new();
     let mut missing: Vec<String> = Vec::new();
-    for n in ctx.ix.nodes().values() {
+    // Only nodes with a NoSchedule/NoExecute taint can add a row (name order).
+    for n in tables.hard_tainted.iter().map(|&p| &tables.nodes[p]) {
         for t in n
             .taints
             .iter()
@@ -211,7 +226,7 @@ fn taints(ctx: &Ctx, pv: &Value, advertises: &dyn Fn(&NodeInfo) -> bool) -> Valu
     json!({"untolerated": untolerated, "relevant": relevant, "relevantNodes": relevant_nodes, "missingTolerations": missing})
 }
 
-fn selector(ctx: &Ctx, pv: &Value) -> Value {
+fn selector(tables: &NodeTables, pv: &Value) -> Value {
     // (key, operator, values)
     let mut wanted: Vec<(String, String, Vec<String>)> = Vec::new();
     if let Some(sel) = pv.pointer("/spec/nodeSelector").and_then(Value::as_object) {
@@ -244,18 +259,14 @@ fn selector(ctx: &Ctx, pv: &Value) -> Value {
     let mut unmatched_gfd: Vec<String> = Vec::new();
     let mut other_all: Vec<String> = Vec::new();
     for (key, op, vals) in wanted {
-        let nodes: Vec<&String> = ctx
-            .ix
-            .nodes()
-            .values()
-            .filter(|n| n.labels.get(&key).is_some_and(|v| vals.contains(v)))
-            .map(|n| &n.name)
+        let nodes: Vec<&String> = tables
+            .with_label_in(&key, &vals)
+            .into_iter()
+            .map(|p| &tables.nodes[p].name)
             .collect();
-        let mut other: Vec<String> = ctx
-            .ix
-            .nodes()
-            .values()
-            .filter_map(|n| n.labels.get(&key))
+        let mut other: Vec<String> = tables
+            .label_values(&key)
+            .into_iter()
             .filter(|v| !vals.contains(v))
             .map(|v| format!("{key}={v}"))
             .collect();
@@ -343,7 +354,7 @@ fn silence(ctx: &Ctx, pod: usize, pv: &Value) -> Value {
     json!({"scheduler": scheduler, "silent": silent, "kaiUngrouped": ungrouped})
 }
 
-fn containers(ctx: &Ctx, pv: &Value) -> Value {
+fn containers(tables: &NodeTables, pv: &Value) -> Value {
     let mut per: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     let mut add = |c: &Value, kind: &str| {
         let mut r: BTreeMap<String, f64> = BTreeMap::new();
@@ -377,12 +388,10 @@ fn containers(ctx: &Ctx, pv: &Value) -> Value {
             .iter()
             .filter_map(|r| r["request"].as_f64())
             .fold(0.0f64, f64::max);
-        let largest = ctx
-            .ix
-            .nodes()
-            .values()
-            .filter_map(|n| n.allocatable.get(&res).copied())
-            .fold(0.0f64, f64::max);
+        let largest = tables
+            .resources
+            .get(&res)
+            .map_or(0.0, |t| t.max_allocatable);
         out.push(json!({
             "resource": res, "total": crate::facts::num(total), "largestNode": crate::facts::num(largest),
             "containers": rows, "eachFits": each_max <= largest,
@@ -501,21 +510,53 @@ fn reservation(ctx: &Ctx) -> Value {
         let i = m.find(NEEDLE)?;
         m[i + NEEDLE.len()..].split('/').next().map(str::to_string)
     });
-    // fake-gpu-operator's status-updater: env RESOURCE_RESERVATION_NAMESPACE.
-    let fake_ns = ["Deployment", "DaemonSet"].iter().find_map(|k| {
-        ctx.ix.of_kind(k).iter().find_map(|&id| {
-            let v = ctx.ix.value(id);
-            arr(&v, "/spec/template/spec/containers")
-                .flat_map(|c| arr(c, "/env"))
-                .find(|e| e["name"] == "RESOURCE_RESERVATION_NAMESPACE")
-                .and_then(|e| e["value"].as_str().map(str::to_string))
+    // fake-gpu-operator's status-updater: env RESOURCE_RESERVATION_NAMESPACE. The same for
+    // every view: read once per index, from a typed partial read of each Deployment/DaemonSet.
+    let fake_ns = ctx.ix.once("placement.reservationNamespace", || {
+        ["Deployment", "DaemonSet"].iter().find_map(|k| {
+            ctx.ix.of_kind(k).iter().find_map(|&id| {
+                let containers = ctx.ix.typed::<WithEnv>(id)?.spec.template.spec.containers;
+                containers
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|c| arr(c, "/env"))
+                    .find(|e| e["name"] == "RESOURCE_RESERVATION_NAMESPACE")
+                    .and_then(|e| e["value"].as_str().map(str::to_string))
+            })
         })
     });
+    let fake_ns = fake_ns.as_ref().clone();
     if kai_ns.is_none() && fake_ns.is_none() {
         return Value::Null;
     }
     let mismatch = matches!((&kai_ns, &fake_ns), (Some(a), Some(b)) if a != b);
     json!({"kaiNamespace": kai_ns, "fakeGpuNamespace": fake_ns, "mismatch": mismatch})
+}
+
+/// A Deployment or DaemonSet read partially: only its pod template's containers become a tree.
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct WithEnv {
+    spec: WithEnvSpec,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct WithEnvSpec {
+    template: WithEnvTemplate,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct WithEnvTemplate {
+    spec: WithEnvPodSpec,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct WithEnvPodSpec {
+    containers: Value,
 }
 
 fn gang(ctx: &Ctx, pv: &Value) -> Value {

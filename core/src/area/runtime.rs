@@ -162,7 +162,7 @@ fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
             }));
         }
     }
-    let events: Vec<&crate::index::EventInfo> = ix
+    let events: Vec<crate::index::EventInfo> = ix
         .events_for(pod)
         .into_iter()
         .rev()

@@ -32,28 +32,39 @@ use serde_json::{Map, Value, json};
 /// The serving layer's facts for one view.
 pub fn facts(ctx: &Ctx) -> Value {
     let mut out = Map::new();
+    // These depend on the DGD or pool alone: computed once per index for all views that link it.
     if let Some(dgd) = subject(ctx, "dynamoGraphDeployment") {
-        out.insert("dgd".into(), dgd_fact(ctx.ix, dgd));
-        out.insert("nats".into(), nats_fact(ctx.ix, dgd));
+        let f = ctx.ix.once_for("serving.dgd", dgd, || {
+            (dgd_fact(ctx.ix, dgd), nats_fact(ctx.ix, dgd))
+        });
+        out.insert("dgd".into(), f.0.clone());
+        out.insert("nats".into(), f.1.clone());
     }
     if let Some(pool) = subject(ctx, "inferencePool") {
-        out.insert("inferencePool".into(), pool_fact(ctx.ix, pool));
+        let f = ctx
+            .ix
+            .once_for("serving.pool", pool, || pool_fact(ctx.ix, pool));
+        out.insert("inferencePool".into(), f.as_ref().clone());
     }
-    let mut pods: Vec<ObjId> = ctx.pod.into_iter().collect();
+    // The view already holds these pods' JSON (`pod`, `pods`): read it there, not again.
+    let mut pods: Vec<(ObjId, &Value)> = Vec::new();
+    if let (Some(p), Some(v)) = (ctx.pod, ctx.subjects.get("pod")) {
+        pods.push((p, v));
+    }
     if let Some(Value::Array(ps)) = ctx.subjects.get("pods") {
         for p in ps {
             let ns = p.pointer("/metadata/namespace").and_then(Value::as_str);
             let name = p.pointer("/metadata/name").and_then(Value::as_str);
             if let Some(id) = name.and_then(|n| ctx.ix.get("", "Pod", ns, n))
-                && !pods.contains(&id)
+                && !pods.iter().any(|(x, _)| *x == id)
             {
-                pods.push(id);
+                pods.push((id, p));
             }
         }
     }
     let sims: Vec<Value> = pods
         .iter()
-        .flat_map(|&p| simulator_gpu(ctx.ix, p))
+        .flat_map(|&(p, v)| simulator_gpu(ctx.ix, p, v))
         .collect();
     if !sims.is_empty() {
         out.insert("simulatorGpu".into(), Value::Array(sims));
@@ -70,11 +81,7 @@ fn subject(ctx: &Ctx, name: &str) -> Option<ObjId> {
     let ns = s.pointer("/metadata/namespace").and_then(Value::as_str);
     let n = s.pointer("/metadata/name").and_then(Value::as_str)?;
     let kind = s.get("kind").and_then(Value::as_str)?;
-    ctx.ix
-        .of_kind(kind)
-        .iter()
-        .copied()
-        .find(|&id| ctx.ix.object(id).name == n && ctx.ix.object(id).namespace.as_deref() == ns)
+    ctx.ix.find(kind, ns, n)
 }
 
 fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
@@ -94,10 +101,10 @@ fn ready(v: &Value) -> bool {
 
 fn dgd_pods(ix: &Index, dgd: ObjId) -> Vec<(ObjId, Value)> {
     let o = ix.object(dgd);
-    ix.of_kind("Pod")
+    // The index keeps pods by this label, so only the DGD's own pods are parsed.
+    ix.pods_of_dgd(o.namespace.as_deref(), &o.name)
         .iter()
         .copied()
-        .filter(|&p| ix.object(p).namespace == o.namespace)
         .map(|p| (p, ix.value(p)))
         .filter(|(_, v)| label(v, "nvidia.com/dynamo-graph-deployment-name") == Some(&o.name))
         .filter(|(p, _)| !ix.pod(*p).is_some_and(|i| i.terminal()))
@@ -364,8 +371,7 @@ fn pool_fact(ix: &Index, pool: ObjId) -> Value {
     })
 }
 
-fn simulator_gpu(ix: &Index, pod: ObjId) -> Vec<Value> {
-    let v = ix.value(pod);
+fn simulator_gpu(ix: &Index, pod: ObjId, v: &Value) -> Vec<Value> {
     let name = ix.object(pod).name.clone();
     v.pointer("/spec/containers")
         .and_then(Value::as_array)

@@ -54,6 +54,12 @@ struct Gen {
     cpu_nodes: Vec<String>,
     node_count: usize,
     objects: u64,
+    /// A ResourceClaim the next pod names in `spec.resourceClaims` (DRA), taken by `pod`.
+    claim: Option<String>,
+    /// GPU nodes where the DRA driver publishes a ResourceSlice.
+    dra_nodes: Vec<String>,
+    /// UIDs of the GPU nodes, in `gpu_nodes` order.
+    node_uids: Vec<String>,
 }
 
 const T0: &str = "2026-11-20T09:";
@@ -153,7 +159,10 @@ impl Gen {
             } else if i > 0 {
                 self.cpu_nodes.push(name.clone());
             }
-            let (m, _) = self.meta(&name, None, labels, None);
+            let (m, uid) = self.meta(&name, None, labels, None);
+            if gpu {
+                self.node_uids.push(uid);
+            }
             let t = self.ts();
             self.emit(&json!({"apiVersion": "v1", "kind": "Node", "metadata": m, "spec": {"taints": taints},
                 "status": {"capacity": cap, "allocatable": cap,
@@ -187,6 +196,9 @@ impl Gen {
         let mut spec = json!({"schedulerName": scheduler, "containers": [{"name": "main", "image": "registry.example.com/ml/trainer:2.4.1", "resources": resources,
             "env": [{"name": "MODEL", "value": "llama-70b"}]}], "restartPolicy": "Never",
             "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]});
+        if let Some(claim) = self.claim.take() {
+            spec["resourceClaims"] = json!([{"name": "gpu", "resourceClaimName": claim}]);
+        }
         let t = self.ts();
         let node = match blocked {
             Some("unschedulable") | Some("gated") => None,
@@ -285,9 +297,177 @@ impl Gen {
         uid
     }
 
+    /// DRA: the example driver's DeviceClass and one ResourceSlice on every tenth GPU node.
+    fn dra(&mut self) {
+        let (m, _) = self.meta("gpu.example.com", None, json!({}), None);
+        self.emit(&json!({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": m,
+            "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.example.com'"}}]}}));
+        let pool: Vec<(String, String)> = self
+            .gpu_nodes
+            .iter()
+            .zip(&self.node_uids)
+            .step_by(10)
+            .map(|((n, _), uid)| (n.clone(), uid.clone()))
+            .collect();
+        for (node, node_uid) in pool {
+            let name = format!("{node}-gpu.example.com-{}", self.rng.suffix(5));
+            let (m, _) = self.meta(
+                &name,
+                None,
+                json!({}),
+                Some(("v1", "Node", &node, &node_uid)),
+            );
+            let devices: Vec<Value> = (0..2)
+                .map(|i| json!({"name": format!("gpu-{i}"), "attributes": {"index": {"int": i}, "model": {"string": "LATEST-GPU-MODEL"}}, "capacity": {"memory": {"value": "80Gi"}}}))
+                .collect();
+            self.emit(&json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": m,
+                "spec": {"driver": "gpu.example.com", "nodeName": node, "pool": {"generation": 1, "name": node, "resourceSliceCount": 1}, "devices": devices}}));
+            self.dra_nodes.push(node);
+        }
+    }
+
+    /// A Kueue-managed JobSet: two replicated-job Jobs of two pods each.
+    fn jobset(&mut self, ns: &str, w: usize, blocked: Option<&str>) {
+        let name = format!("pretrain-{w}");
+        let held = blocked == Some("gated");
+        let (jm, juid) = self.meta(
+            &name,
+            Some(ns),
+            json!({"kueue.x-k8s.io/queue-name": "default"}),
+            None,
+        );
+        let rj = json!([{"name": "workers", "replicas": 2, "template": {"spec": {"parallelism": 2, "completions": 2,
+            "template": {"spec": {"containers": [{"name": "main", "image": "registry.example.com/ml/trainer:2.4.1", "resources": {"limits": {"nvidia.com/gpu": "2"}}}]}}}}}]);
+        let status = if held {
+            json!({"restarts": 0, "conditions": [{"type": "Suspended", "status": "True", "reason": "SuspendedJobs", "message": "jobset is suspended"}]})
+        } else {
+            json!({"restarts": 0, "replicatedJobsStatus": [{"name": "workers", "ready": if blocked.is_some() { 1 } else { 2 }, "active": 2, "succeeded": 0, "failed": 0, "suspended": 0}]})
+        };
+        self.emit(&json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": jm,
+            "spec": {"suspend": held, "replicatedJobs": rj, "failurePolicy": {"maxRestarts": 3}}, "status": status}));
+        let wl = format!("jobset-{name}-{}", self.rng.suffix(5));
+        let (wm, _) = self.meta(
+            &wl,
+            Some(ns),
+            json!({"kueue.x-k8s.io/job-uid": juid}),
+            Some(("jobset.x-k8s.io/v1alpha2", "JobSet", &name, &juid)),
+        );
+        let conds = if held {
+            json!([{"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": "couldn't assign flavors to pod set workers: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed"}])
+        } else {
+            json!([{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "Quota reserved in ClusterQueue gpu-cq"}, {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "The workload is admitted"}])
+        };
+        self.emit(&json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": wm, "spec": {"queueName": "default", "podSets": [{"name": "workers", "count": 4}]},
+            "status": {"conditions": conds, "admission": if held { Value::Null } else { json!({"clusterQueue": "gpu-cq"}) }}}));
+        if held {
+            return;
+        }
+        for j in 0..2 {
+            let job = format!("{name}-workers-{j}");
+            let labels = json!({"jobset.sigs.k8s.io/jobset-name": name, "jobset.sigs.k8s.io/replicatedjob-name": "workers", "jobset.sigs.k8s.io/job-index": j.to_string(), "jobset.sigs.k8s.io/restart-attempt": "0"});
+            let (m, juid2) = self.meta(
+                &job,
+                Some(ns),
+                labels.clone(),
+                Some(("jobset.x-k8s.io/v1alpha2", "JobSet", &name, &juid)),
+            );
+            self.emit(&json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": m, "spec": {"parallelism": 2, "completions": 2, "suspend": false}, "status": {"active": 2}}));
+            for i in 0..2 {
+                let pn = format!("{job}-{i}-{}", self.rng.suffix(5));
+                let mut pl = labels.clone();
+                pl["batch.kubernetes.io/job-name"] = json!(job);
+                let b = if j == 1 && i == 1 { blocked } else { None };
+                let _ = self.pod(
+                    ns,
+                    &pn,
+                    pl,
+                    json!({}),
+                    Some(("batch/v1", "Job", &job, &juid2)),
+                    2,
+                    b,
+                    "default-scheduler",
+                );
+            }
+        }
+    }
+
+    /// A Dynamo graph: a frontend and two GPU workers, each behind its component Deployment.
+    fn dynamo(&mut self, ns: &str, w: usize, blocked: Option<&str>) {
+        let name = format!("llm-{w}");
+        let (dm, duid) = self.meta(&name, Some(ns), json!({}), None);
+        let ready = blocked.is_none();
+        self.emit(&json!({"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment", "metadata": dm,
+            "spec": {"backendFramework": "vllm", "services": {
+                "Frontend": {"componentType": "frontend", "replicas": 1},
+                "VllmWorker": {"componentType": "worker", "replicas": 2, "resources": {"limits": {"gpu": "2"}},
+                    "extraPodSpec": {"mainContainer": {"image": "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.6.0", "command": ["python3", "-m", "dynamo.vllm"], "args": ["--model", "meta-llama/Llama-3.3-70B-Instruct"]}}}}},
+            "status": {"state": if ready { "successful" } else { "pending" },
+                "conditions": [{"type": "Ready", "status": if ready { "True" } else { "False" }, "reason": if ready { "all_resources_are_ready" } else { "some_resources_are_not_ready" }, "message": if ready { "All resources are ready" } else { "Resources not ready: VllmWorker" }}]}}));
+        for (comp, ty, replicas, gpus) in [
+            ("Frontend", "frontend", 1, 0),
+            ("VllmWorker", "worker", 2, 2),
+        ] {
+            let dcd = format!("{name}-{}", comp.to_ascii_lowercase());
+            let labels = json!({"nvidia.com/dynamo-component": comp, "nvidia.com/dynamo-component-type": ty, "nvidia.com/dynamo-graph-deployment-name": name, "nvidia.com/dynamo-namespace": format!("{ns}-{name}")});
+            let (cm, cuid) = self.meta(
+                &dcd,
+                Some(ns),
+                labels.clone(),
+                Some(("nvidia.com/v1alpha1", "DynamoGraphDeployment", &name, &duid)),
+            );
+            self.emit(&json!({"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoComponentDeployment", "metadata": cm, "spec": {"componentType": ty, "replicas": replicas}}));
+            let (dpm, dpuid) = self.meta(
+                &dcd,
+                Some(ns),
+                labels.clone(),
+                Some((
+                    "nvidia.com/v1alpha1",
+                    "DynamoComponentDeployment",
+                    &dcd,
+                    &cuid,
+                )),
+            );
+            let ready_n = if ty == "worker" && !ready {
+                replicas - 1
+            } else {
+                replicas
+            };
+            self.emit(&json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": dpm, "spec": {"replicas": replicas, "selector": {"matchLabels": {"nvidia.com/selector": dcd}}}, "status": {"replicas": replicas, "readyReplicas": ready_n}}));
+            let rs = format!("{dcd}-{}", self.rng.suffix(9));
+            let (rm, ruid) = self.meta(
+                &rs,
+                Some(ns),
+                labels.clone(),
+                Some(("apps/v1", "Deployment", &dcd, &dpuid)),
+            );
+            self.emit(&json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": rm, "spec": {"replicas": replicas}, "status": {"replicas": replicas, "readyReplicas": ready_n}}));
+            for r in 0..replicas {
+                let pn = format!("{rs}-{}", self.rng.suffix(5));
+                let mut pl = labels.clone();
+                pl["nvidia.com/selector"] = json!(dcd);
+                let b = if ty == "worker" && r == 0 {
+                    blocked.filter(|b| *b != "gated")
+                } else {
+                    None
+                };
+                let _ = self.pod(
+                    ns,
+                    &pn,
+                    pl,
+                    json!({}),
+                    Some(("apps/v1", "ReplicaSet", &rs, &ruid)),
+                    gpus,
+                    b,
+                    "default-scheduler",
+                );
+            }
+        }
+    }
+
     fn run(&mut self, nodes: usize, pods: usize) {
         self.out.write_all(b"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"metadata\": {\"resourceVersion\": \"\"}, \"items\": [\n").expect("write");
         self.nodes(nodes);
+        self.dra();
         let namespaces: Vec<String> = (0..16).map(|i| format!("team-{i:02}")).collect();
         // Kueue: one ClusterQueue and flavor, a LocalQueue per namespace.
         let (m, _) = self.meta("h100", None, json!({}), None);
@@ -316,8 +496,8 @@ impl Gen {
                 7..=8 => Some("crash"),
                 _ => None,
             };
-            match w % 20 {
-                0..=11 => {
+            match w % 100 {
+                0..=59 => {
                     // A Deployment of CPU services.
                     let name = format!("svc-{w}");
                     let (dm, duid) = self.meta(&name, Some(&ns), json!({"app": name}), None);
@@ -356,7 +536,7 @@ impl Gen {
                         made += 1;
                     }
                 }
-                12..=15 => {
+                60..=76 => {
                     // A Kueue-managed training Job.
                     let name = format!("train-{w}");
                     let gpus = 1 << self.rng.below(3);
@@ -390,7 +570,11 @@ impl Gen {
                     let _ = self.pod(&ns, &pn, json!({"batch.kubernetes.io/job-name": name, "kueue.x-k8s.io/queue-name": "default"}), json!({}), Some(("batch/v1", "Job", &name, &juid)), gpus, blocked, "default-scheduler");
                     made += 1;
                 }
-                16 => {
+                77..=79 => {
+                    self.jobset(&ns, w, blocked);
+                    made += 4;
+                }
+                80..=84 => {
                     // A LeaderWorkerSet group of four.
                     let name = format!("serve-{w}");
                     let (lm, luid) = self.meta(&name, Some(&ns), json!({}), None);
@@ -431,7 +615,7 @@ impl Gen {
                     }
                     made += 4;
                 }
-                17 => {
+                85..=89 => {
                     // A KAI-scheduled pod with its PodGroup.
                     let name = format!("kai-{w}-{}", self.rng.suffix(5));
                     let pg = format!("pg-{name}-{}", self.rng.uid());
@@ -454,13 +638,28 @@ impl Gen {
                     );
                     made += 1;
                 }
+                90 => {
+                    self.dynamo(&ns, w, blocked);
+                    made += 3;
+                }
                 _ => {
                     // A bare pod, sometimes with a DRA claim.
                     let name = format!("adhoc-{w}-{}", self.rng.suffix(5));
                     if self.rng.chance(30) {
                         let claim = format!("{name}-gpu");
                         let (cm, _) = self.meta(&claim, Some(&ns), json!({}), None);
-                        self.emit(&json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": cm, "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}]}}}));
+                        // Allocated on a DRA node unless the pod is blocked.
+                        let status = match (blocked, self.dra_nodes.len()) {
+                            (None, n) if n > 0 => {
+                                let node =
+                                    self.dra_nodes[self.rng.below(n as u64) as usize].clone();
+                                json!({"allocation": {"devices": {"results": [{"request": "gpu", "driver": "gpu.example.com", "pool": node, "device": "gpu-0"}]},
+                                    "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}})
+                            }
+                            _ => json!({}),
+                        };
+                        self.emit(&json!({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": cm, "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.example.com", "allocationMode": "ExactCount", "count": 1}}]}}, "status": status}));
+                        self.claim = Some(claim);
                     }
                     let _ = self.pod(
                         &ns,
@@ -505,6 +704,9 @@ fn main() {
         cpu_nodes: Vec::new(),
         node_count: 0,
         objects: 0,
+        claim: None,
+        dra_nodes: Vec::new(),
+        node_uids: Vec::new(),
     };
     g.run(nodes.max(3), pods);
     eprintln!(

@@ -1,0 +1,174 @@
+//! Scale harness used by `cargo xtask bench` (issue: scale). Each mode does one job on one
+//! bundle file and prints one JSON line with the times in milliseconds and the process's peak
+//! resident memory (`peakKb`, from `/proc/self/status` VmHWM; null where there is no /proc), so
+//! each mode keeps only what its job needs alive and runs in a process of its own.
+//!
+//! Usage: scale MODE FILE [ARGS]
+//! - `scan FILE [OUT]`: read, parse, index and scan as `kubectl layer scan -o json` does;
+//!   write the JSON report to OUT when given.
+//! - `why FILE TARGET [ROUNDS]`: read, parse, index and diagnose one target (from bytes), then
+//!   diagnose it again ROUNDS times on the built index (best round reported).
+//! - `pick FILE`: a target for `why`: the first pending pod asking for a GPU (by name), else the
+//!   first pending pod.
+//! - `value FILE` / `ignored FILE`: the floor: serde_json into `Value` or `IgnoredAny`.
+//! - `read FILE`: only read the file (the memory floor of holding the bytes).
+//! - `dump DIR`: for every scenario bundle under DIR, the scan report and the diagnosis of every
+//!   candidate target as JSON lines (to compare two builds of the core byte for byte).
+
+use layer_core::{Bundle, Engine, Index, Options, TargetSpec};
+use serde_json::json;
+use std::time::Instant;
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (mode, path) = match (args.first(), args.get(1)) {
+        (Some(m), Some(p)) => (m.as_str(), p.as_str()),
+        _ => {
+            eprintln!("usage: scale scan|why|pick|value|ignored|read FILE [ARGS]");
+            std::process::exit(2);
+        }
+    };
+    if mode == "dump" {
+        dump(path);
+        return;
+    }
+    let t0 = Instant::now();
+    let text = std::fs::read_to_string(path).expect("read");
+    let read_ms = ms(t0);
+    let bytes = text.len();
+    let out = match mode {
+        "read" => json!({"mode": mode, "bytes": bytes, "readMs": read_ms}),
+        "value" => {
+            let t = Instant::now();
+            let v: serde_json::Value = serde_json::from_str(&text).expect("json");
+            let parse_ms = ms(t);
+            drop(std::hint::black_box(v));
+            json!({"mode": mode, "bytes": bytes, "readMs": read_ms, "ms": parse_ms})
+        }
+        "ignored" => {
+            let t = Instant::now();
+            let v: serde::de::IgnoredAny = serde_json::from_str(&text).expect("json");
+            std::hint::black_box(v);
+            json!({"mode": mode, "bytes": bytes, "readMs": read_ms, "ms": ms(t)})
+        }
+        "scan" => {
+            let engine = Engine::builtin().expect("rules");
+            let t = Instant::now();
+            let bundle = Bundle::parse(text).expect("bundle");
+            let parse_ms = ms(t);
+            let objects = bundle.objects().len();
+            let t = Instant::now();
+            let ix = Index::new(bundle);
+            let index_ms = ms(t);
+            let t = Instant::now();
+            let report = layer_core::scan(&engine, &ix, &Options::default());
+            let scan_ms = ms(t);
+            let t = Instant::now();
+            let body = serde_json::to_string_pretty(&report).expect("serialize");
+            let serialize_ms = ms(t);
+            if let Some(out) = args.get(2) {
+                std::fs::write(out, &body).expect("write");
+            }
+            json!({"mode": mode, "bytes": bytes, "objects": objects, "diagnoses": report.diagnoses.len(),
+                   "readMs": read_ms, "parseMs": parse_ms, "indexMs": index_ms, "scanMs": scan_ms,
+                   "serializeMs": serialize_ms, "ms": parse_ms + index_ms + scan_ms + serialize_ms})
+        }
+        "why" => {
+            let target = args.get(2).expect("target");
+            let rounds: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(20);
+            let engine = Engine::builtin().expect("rules");
+            let spec = TargetSpec::parse(target, None);
+            let opts = Options::default();
+            let t = Instant::now();
+            let ix = Index::new(Bundle::parse(text).expect("bundle"));
+            let index_ms = ms(t);
+            let t = Instant::now();
+            let d = layer_core::diagnose(&engine, &ix, &spec, &opts).expect("diagnose");
+            let first = serde_json::to_string(&d).expect("serialize");
+            let diagnose_ms = ms(t);
+            let id = layer_core::target::resolve(&ix, &spec).expect("resolve");
+            let mut best = f64::MAX;
+            for _ in 0..rounds {
+                let t = Instant::now();
+                let d = engine.diagnose(&ix, id, &opts);
+                best = best.min(ms(t));
+                assert_eq!(serde_json::to_string(&d).expect("serialize"), first);
+            }
+            json!({"mode": mode, "bytes": bytes, "target": target, "readMs": read_ms,
+                   "indexMs": index_ms, "diagnoseMs": diagnose_ms, "ms": index_ms + diagnose_ms,
+                   "indexedMs": best, "verdict": d.verdict.layer})
+        }
+        "pick" => {
+            let ix = Index::new(Bundle::parse(text).expect("bundle"));
+            let pending =
+                |id: usize| ix.object(id).kind == "Pod" && ix.pod(id).is_some_and(|p| !p.settled);
+            let gpu = |id: usize| {
+                ix.pod(id)
+                    .is_some_and(|p| p.requests.iter().any(|(k, _)| k == "nvidia.com/gpu"))
+            };
+            let pick = (0..ix.len())
+                .filter(|&id| pending(id))
+                .map(|id| {
+                    (
+                        !gpu(id),
+                        layer_core::view::object_ref(&ix, id).target_value(),
+                    )
+                })
+                .min()
+                .map(|(_, t)| t);
+            json!({"mode": mode, "target": pick})
+        }
+        other => {
+            eprintln!("unknown mode {other}");
+            std::process::exit(2);
+        }
+    };
+    let mut out = out;
+    out["peakKb"] = json!(peak_kb());
+    println!("{out}");
+}
+
+/// Peak resident set size of this process in KiB (Linux `VmHWM`).
+fn peak_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn dump(dir: &str) {
+    let engine = Engine::builtin().expect("rules");
+    let mut scenarios: Vec<_> = std::fs::read_dir(dir)
+        .expect("dir")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    scenarios.sort();
+    for scen in scenarios {
+        let Some(path) = ["bundle.json", "bundle.yaml"]
+            .iter()
+            .map(|f| scen.join(f))
+            .find(|p| p.exists())
+        else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).expect("read");
+        let Ok(bundle) = Bundle::parse(text) else {
+            continue;
+        };
+        let ix = Index::new(bundle);
+        let opts = Options::default();
+        println!(
+            "{}",
+            json!({"scenario": path.display().to_string(), "scan": layer_core::scan(&engine, &ix, &opts)})
+        );
+        for t in layer_core::targets(&ix) {
+            let spec = TargetSpec::parse(&t.value, None);
+            let d = layer_core::diagnose(&engine, &ix, &spec, &opts).map_err(|e| e.to_string());
+            println!("{}", json!({"target": t.value, "diagnosis": d.ok()}));
+        }
+    }
+}
