@@ -21,6 +21,11 @@ fn verdicts(text: String, s: &scenarios::Scenario) -> Vec<String> {
 #[test]
 fn every_input_form_gives_the_same_diagnosis() {
     for s in scenarios::all() {
+        // A bundle the tool wrote carries collection metadata (time, the APIs the cluster
+        // served) that only its own form can hold; the other forms would be different input.
+        if Bundle::parse(s.bundle_text()).is_ok_and(|b| b.meta().is_some()) {
+            continue;
+        }
         let baseline = verdicts(s.bundle_text(), &s);
         let objs = items(&s);
         let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objs});

@@ -2,6 +2,7 @@
 //! failure in CI names the step.
 
 mod bench;
+mod fuzz;
 mod wasm;
 mod web;
 
@@ -14,9 +15,9 @@ cargo xtask <task>
 
   ci            every check CI runs: fmt, clippy (warnings denied), the scenario consistency
                 check, tests, docs --check, the core built for wasm32-unknown-unknown
-                (installs the target if missing), wasm-test, web-test and bench --quick;
-                installs what a fresh machine lacks (wasm32 target, wasm-bindgen-cli,
-                Chromium, PyYAML)
+                (installs the target if missing), wasm-test, web-test, bench --quick and
+                fuzz --seconds 45; installs what a fresh machine lacks (wasm32 target,
+                wasm-bindgen-cli, Chromium, PyYAML, cargo-fuzz)
   demo          the main job with no cluster: diagnose the built-in example scenarios
   wasm          build the npm package into wasm/pkg/ (needs wasm-bindgen-cli = Cargo.lock's)
   wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
@@ -26,7 +27,12 @@ cargo xtask <task>
   web-test      browser tests: Debian's Chromium + playwright-core through every scenario
   gen-cluster --nodes N --pods M [--seed S] [--out FILE]
                 a realistic synthetic cluster (kubectl List JSON), deterministic for a seed
-  bench [--quick]  timings as ratios against a same-run baseline, into docs/benchmarks.md
+  bench [--quick]  scan/why/memory/growth on gen-cluster bundles against serde_json in the
+                same run, jq as a peer, WASM in Node against native; ratios, never limits,
+                into docs/benchmarks.md (--quick: small sizes, into target/)
+  fuzz [--seconds N] [bundle|diagnose]
+                the cargo-fuzz targets of fuzz/ (installs cargo-fuzz), N seconds each
+                (default 60), seeded with every scenario bundle; a crash fails the task
   docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
                 with --check, fail when the committed files are stale
 ";
@@ -61,6 +67,7 @@ fn main() -> ExitCode {
             ])
             .args(&args[1..])),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
+        Some("fuzz") => fuzz::from_args(&args[1..]),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -104,7 +111,7 @@ pub fn cargo() -> Command {
 
 /// Install what the checks need and a fresh machine lacks: the wasm32 target, the
 /// wasm-bindgen-cli that matches Cargo.lock (never `--locked`: its own lockfile pins a crate
-/// the registry mirror lacks), and PyYAML for the scenario checker.
+/// the registry mirror lacks), PyYAML for the scenario checker, and cargo-fuzz.
 fn ensure_tools() -> Result<(), String> {
     let has_wasm = Command::new("rustup")
         .args(["target", "list", "--installed"])
@@ -125,6 +132,16 @@ fn ensure_tools() -> Result<(), String> {
     }
     // Debian's Chromium for the browser tests (never a browser download: only registries work
     // here). Not Debian's binaryen, whose old wasm-opt breaks wasm-bindgen output.
+    // The live-cluster tests point the real kubectl at the test API server; the image has
+    // one, and Debian's kubernetes-client stands in where it is missing.
+    let has_kubectl = Command::new("kubectl")
+        .args(["version", "--client"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_kubectl {
+        run(Command::new("apt-get").args(["update", "-qq"]))?;
+        run(Command::new("apt-get").args(["install", "-y", "-qq", "kubernetes-client"]))?;
+    }
     if !Path::new("/usr/bin/chromium").exists() {
         run(Command::new("apt-get").args(["update", "-qq"]))?;
         run(Command::new("apt-get")
@@ -138,6 +155,7 @@ fn ensure_tools() -> Result<(), String> {
     if !has_yaml {
         run(Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyyaml"]))?;
     }
+    fuzz::ensure()?;
     Ok(())
 }
 
@@ -169,6 +187,8 @@ fn ci() -> Result<(), String> {
     web::test()?;
     // Benchmarks report, never fail on timings; CI runs them small so they keep working.
     bench::bench(true)?;
+    // The fuzz targets, 45 s each: a crash or a hang fails CI with its input.
+    fuzz::ci(45)?;
     eprintln!("==> ci: every check passed");
     Ok(())
 }
