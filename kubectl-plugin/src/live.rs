@@ -769,6 +769,32 @@ impl Cluster {
             .collect()
     }
 
+    /// Round 4 and its tail: events and CRDs for what the fan-out found (for one target, or
+    /// for a whole scan), then fake-gpu-operator's per-node ConfigMaps once its `topology`
+    /// ConfigMap shows where they live.
+    async fn follow_ups(
+        self: &Arc<Self>,
+        haul: &Arc<Haul>,
+        spec: Option<&TargetSpec>,
+        namespace: Option<&str>,
+        limits: ReadLimits,
+    ) -> Result<(), crate::Failure> {
+        let partial = self.index(haul, None, limits)?.index;
+        let target = spec.and_then(|s| layer_core::target::resolve(&partial, s).ok());
+        let reads = self.follow_up(&partial, target, namespace);
+        drop(partial);
+        let fake_gpu = reads.iter().any(|r| r.kind == "ConfigMap");
+        self.fetch_all(reads, haul).await;
+        if fake_gpu {
+            let ix = self.index(haul, None, limits)?.index;
+            let reads = self.topology_follow_up(&ix);
+            drop(ix);
+            self.fetch_all(reads, haul).await;
+        }
+        self.progress.finish();
+        Ok(())
+    }
+
     /// Read what the diagnosis of one target needs. `Err` only when the target itself cannot
     /// be read.
     pub async fn collect_target(
@@ -887,23 +913,12 @@ impl Cluster {
         // Round 3: the fan-out.
         self.fetch_all(self.fan_out(Some(&namespace)), &haul).await;
         // Round 4: what the answers point to.
-        let partial = self.index(&haul, None, limits)?.index;
-        let target = layer_core::target::resolve(
-            &partial,
-            &TargetSpec {
-                namespace: Some(namespace.clone()),
-                ..spec.clone()
-            },
-        )
-        .ok();
-        let reads = self.follow_up(&partial, target, Some(&namespace));
-        drop(partial);
-        self.fetch_all(reads, &haul).await;
-        let with_cm = self.index(&haul, None, limits)?.index;
-        let reads = self.topology_follow_up(&with_cm);
-        drop(with_cm);
-        self.fetch_all(reads, &haul).await;
-        self.progress.finish();
+        let spec = TargetSpec {
+            namespace: Some(namespace.clone()),
+            ..spec.clone()
+        };
+        self.follow_ups(&haul, Some(&spec), Some(&namespace), limits)
+            .await?;
         let target_meta = serde_json::json!({
             "kind": spec.kind, "namespace": namespace, "name": spec.name,
         });
@@ -918,15 +933,7 @@ impl Cluster {
     ) -> Result<Collected, crate::Failure> {
         let haul = Arc::new(Haul::default());
         self.fetch_all(self.fan_out(namespace), &haul).await;
-        let partial = self.index(&haul, None, limits)?.index;
-        let reads = self.follow_up(&partial, None, namespace);
-        drop(partial);
-        self.fetch_all(reads, &haul).await;
-        let with_cm = self.index(&haul, None, limits)?.index;
-        let reads = self.topology_follow_up(&with_cm);
-        drop(with_cm);
-        self.fetch_all(reads, &haul).await;
-        self.progress.finish();
+        self.follow_ups(&haul, None, namespace, limits).await?;
         let unreadable_all = haul.unreadable.lock().expect("not poisoned").len();
         if unreadable_all > 0 && haul.items.lock().expect("not poisoned").is_empty() {
             let why = haul.unreadable.lock().expect("not poisoned")[0].why.clone();
