@@ -12,6 +12,8 @@
 //!   first pending pod.
 //! - `value FILE` / `ignored FILE`: the floor: serde_json into `Value` or `IgnoredAny`.
 //! - `read FILE`: only read the file (the memory floor of holding the bytes).
+//! - `parse FILE`: read and parse the bundle only; `digest` hashes every object's identity and
+//!   JSON text in order (to compare two builds of the reader).
 //! - `dump DIR`: for every scenario bundle under DIR, the scan report and the diagnosis of every
 //!   candidate target as JSON lines (to compare two builds of the core byte for byte).
 
@@ -28,7 +30,7 @@ fn main() {
     let (mode, path) = match (args.first(), args.get(1)) {
         (Some(m), Some(p)) => (m.as_str(), p.as_str()),
         _ => {
-            eprintln!("usage: scale scan|why|pick|value|ignored|read FILE [ARGS]");
+            eprintln!("usage: scale scan|why|pick|value|ignored|read|parse FILE [ARGS]");
             std::process::exit(2);
         }
     };
@@ -54,6 +56,19 @@ fn main() {
             let v: serde::de::IgnoredAny = serde_json::from_str(&text).expect("json");
             std::hint::black_box(v);
             json!({"mode": mode, "bytes": bytes, "readMs": read_ms, "ms": ms(t)})
+        }
+        "parse" => {
+            use std::hash::{Hash, Hasher};
+            let t = Instant::now();
+            let bundle = Bundle::parse(text).expect("bundle");
+            let parse_ms = ms(t);
+            let mut h = std::hash::DefaultHasher::new();
+            for o in bundle.objects() {
+                (&o.api_version, &o.kind, &o.namespace, &o.name, &o.uid).hash(&mut h);
+                (&o.resource_version, bundle.raw(o)).hash(&mut h);
+            }
+            json!({"mode": mode, "bytes": bytes, "objects": bundle.objects().len(),
+                   "digest": format!("{:016x}", h.finish()), "readMs": read_ms, "parseMs": parse_ms})
         }
         "scan" => {
             let engine = Engine::builtin().expect("rules");
