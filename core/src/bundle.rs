@@ -15,6 +15,8 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+mod fast;
+
 /// Metadata of the tool's own bundle (`kubectlLayer` field of the List).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -216,6 +218,22 @@ impl Bundle {
     }
 
     fn from_json_text(text: String, yaml_docs: Option<Vec<usize>>) -> Result<Bundle, BundleError> {
+        if let Some((objects, meta)) = fast::read(&text) {
+            return Ok(Bundle {
+                text,
+                objects,
+                meta,
+            });
+        }
+        Bundle::from_json_text_checked(text, yaml_docs)
+    }
+
+    /// The reader that says where input is wrong: it reads each item again on its own, so its
+    /// positions are exact. Used when the one-pass reader ([`fast`]) declines the input.
+    fn from_json_text_checked(
+        text: String,
+        yaml_docs: Option<Vec<usize>>,
+    ) -> Result<Bundle, BundleError> {
         let mut objects = Vec::new();
         let mut meta = None;
         {
@@ -272,43 +290,78 @@ fn from_json<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
 
 /// Byte offset of the first `[` or `{` that nests deeper than `limit` in JSON text, if any.
 /// One pass, no recursion, strings skipped; malformed text is left for the parser to report.
-/// About as fast as serde_json's own pass over the text: one table look-up per byte.
+/// Eight bytes at a time: a word without any `"`, `\`, `[`, `]`, `{`, `}` is passed over whole,
+/// the others are visited byte by byte (as [`DepthScan::visit`] says).
 fn first_too_deep(text: &str, limit: usize) -> Option<usize> {
-    // Byte classes: 0 nothing to do, 1 `"`, 2 `\`, 3 `[` `{`, 4 `]` `}`.
-    const CLASS: [u8; 256] = {
-        let mut t = [0u8; 256];
-        t[b'"' as usize] = 1;
-        t[b'\\' as usize] = 2;
-        t[b'[' as usize] = 3;
-        t[b'{' as usize] = 3;
-        t[b']' as usize] = 4;
-        t[b'}' as usize] = 4;
-        t
-    };
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    /// High bit set in each byte of `v` that is zero (exact for the lowest such byte; a byte
+    /// above a zero one may be flagged too, so flagged bytes are checked again).
+    fn zero_bytes(v: u64) -> u64 {
+        v.wrapping_sub(ONES) & !v & (ONES << 7)
+    }
     let b = text.as_bytes();
-    let mut depth = 0usize;
-    let mut in_string = false;
+    let mut scan = DepthScan {
+        limit,
+        depth: 0,
+        in_string: false,
+        resume: 0,
+    };
+    let mut chunks = b.chunks_exact(8);
     let mut i = 0;
-    while i < b.len() {
-        let class = CLASS[usize::from(b[i])];
-        if class != 0 {
-            match (in_string, class) {
-                (_, 1) => in_string = !in_string,
-                // An escape: the next byte (perhaps a `"`) is part of the string.
-                (true, 2) => i += 1,
-                (false, 3) => {
-                    depth += 1;
-                    if depth > limit {
-                        return Some(i);
-                    }
-                }
-                (false, 4) => depth = depth.saturating_sub(1),
-                _ => {}
+    for chunk in &mut chunks {
+        let x = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        // `[` and `]` differ from `{` and `}` only in bit 5.
+        let y = x | (ONES * 0x20);
+        let mut hits = zero_bytes(x ^ (ONES * u64::from(b'"')))
+            | zero_bytes(x ^ (ONES * u64::from(b'\\')))
+            | zero_bytes(y ^ (ONES * u64::from(b'{')))
+            | zero_bytes(y ^ (ONES * u64::from(b'}')));
+        while hits != 0 {
+            let at = i + (hits.trailing_zeros() / 8) as usize;
+            hits &= hits - 1;
+            if scan.visit(b[at], at) {
+                return Some(at);
             }
         }
-        i += 1;
+        i += 8;
+    }
+    for (k, &c) in chunks.remainder().iter().enumerate() {
+        if scan.visit(c, i + k) {
+            return Some(i + k);
+        }
     }
     None
+}
+
+/// The state of [`first_too_deep`]'s pass.
+struct DepthScan {
+    limit: usize,
+    depth: usize,
+    in_string: bool,
+    /// Bytes before this offset were escaped (the byte after a `\` in a string).
+    resume: usize,
+}
+
+impl DepthScan {
+    /// Look at byte `c` at offset `at` (offsets increase); true when it opens one level too many.
+    #[inline]
+    fn visit(&mut self, c: u8, at: usize) -> bool {
+        if at < self.resume {
+            return false;
+        }
+        match (self.in_string, c) {
+            (_, b'"') => self.in_string = !self.in_string,
+            // An escape: the next byte (perhaps a `"`) is part of the string.
+            (true, b'\\') => self.resume = at + 2,
+            (false, b'[' | b'{') => {
+                self.depth += 1;
+                return self.depth > self.limit;
+            }
+            (false, b']' | b'}') => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        false
+    }
 }
 
 fn identity(o: &RawObject) -> Identity {
@@ -757,6 +810,131 @@ mod tests {
     use super::*;
 
     const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ml","uid":"u1","resourceVersion":"5"}}"#;
+
+    /// The byte-by-byte depth scan [`first_too_deep`] must agree with.
+    fn first_too_deep_bytewise(text: &str, limit: usize) -> Option<usize> {
+        let b = text.as_bytes();
+        let (mut depth, mut in_string, mut i) = (0usize, false, 0);
+        while i < b.len() {
+            match (in_string, b[i]) {
+                (_, b'"') => in_string = !in_string,
+                (true, b'\\') => i += 1,
+                (false, b'[' | b'{') => {
+                    depth += 1;
+                    if depth > limit {
+                        return Some(i);
+                    }
+                }
+                (false, b']' | b'}') => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+        }
+        None
+    }
+
+    #[test]
+    fn the_word_at_a_time_depth_scan_agrees_with_the_bytewise_one() {
+        // Random text over the bytes that matter (and a few that look like them in one bit).
+        let alphabet = b"\"\\[]{}{[a ;=}]\n\x02\x7c";
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..4000 {
+            let len = round % 97;
+            let text: String = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    char::from(alphabet[(seed % alphabet.len() as u64) as usize])
+                })
+                .collect();
+            for limit in [0, 1, 2, 3, 5, 8] {
+                assert_eq!(
+                    first_too_deep(&text, limit),
+                    first_too_deep_bytewise(&text, limit),
+                    "{text:?} limit {limit}"
+                );
+            }
+        }
+    }
+
+    /// The one-pass reader's answer, checked against the checked reader's: when it accepts,
+    /// the same objects (spans included) and metadata. Returns whether it accepted.
+    fn one_pass_agrees(text: &str) -> bool {
+        let checked = Bundle::from_json_text_checked(text.to_string(), None);
+        match fast::read(text) {
+            Some((objects, meta)) => {
+                let checked = checked.expect("the one-pass reader accepted a refused input");
+                assert_eq!(checked.objects, objects, "{text}");
+                assert_eq!(checked.meta, meta, "{text}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn the_one_pass_reader_reads_as_the_checked_reader() {
+        let pod = |name: &str, rv: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"ml","uid":"u-{name}","resourceVersion":"{rv}"}},"spec":{{"x":[{{"y":"]}}\"{{"}}]}}}}"#
+            )
+        };
+        let (a, b, a9) = (pod("a", "5"), pod("b", "x"), pod("a", "9"));
+        let accepted = [
+            a.clone(),
+            format!("  \n{a}\n{b}\n\n{a9}  "),
+            format!(r#"{{"apiVersion":"v1","items":[{a9},{b},{a}],"kind":"List","metadata":{{}}}}"#),
+            format!(r#"[{a}, [{b}], {{"kind":"List","items":[{a9}]}}]"#),
+            format!("{a9}{a}{b}{b}"),
+            // Typed lists: items without kind (or apiVersion) take the list's.
+            r#"{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"p","namespace":"n"}},{"kind":"Node","metadata":{"name":"n1"}}]}"#.into(),
+            // Pretty-printed, metadata last, escapes in values, empty namespace and uid.
+            "{\n  \"apiVersion\" : \"v1\",\r\n\t\"data\": {\"k\": \"v\\\"}\"},\n  \"kind\": \"ConfigMap\",\n  \"metadata\": {\"name\": \"c\\u0041\", \"namespace\": \"\", \"uid\": \"\"}\n}\n".into(),
+            // The tool's own bundle.
+            format!(r#"{{"apiVersion":"v1","kind":"List","kubectlLayer":{{"bundleVersion":1,"context":"c"}},"items":[{a}]}}"#),
+            r#"{"apiVersion":"v1","kind":"List","kubectlLayer":{"bundleVersion":1},"items":[]}"#.into(),
+            // A kind not ending in List keeps its `items`.
+            r#"{"apiVersion":"x/v1","kind":"Bag","items":[1,"a",null,{}],"metadata":{"name":"bag"}}"#.into(),
+        ];
+        for text in &accepted {
+            assert!(one_pass_agrees(text), "declined {text}");
+        }
+        let declined = [
+            // Refused by both.
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{}}"#.to_string(),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":""}}"#.into(),
+            r#"{"apiVersion":"v1","metadata":{"name":"a"}}"#.into(),
+            r#"{"kind":"Pod","metadata":{"name":"a"}}"#.into(),
+            r#"{"apiVersion":"v1","kind":"Pod","kind":"Pod","metadata":{"name":"a"}}"#.into(),
+            r#"{"apiVersion":"v1","kind":5,"metadata":{"name":"a"}}"#.into(),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"kubectlLayer":3}"#.into(),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"}}"#.into(),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"items":{}}"#.into(),
+            r#"{"apiVersion":"v1","kind":"List","items":[]}"#.into(),
+            format!(r#"{{"kind":"List","items":[{a},"x"]}}"#),
+            format!("{a} 1"),
+            format!("{a} {{"),
+            format!(
+                "{}{a}{}",
+                r#"{"kind":"List","items":["#.repeat(17),
+                "]}".repeat(17)
+            ),
+            // Accepted by the checked reader only; it reads these.
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"items":[]}"#.into(),
+            r#"{"apiVersion":"v1","kin\u0064":"Pod","metadata":{"name":"a"}}"#.into(),
+        ];
+        for text in &declined {
+            assert!(!one_pass_agrees(text), "accepted {text}");
+        }
+        // Lists nested 16 deep are read in one pass.
+        let deep = format!(
+            "{}{a}{}",
+            r#"{"kind":"List","items":["#.repeat(16),
+            "]}".repeat(16)
+        );
+        assert!(one_pass_agrees(&deep));
+    }
 
     #[test]
     fn reads_every_shape() {
