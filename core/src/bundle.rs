@@ -937,6 +937,26 @@ mod tests {
     }
 
     #[test]
+    fn the_one_pass_reader_reads_every_scenario() {
+        // The scenario bundles are the kinds of input people have: none may fall back.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/scenarios");
+        let mut read = 0;
+        for entry in std::fs::read_dir(&dir).expect("scenarios") {
+            let path = entry.expect("entry").path();
+            if let Ok(text) = std::fs::read_to_string(path.join("bundle.json")) {
+                assert!(one_pass_agrees(&text), "{}", path.display());
+                read += 1;
+            }
+            if let Ok(text) = std::fs::read_to_string(path.join("bundle.yaml")) {
+                let (json, _) = yaml_to_json(&text, ReadLimits::MAX_DEPTH_YAML).expect("yaml");
+                assert!(one_pass_agrees(&json), "{}", path.display());
+                read += 1;
+            }
+        }
+        assert!(read > 30, "{read} scenario bundles");
+    }
+
+    #[test]
     fn reads_every_shape() {
         let list = format!(r#"{{"apiVersion":"v1","kind":"List","items":[{POD}]}}"#);
         assert_eq!(Bundle::parse(list.clone()).unwrap().objects().len(), 1);

@@ -7,7 +7,7 @@
 //! escapes, Lists nested too deep, an input without objects), it returns `None` and the checked
 //! reader reads the input again and says what is wrong and where.
 
-use super::{BundleMeta, RawObject, from_json, group_of};
+use super::{BundleMeta, RawObject, from_json, group_of, rv_int};
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -15,6 +15,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
+use std::hash::{BuildHasher, RandomState};
 
 /// Lists nested in Lists beyond this are refused (the checked reader's limit).
 const MAX_LIST_DEPTH: usize = 16;
@@ -26,6 +27,7 @@ pub(super) fn read(text: &str) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
         text,
         objects: Vec::new(),
         seen: HashMap::new(),
+        hasher: RandomState::new(),
         meta: None,
     };
     for doc in serde_json::Deserializer::from_str(text).into_iter::<Node>() {
@@ -34,9 +36,7 @@ pub(super) fn read(text: &str) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
     if r.objects.is_empty() && r.meta.is_none() {
         return None;
     }
-    drop(r.seen);
-    let objects = r.objects.into_iter().map(Found::into_object).collect();
-    Some((objects, r.meta))
+    Some((r.objects, r.meta))
 }
 
 /// One value as the one-pass reader keeps it: arrays and objects (the places Kubernetes
@@ -182,7 +182,7 @@ fn non_empty(s: Option<Str<'_>>) -> Option<Cow<'_, str>> {
     s.map(|s| s.0).filter(|s| !s.is_empty())
 }
 
-/// An object found, borrowing from the text.
+/// An object found, borrowing from the text until it is kept.
 struct Found<'t> {
     api_version: Cow<'t, str>,
     kind: Cow<'t, str>,
@@ -213,21 +213,17 @@ impl Found<'_> {
     }
 }
 
-/// (group, kind, namespace, name), borrowed.
-type Key<'t> = (
-    Cow<'t, str>,
-    Cow<'t, str>,
-    Option<Cow<'t, str>>,
-    Cow<'t, str>,
-);
-
 /// The kind and apiVersion a typed list (`PodList`) gives its items.
 type ListType<'t> = (Cow<'t, str>, Cow<'t, str>);
 
 struct Reader<'t> {
     text: &'t str,
-    objects: Vec<Found<'t>>,
-    seen: HashMap<Key<'t>, usize>,
+    objects: Vec<RawObject>,
+    /// Index of each object by a hash of its identity (group, kind, namespace, name). Two
+    /// identities with one hash (about one chance in 10^8 for a million objects) make the
+    /// reader decline, and the checked reader de-duplicates.
+    seen: HashMap<u64, usize>,
+    hasher: RandomState,
     meta: Option<BundleMeta>,
 }
 
@@ -296,8 +292,7 @@ impl<'t> Reader<'t> {
             span: (self.start(o.first_key)?, self.end(o.last_end)?),
             inferred_type,
         };
-        self.insert(found);
-        Some(())
+        self.insert(found)
     }
 
     /// Offset of the `{` before an object's first key.
@@ -318,29 +313,40 @@ impl<'t> Reader<'t> {
 
     /// The same object twice: the later copy wins, unless both resourceVersions are integers,
     /// then the higher one wins (as `super::insert_dedup`).
-    fn insert(&mut self, o: Found<'t>) {
-        let key = (
-            group_cow(&o.api_version),
-            o.kind.clone(),
-            o.namespace.clone(),
-            o.name.clone(),
+    fn insert(&mut self, o: Found<'t>) -> Option<()> {
+        let id = (
+            group_of(&o.api_version),
+            &*o.kind,
+            o.namespace.as_deref(),
+            &*o.name,
         );
-        match self.seen.entry(key) {
+        match self.seen.entry(self.hasher.hash_one(id)) {
             Entry::Occupied(e) => {
                 let i = *e.get();
-                let keep_old = match (self.objects[i].rv_int(), o.rv_int()) {
+                let old = &self.objects[i];
+                let old_id = (
+                    old.group(),
+                    old.kind.as_str(),
+                    old.namespace.as_deref(),
+                    old.name.as_str(),
+                );
+                if old_id != id {
+                    return None;
+                }
+                let keep_old = match (rv_int(&self.objects[i]), o.rv_int()) {
                     (Some(a), Some(b)) => a > b,
                     _ => false,
                 };
                 if !keep_old {
-                    self.objects[i] = o;
+                    self.objects[i] = o.into_object();
                 }
             }
             Entry::Vacant(e) => {
                 e.insert(self.objects.len());
-                self.objects.push(o);
+                self.objects.push(o.into_object());
             }
         }
+        Some(())
     }
 }
 
@@ -352,12 +358,5 @@ fn strip_list(kind: Cow<'_, str>) -> Option<Cow<'_, str>> {
     match kind {
         Cow::Borrowed(k) => k.strip_suffix("List").map(Cow::Borrowed),
         Cow::Owned(k) => k.strip_suffix("List").map(|k| Cow::Owned(k.to_string())),
-    }
-}
-
-fn group_cow<'t>(api_version: &Cow<'t, str>) -> Cow<'t, str> {
-    match api_version {
-        Cow::Borrowed(av) => Cow::Borrowed(group_of(av)),
-        Cow::Owned(av) => Cow::Owned(group_of(av).to_string()),
     }
 }
