@@ -894,6 +894,9 @@ mod tests {
             // The tool's own bundle.
             format!(r#"{{"apiVersion":"v1","kind":"List","kubectlLayer":{{"bundleVersion":1,"context":"c"}},"items":[{a}]}}"#),
             r#"{"apiVersion":"v1","kind":"List","kubectlLayer":{"bundleVersion":1},"items":[]}"#.into(),
+            // metadata null on a List; metadata last, with other fields after the name.
+            format!(r#"{{"kind":"List","metadata":null,"items":[{a}]}}"#),
+            "{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\": {\"labels\":{\"a\":\"}\"}, \"name\":\"s\" , \"annotations\": {\"k\":\"v\"} } }".into(),
             // A kind not ending in List keeps its `items`.
             r#"{"apiVersion":"x/v1","kind":"Bag","items":[1,"a",null,{}],"metadata":{"name":"bag"}}"#.into(),
         ];
@@ -913,6 +916,11 @@ mod tests {
             r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"items":{}}"#.into(),
             r#"{"apiVersion":"v1","kind":"List","items":[]}"#.into(),
             format!(r#"{{"kind":"List","items":[{a},"x"]}}"#),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":5}}"#.into(),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":"a"}"#.into(),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":null}"#.into(),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"uid":"u","name":"a","uid":"v"}}"#
+                .into(),
             format!("{a} 1"),
             format!("{a} {{"),
             format!(

@@ -54,9 +54,11 @@ struct Obj<'a> {
     first_key: usize,
     /// Address just past the last value's text (0 when unknown: `{}`, or `items` last).
     last_end: usize,
+    /// The last value is `metadata` (an object: it ends after its own last value).
+    metadata_last: bool,
     api_version: Option<&'a RawValue>,
     kind: Option<&'a RawValue>,
-    metadata: Option<&'a RawValue>,
+    metadata: Option<MetaNode<'a>>,
     items: Option<Vec<Node<'a>>>,
     kubectl_layer: Option<&'a RawValue>,
 }
@@ -133,17 +135,22 @@ impl<'de> Visitor<'de> for NodeVisitor {
                 return Err(de::Error::custom("duplicate field"));
             }
             seen |= field;
+            o.metadata_last = field == METADATA;
             if field == ITEMS {
                 o.items = map.next_value()?;
                 o.last_end = 0;
                 continue;
             }
+            if field == METADATA {
+                o.metadata = Some(map.next_value()?);
+                o.last_end = 0;
+                continue;
+            }
             let raw: &'de RawValue = map.next_value()?;
-            o.last_end = raw.get().as_ptr() as usize + raw.get().len();
+            o.last_end = end_of(raw);
             match field {
                 API_VERSION => o.api_version = Some(raw),
                 KIND => o.kind = Some(raw),
-                METADATA => o.metadata = Some(raw),
                 KUBECTL_LAYER => o.kubectl_layer = Some(raw),
                 _ => {}
             }
@@ -156,18 +163,73 @@ impl<'de> Visitor<'de> for NodeVisitor {
 #[derive(Deserialize)]
 struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
 
-/// `metadata`'s identifying fields (the same fields, in the same order, as the checked
-/// reader's, so the same inputs are accepted), borrowed from the text.
-#[derive(Deserialize)]
-struct Meta<'a> {
-    #[serde(borrow, default)]
-    name: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    namespace: Option<Str<'a>>,
-    #[serde(borrow, default)]
-    uid: Option<Str<'a>>,
-    #[serde(rename = "resourceVersion", borrow, default)]
-    resource_version: Option<Str<'a>>,
+fn end_of(raw: &RawValue) -> usize {
+    raw.get().as_ptr() as usize + raw.get().len()
+}
+
+/// `metadata` as the one-pass reader keeps it: `null`, or an object's identifying fields,
+/// unparsed. Anything else (the checked reader also takes a sequence) is an error.
+enum MetaNode<'a> {
+    Null,
+    Map(MetaRaw<'a>),
+}
+
+#[derive(Default)]
+struct MetaRaw<'a> {
+    /// Address just past the last value's text (0 for `{}`).
+    last_end: usize,
+    name: Option<&'a RawValue>,
+    namespace: Option<&'a RawValue>,
+    uid: Option<&'a RawValue>,
+    resource_version: Option<&'a RawValue>,
+}
+
+impl<'de> Deserialize<'de> for MetaNode<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(MetaVisitor)
+    }
+}
+
+struct MetaVisitor;
+
+impl<'de> Visitor<'de> for MetaVisitor {
+    type Value = MetaNode<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("metadata")
+    }
+
+    fn visit_unit<E>(self) -> Result<MetaNode<'de>, E> {
+        Ok(MetaNode::Null)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaNode<'de>, A::Error> {
+        let mut m = MetaRaw::default();
+        let mut seen = 0u8;
+        while let Some(key) = map.next_key::<&'de str>()? {
+            let field = match key {
+                "name" => 1,
+                "namespace" => 2,
+                "uid" => 4,
+                "resourceVersion" => 8,
+                _ => 0,
+            };
+            if seen & field != 0 {
+                return Err(de::Error::custom("duplicate field"));
+            }
+            seen |= field;
+            let raw: &'de RawValue = map.next_value()?;
+            m.last_end = end_of(raw);
+            match field {
+                1 => m.name = Some(raw),
+                2 => m.namespace = Some(raw),
+                4 => m.uid = Some(raw),
+                8 => m.resource_version = Some(raw),
+                _ => {}
+            }
+        }
+        Ok(MetaNode::Map(m))
+    }
 }
 
 /// An optional string field: `None` when it is not a string or null.
@@ -178,8 +240,8 @@ fn string(raw: Option<&RawValue>) -> Option<Option<Cow<'_, str>>> {
     }
 }
 
-fn non_empty(s: Option<Str<'_>>) -> Option<Cow<'_, str>> {
-    s.map(|s| s.0).filter(|s| !s.is_empty())
+fn non_empty(s: Option<Cow<'_, str>>) -> Option<Cow<'_, str>> {
+    s.filter(|s| !s.is_empty())
 }
 
 /// An object found, borrowing from the text until it is kept.
@@ -254,8 +316,14 @@ impl<'t> Reader<'t> {
         let own_kind = string(o.kind)?;
         let own_api_version = string(o.api_version)?;
         let meta = match o.metadata {
-            Some(r) => from_json::<Option<Meta>>(r.get())?,
-            None => None,
+            Some(MetaNode::Map(m)) => Some((
+                string(m.name)?,
+                string(m.namespace)?,
+                string(m.uid)?,
+                string(m.resource_version)?,
+                m.last_end,
+            )),
+            Some(MetaNode::Null) | None => None,
         };
         let layer = match o.kubectl_layer {
             Some(r) => from_json::<Option<BundleMeta>>(r.get())?,
@@ -281,15 +349,20 @@ impl<'t> Reader<'t> {
         }
         let inferred_type = own_kind.is_none() && list_type.is_some();
         let api_version = own_api_version.or_else(|| list_type.map(|t| t.1.clone()))?;
-        let meta = meta?;
+        let (name, namespace, uid, resource_version, meta_end) = meta?;
+        let last_end = if o.metadata_last {
+            self.text.as_ptr() as usize + self.end(meta_end)?
+        } else {
+            o.last_end
+        };
         let found = Found {
             api_version,
             kind: kind?,
-            name: non_empty(meta.name)?,
-            namespace: non_empty(meta.namespace),
-            uid: non_empty(meta.uid),
-            resource_version: meta.resource_version.map(|s| s.0),
-            span: (self.start(o.first_key)?, self.end(o.last_end)?),
+            name: non_empty(name)?,
+            namespace: non_empty(namespace),
+            uid: non_empty(uid),
+            resource_version,
+            span: (self.start(o.first_key)?, self.end(last_end)?),
             inferred_type,
         };
         self.insert(found)
@@ -303,7 +376,7 @@ impl<'t> Reader<'t> {
         (before[at] == b'{').then_some(at)
     }
 
-    /// Offset just past the `}` after an object's last value.
+    /// Offset just past the `}` after an object's last value (given by its address).
     fn end(&self, last_end: usize) -> Option<usize> {
         let end = last_end.checked_sub(self.text.as_ptr() as usize)?;
         let after = self.text.as_bytes().get(end..)?;
