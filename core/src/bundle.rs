@@ -897,7 +897,15 @@ mod tests {
             // metadata null on a List; metadata last, with other fields after the name.
             format!(r#"{{"kind":"List","metadata":null,"items":[{a}]}}"#),
             "{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\": {\"labels\":{\"a\":\"}\"}, \"name\":\"s\" , \"annotations\": {\"k\":\"v\"} } }".into(),
+            // Nested Lists of the tool's own: the inner one's metadata wins, wherever it is.
+            format!(
+                r#"{{"kind":"List","kubectlLayer":{{"context":"outer"}},"items":[{{"kind":"List","kubectlLayer":{{"context":"inner"}},"items":[{a}]}}]}}"#
+            ),
+            format!(
+                r#"{{"items":[{{"items":[{a}],"kind":"List","kubectlLayer":{{"context":"inner"}}}}],"kind":"List","kubectlLayer":{{"context":"outer"}}}}"#
+            ),
             // A kind not ending in List keeps its `items`.
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"items":[]}"#.into(),
             r#"{"apiVersion":"x/v1","kind":"Bag","items":[1,"a",null,{}],"metadata":{"name":"bag"}}"#.into(),
         ];
         for text in &accepted {
@@ -929,7 +937,7 @@ mod tests {
                 "]}".repeat(17)
             ),
             // Accepted by the checked reader only; it reads these.
-            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"items":[]}"#.into(),
+            r#"{"items":[],"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}}"#.into(),
             r#"{"apiVersion":"v1","kin\u0064":"Pod","metadata":{"name":"a"}}"#.into(),
         ];
         for text in &declined {

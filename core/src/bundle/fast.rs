@@ -1,6 +1,6 @@
-//! The one-pass reader: the whole input is read once, each item's identity and span taken on
-//! the way, and the copies it keeps borrow from the text until the survivors of
-//! de-duplication are known.
+//! The one-pass reader: the whole input is read once, each object's identity and span taken
+//! on the way and the object kept (or not) as soon as it ends, so nothing but the objects is
+//! built.
 //!
 //! It only ever accepts: on anything it is not sure to read exactly as the checked reader
 //! ([`super::Bundle::from_json_text_checked`]) would (a malformed or odd item, a key with
@@ -9,7 +9,7 @@
 
 use super::{BundleMeta, RawObject, from_json, group_of, rv_int};
 use serde::Deserialize;
-use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -29,22 +29,50 @@ pub(super) fn read(text: &str) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
         seen: HashMap::new(),
         hasher: RandomState::new(),
         meta: None,
+        maps: 0,
     };
-    for doc in serde_json::Deserializer::from_str(text).into_iter::<Node>() {
-        r.node(doc.ok()?, None, 0)?;
+    let mut de = serde_json::Deserializer::from_str(text);
+    loop {
+        let doc = Value {
+            r: &mut r,
+            list_type: None,
+            depth: 0,
+        };
+        doc.deserialize(&mut de).ok()?;
+        // Only blanks left: the last document was read.
+        if de.end().is_ok() {
+            break;
+        }
     }
     if r.objects.is_empty() && r.meta.is_none() {
         return None;
     }
-    Some((r.objects, r.meta))
+    Some((r.objects, r.meta.map(|(_, m)| m)))
 }
 
-/// One value as the one-pass reader keeps it: arrays and objects (the places Kubernetes
-/// objects can be), with an object's other values skipped.
-enum Node<'a> {
-    Array(Vec<Node<'a>>),
-    Object(Obj<'a>),
-    Other,
+/// The error that makes the reader decline.
+fn decline<E: de::Error>() -> E {
+    E::custom("left to the checked reader")
+}
+
+/// A value where Kubernetes objects may be (a document, an element of an array or of a List's
+/// `items`): read, and every object in it kept.
+struct Value<'r, 't> {
+    r: &'r mut Reader<'t>,
+    /// The enclosing typed list's kind and apiVersion for its items.
+    list_type: Option<&'r ListType<'t>>,
+    depth: usize,
+}
+
+impl<'t> DeserializeSeed<'t> for Value<'_, 't> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'t>>(self, d: D) -> Result<(), D::Error> {
+        if self.depth > MAX_LIST_DEPTH {
+            return Err(decline());
+        }
+        d.deserialize_any(self)
+    }
 }
 
 /// An object's fields the reader needs, unparsed, and where its text starts and ends.
@@ -52,74 +80,61 @@ enum Node<'a> {
 struct Obj<'a> {
     /// Address of the first key's text (0 for `{}`).
     first_key: usize,
-    /// Address just past the last value's text (0 when unknown: `{}`, or `items` last).
+    /// Address just past the last value's text (0 when unknown: `{}`, or a List's `items`
+    /// last).
     last_end: usize,
     /// The last value is `metadata` (an object: it ends after its own last value).
     metadata_last: bool,
     api_version: Option<&'a RawValue>,
     kind: Option<&'a RawValue>,
     metadata: Option<MetaNode<'a>>,
-    items: Option<Vec<Node<'a>>>,
     kubectl_layer: Option<&'a RawValue>,
+    /// `items` is there and not null.
+    has_items: bool,
+    /// When the items were read as a List's: the item type they were read with.
+    read_as_list: Option<Option<ListType<'a>>>,
 }
 
-impl<'de> Deserialize<'de> for Node<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NodeVisitor)
-    }
-}
-
-struct NodeVisitor;
-
-impl<'de> Visitor<'de> for NodeVisitor {
-    type Value = Node<'de>;
+impl<'t> Visitor<'t> for Value<'_, 't> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
+        f.write_str("a Kubernetes object, a List or an array")
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Node<'de>, E> {
-        Ok(Node::Other)
+    // Anything else (a scalar) is an error: the checked reader reports it.
+
+    fn visit_seq<A: SeqAccess<'t>>(self, mut seq: A) -> Result<(), A::Error> {
+        let Value { r, depth, .. } = self;
+        while seq
+            .next_element_seed(Value {
+                r: &mut *r,
+                list_type: None,
+                depth: depth + 1,
+            })?
+            .is_some()
+        {}
+        Ok(())
     }
 
-    fn visit_i64<E>(self, _: i64) -> Result<Node<'de>, E> {
-        Ok(Node::Other)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Node<'de>, E> {
-        Ok(Node::Other)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Node<'de>, E> {
-        Ok(Node::Other)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Node<'de>, E> {
-        Ok(Node::Other)
-    }
-
-    fn visit_unit<E>(self) -> Result<Node<'de>, E> {
-        Ok(Node::Other)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node<'de>, A::Error> {
-        let mut items = Vec::new();
-        while let Some(n) = seq.next_element()? {
-            items.push(n);
-        }
-        Ok(Node::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'t>>(self, mut map: A) -> Result<(), A::Error> {
         const API_VERSION: u8 = 1;
         const KIND: u8 = 2;
         const METADATA: u8 = 4;
         const ITEMS: u8 = 8;
         const KUBECTL_LAYER: u8 = 16;
+        let Value {
+            r,
+            list_type,
+            depth,
+        } = self;
+        // Lists are met in the checked reader's order (the tool's metadata: the last one wins).
+        r.maps += 1;
+        let order = r.maps;
         let mut o = Obj::default();
         let mut seen = 0u8;
         // A key with escapes cannot be borrowed: an error, so the checked reader decides.
-        while let Some(key) = map.next_key::<&'de str>()? {
+        while let Some(key) = map.next_key::<&'t str>()? {
             if o.first_key == 0 {
                 o.first_key = key.as_ptr() as usize;
             }
@@ -132,30 +147,114 @@ impl<'de> Visitor<'de> for NodeVisitor {
                 _ => 0,
             };
             if seen & field != 0 {
-                return Err(de::Error::custom("duplicate field"));
+                return Err(decline());
             }
             seen |= field;
             o.metadata_last = field == METADATA;
-            if field == ITEMS {
-                o.items = map.next_value()?;
-                o.last_end = 0;
-                continue;
-            }
-            if field == METADATA {
-                o.metadata = Some(map.next_value()?);
-                o.last_end = 0;
-                continue;
-            }
-            let raw: &'de RawValue = map.next_value()?;
-            o.last_end = end_of(raw);
             match field {
-                API_VERSION => o.api_version = Some(raw),
-                KIND => o.kind = Some(raw),
-                KUBECTL_LAYER => o.kubectl_layer = Some(raw),
-                _ => {}
+                METADATA => {
+                    o.metadata = Some(map.next_value()?);
+                    o.last_end = 0;
+                }
+                ITEMS => {
+                    // A List as far as is known now: its items are read as they come, with
+                    // the item type known now; checked when the object ends.
+                    let own_kind = string(o.kind).ok_or_else(decline)?;
+                    let own_api_version = string(o.api_version).ok_or_else(decline)?;
+                    let as_list = if seen & KIND != 0 {
+                        own_kind
+                            .clone()
+                            .or_else(|| list_type.map(|t| t.0.clone()))
+                            .is_none_or(|k| k.ends_with("List"))
+                    } else {
+                        list_type.is_none()
+                    };
+                    if as_list {
+                        let item_type = item_type(own_kind, own_api_version);
+                        o.has_items = map.next_value_seed(Items {
+                            r: &mut *r,
+                            item_type: item_type.as_ref(),
+                            depth: depth + 1,
+                        })?;
+                        o.read_as_list = Some(item_type);
+                        o.last_end = 0;
+                    } else {
+                        let raw: &'t RawValue = map.next_value()?;
+                        if !raw.get().starts_with('[') && raw.get() != "null" {
+                            return Err(decline());
+                        }
+                        o.has_items = raw.get() != "null";
+                        o.last_end = end_of(raw);
+                    }
+                }
+                _ => {
+                    let raw: &'t RawValue = map.next_value()?;
+                    o.last_end = end_of(raw);
+                    match field {
+                        API_VERSION => o.api_version = Some(raw),
+                        KIND => o.kind = Some(raw),
+                        KUBECTL_LAYER => o.kubectl_layer = Some(raw),
+                        _ => {}
+                    }
+                }
             }
         }
-        Ok(Node::Object(o))
+        r.object(o, list_type, order).ok_or_else(decline)
+    }
+}
+
+/// A List's `items`: `null`, or an array whose elements are read as they come. True for an
+/// array.
+struct Items<'r, 't> {
+    r: &'r mut Reader<'t>,
+    item_type: Option<&'r ListType<'t>>,
+    depth: usize,
+}
+
+impl<'t> DeserializeSeed<'t> for Items<'_, 't> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'t>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'t> Visitor<'t> for Items<'_, 't> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("items")
+    }
+
+    fn visit_none<E>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_some<D: Deserializer<'t>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_seq(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'t>>(self, mut seq: A) -> Result<bool, A::Error> {
+        while seq
+            .next_element_seed(Value {
+                r: &mut *self.r,
+                list_type: self.item_type,
+                depth: self.depth,
+            })?
+            .is_some()
+        {}
+        Ok(true)
+    }
+}
+
+/// A typed list (`PodList`) has items without kind/apiVersion: theirs.
+fn item_type<'t>(
+    kind: Option<Cow<'t, str>>,
+    api_version: Option<Cow<'t, str>>,
+) -> Option<ListType<'t>> {
+    match (kind, api_version) {
+        (Some(k), Some(av)) if k != "List" => strip_list(k).map(|k| (k, av)),
+        _ => None,
     }
 }
 
@@ -286,32 +385,16 @@ struct Reader<'t> {
     /// reader decline, and the checked reader de-duplicates.
     seen: HashMap<u64, usize>,
     hasher: RandomState,
-    meta: Option<BundleMeta>,
+    /// The tool's metadata, with the number of the List it came from.
+    meta: Option<(usize, BundleMeta)>,
+    /// Objects (JSON objects, Lists included) begun so far, in document order.
+    maps: usize,
 }
 
 impl<'t> Reader<'t> {
-    fn node(
-        &mut self,
-        node: Node<'t>,
-        list_type: Option<&ListType<'t>>,
-        depth: usize,
-    ) -> Option<()> {
-        if depth > MAX_LIST_DEPTH {
-            return None;
-        }
-        match node {
-            Node::Other => None,
-            Node::Array(items) => {
-                for it in items {
-                    self.node(it, None, depth + 1)?;
-                }
-                Some(())
-            }
-            Node::Object(o) => self.object(o, list_type, depth),
-        }
-    }
-
-    fn object(&mut self, o: Obj<'t>, list_type: Option<&ListType<'t>>, depth: usize) -> Option<()> {
+    /// An object has ended: keep it, or check that it was the List its items were read as.
+    /// `order` numbers it among the objects begun.
+    fn object(&mut self, o: Obj<'t>, list_type: Option<&ListType<'t>>, order: usize) -> Option<()> {
         // Every field is checked as the checked reader does, list or not.
         let own_kind = string(o.kind)?;
         let own_api_version = string(o.api_version)?;
@@ -330,22 +413,21 @@ impl<'t> Reader<'t> {
             None => None,
         };
         let kind = own_kind.clone().or_else(|| list_type.map(|t| t.0.clone()));
-        let is_list = o.items.is_some() && kind.as_deref().is_none_or(|k| k.ends_with("List"));
-        if is_list {
-            if let Some(m) = layer {
-                self.meta = Some(m);
+        let is_list = o.has_items && kind.as_deref().is_none_or(|k| k.ends_with("List"));
+        if let Some(read_with) = o.read_as_list {
+            // Its items were read already: it must be a List with that item type.
+            if !is_list || item_type(own_kind, own_api_version) != read_with {
+                return None;
             }
-            let item_type = match (own_kind, own_api_version) {
-                (Some(k), Some(av)) if k != "List" => strip_list(k).map(|k| (k, av)),
-                _ => None,
-            };
-            let items = o.items.unwrap_or_default();
-            self.objects.reserve(items.len());
-            self.seen.reserve(items.len());
-            for it in items {
-                self.node(it, item_type.as_ref(), depth + 1)?;
+            if let Some(m) = layer
+                && self.meta.as_ref().is_none_or(|(at, _)| *at < order)
+            {
+                self.meta = Some((order, m));
             }
             return Some(());
+        }
+        if is_list {
+            return None;
         }
         let inferred_type = own_kind.is_none() && list_type.is_some();
         let api_version = own_api_version.or_else(|| list_type.map(|t| t.1.clone()))?;
