@@ -167,6 +167,11 @@ pub struct Index {
     by_kind: HashMap<String, Vec<ObjId>>,
     by_kind_name: HashIndex,
     owners: Vec<Vec<OwnerRef>>,
+    /// The resolved owners of each object ([`Index::owners`]), object `id`'s at
+    /// `owner_ids[owner_at[id]..owner_at[id + 1]]`: resolved once when the index is built, as
+    /// scan walks the owner chain of every object and each step would search by uid again.
+    owner_at: Vec<usize>,
+    owner_ids: Vec<ObjId>,
     created: Vec<Option<i64>>,
     children: HashMap<ObjId, Vec<ObjId>>,
     /// Events (with their newest time) and pods by object id, in id order (binary search).
@@ -841,11 +846,19 @@ impl Index {
         ix.bundle = bundle;
         // Second pass, once every uid and key is known: owner → children by object id, so
         // owners named without a uid (hand-written bundles) link too.
+        let mut owner_at = Vec::with_capacity(n + 1);
+        let mut owner_ids = Vec::new();
+        owner_at.push(0);
         for id in 0..n {
-            for owner in ix.owners(id) {
+            for owner in ix.resolve_owners(id) {
                 ix.children.entry(owner).or_default().push(id);
+                owner_ids.push(owner);
             }
+            owner_at.push(owner_ids.len());
         }
+        owner_ids.shrink_to_fit();
+        ix.owner_at = owner_at;
+        ix.owner_ids = owner_ids;
         // Order inside each list matters (outputs are sorted); the map's own order does not.
         #[allow(clippy::iter_over_hash_type)]
         for v in ix.children.values_mut() {
@@ -947,6 +960,15 @@ impl Index {
 
     /// The objects an object's ownerReferences point at, controller first.
     pub fn owners(&self, id: ObjId) -> Vec<ObjId> {
+        self.owner_slice(id).to_vec()
+    }
+
+    fn owner_slice(&self, id: ObjId) -> &[ObjId] {
+        &self.owner_ids[self.owner_at[id]..self.owner_at[id + 1]]
+    }
+
+    /// [`Index::owners`] looked up from the ownerReferences (once, when the index is built).
+    fn resolve_owners(&self, id: ObjId) -> Vec<ObjId> {
         let o = self.object(id);
         let mut refs: Vec<&OwnerRef> = self.owners[id].iter().collect();
         refs.sort_by_key(|r| !r.controller.unwrap_or(false));
@@ -971,7 +993,7 @@ impl Index {
     pub fn owner_chain(&self, id: ObjId) -> Vec<ObjId> {
         let mut chain = Vec::new();
         let mut cur = id;
-        while let Some(&next) = self.owners(cur).first() {
+        while let Some(&next) = self.owner_slice(cur).first() {
             if next == id || chain.contains(&next) || chain.len() > 16 {
                 break;
             }
