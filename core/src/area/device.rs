@@ -85,14 +85,10 @@ pub fn facts(ctx: &Ctx) -> Value {
     let Some(pod) = ctx.pod else {
         return Value::Null;
     };
-    let owned;
-    let pv = match ctx.subjects.get("pod") {
-        Some(v) => v,
-        None => {
-            owned = ix.value(pod);
-            &owned
-        }
+    let Some(pv) = ctx.pod_value() else {
+        return Value::Null;
     };
+    let pv: &Value = &pv;
     let requests: BTreeMap<String, f64> = ix
         .pod(pod)
         .map(|p| p.requests.iter().cloned().collect())

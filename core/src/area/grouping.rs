@@ -293,15 +293,8 @@ fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Value> {
         return None;
     }
     let members = group["expected"].as_u64().filter(|&n| n > 1)?;
-    let owned;
-    let pod = match ctx.subjects.get("pod") {
-        Some(v) => v,
-        None => {
-            owned = ctx.ix.value(ctx.pod?);
-            &owned
-        }
-    };
-    let elig = crate::facts::Eligibility::of(pod);
+    let pod = ctx.pod_value()?;
+    let elig = crate::facts::Eligibility::of(&pod);
     let tables = ctx.ix.node_tables();
     let mut rows = Vec::new();
     for r in facts["resources"].as_array().into_iter().flatten() {
@@ -359,24 +352,7 @@ fn num(x: f64) -> Value {
 /// is in the bundle, and which pods still carry Grove's scheduling gate.
 fn grove(ctx: &Ctx) -> Option<Value> {
     const GATE: &str = "grove.io/podgang-pending-creation";
-    // The view already holds these pods' JSON (`pod`, `pods`): read it there, not again.
-    let mut pods: Vec<(ObjId, &Value)> = Vec::new();
-    if let (Some(p), Some(v)) = (ctx.pod, ctx.subjects.get("pod")) {
-        pods.push((p, v));
-    }
-    if let Some(Value::Array(ps)) = ctx.subjects.get("pods") {
-        for p in ps {
-            let ns = p.pointer("/metadata/namespace").and_then(Value::as_str);
-            if let Some(id) = p
-                .pointer("/metadata/name")
-                .and_then(Value::as_str)
-                .and_then(|n| ctx.ix.get("", "Pod", ns, n))
-                && !pods.iter().any(|(x, _)| *x == id)
-            {
-                pods.push((id, p));
-            }
-        }
-    }
+    let pods = ctx.view_pods();
     let mut gang: Option<(String, Option<String>)> = None;
     let mut gated = Vec::new();
     for &(p, v) in &pods {

@@ -5,6 +5,7 @@
 
 use crate::index::{Index, ObjId};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 pub mod admission;
 pub mod device;
@@ -24,6 +25,38 @@ pub struct Ctx<'a> {
     pub now: Option<i64>,
     /// Large cluster-wide facts lent to the view rather than copied (see [`crate::view::Lender`]).
     pub loans: &'a crate::view::Loans,
+}
+
+impl<'a> Ctx<'a> {
+    /// The representative pod's JSON: the view's copy when it holds one, else read from the
+    /// index.
+    pub fn pod_value(&self) -> Option<Cow<'a, Value>> {
+        match self.subjects.get("pod") {
+            Some(v) => Some(Cow::Borrowed(v)),
+            None => self.pod.map(|p| Cow::Owned(self.ix.value(p))),
+        }
+    }
+
+    /// The view's pods with their ids (`pod`, then each of `pods`, without repeats), from the
+    /// JSON the view already holds rather than read again.
+    pub fn view_pods(&self) -> Vec<(ObjId, &'a Value)> {
+        let mut pods: Vec<(ObjId, &'a Value)> = Vec::new();
+        if let (Some(p), Some(v)) = (self.pod, self.subjects.get("pod")) {
+            pods.push((p, v));
+        }
+        if let Some(Value::Array(ps)) = self.subjects.get("pods") {
+            for p in ps {
+                let ns = p.pointer("/metadata/namespace").and_then(Value::as_str);
+                let name = p.pointer("/metadata/name").and_then(Value::as_str);
+                if let Some(id) = name.and_then(|n| self.ix.get("", "Pod", ns, n))
+                    && !pods.iter().any(|(x, _)| *x == id)
+                {
+                    pods.push((id, p));
+                }
+            }
+        }
+        pods
+    }
 }
 
 /// Every area's facts: (key under `$.facts`, value).

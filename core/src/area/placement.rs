@@ -55,14 +55,10 @@ pub fn facts(ctx: &Ctx) -> Value {
     let Some(pod) = ctx.pod else {
         return Value::Null;
     };
-    let owned;
-    let pv = match ctx.subjects.get("pod") {
-        Some(v) => v,
-        None => {
-            owned = ctx.ix.value(pod);
-            &owned
-        }
+    let Some(pv) = ctx.pod_value() else {
+        return Value::Null;
     };
+    let pv: &Value = &pv;
     let tables = ctx.ix.node_tables();
     let extended: Vec<String> = ctx
         .ix

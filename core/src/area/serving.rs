@@ -46,22 +46,7 @@ pub fn facts(ctx: &Ctx) -> Value {
             .once_for("serving.pool", pool, || pool_fact(ctx.ix, pool));
         out.insert("inferencePool".into(), f.as_ref().clone());
     }
-    // The view already holds these pods' JSON (`pod`, `pods`): read it there, not again.
-    let mut pods: Vec<(ObjId, &Value)> = Vec::new();
-    if let (Some(p), Some(v)) = (ctx.pod, ctx.subjects.get("pod")) {
-        pods.push((p, v));
-    }
-    if let Some(Value::Array(ps)) = ctx.subjects.get("pods") {
-        for p in ps {
-            let ns = p.pointer("/metadata/namespace").and_then(Value::as_str);
-            let name = p.pointer("/metadata/name").and_then(Value::as_str);
-            if let Some(id) = name.and_then(|n| ctx.ix.get("", "Pod", ns, n))
-                && !pods.iter().any(|(x, _)| *x == id)
-            {
-                pods.push((id, p));
-            }
-        }
-    }
+    let pods = ctx.view_pods();
     let sims: Vec<Value> = pods
         .iter()
         .flat_map(|&(p, v)| simulator_gpu(ctx.ix, p, v))
