@@ -95,8 +95,6 @@ struct Haul {
 /// The outcome of a live read, ready for the core.
 pub struct Collected {
     pub index: Index,
-    /// The bundle text the core read (a List with `kubectlLayer` metadata), for `bundle`.
-    pub text: String,
     /// Requests made, a paginated list counted once.
     pub requests: usize,
 }
@@ -986,7 +984,7 @@ impl Cluster {
         text.push_str(&meta.to_string());
         text.push('}');
         let requests = haul.requests.load(Ordering::Relaxed);
-        let bundle = Bundle::parse_with(text.clone(), limits).map_err(|e| {
+        let bundle = Bundle::parse_with(text, limits).map_err(|e| {
             let mut f: crate::Failure = layer_core::Error::from(e).into();
             f.exit = 3;
             f.message = format!("the cluster's answers: {}", f.message);
@@ -994,7 +992,6 @@ impl Cluster {
         })?;
         Ok(Collected {
             index: Index::new(bundle),
-            text,
             requests,
         })
     }

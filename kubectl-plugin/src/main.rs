@@ -394,7 +394,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let collected = with_cluster(&args.live, true, async |c| {
                 c.collect_target(&spec, limits).await
             })?;
-            let text = redact::bundle(&collected.text).map_err(|e| Failure {
+            let text = redact::bundle(&collected.index).map_err(|e| Failure {
                 exit: 3,
                 code: "cluster",
                 message: format!("the cluster's answers: {e}"),

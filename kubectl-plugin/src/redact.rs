@@ -144,18 +144,20 @@ fn env_values(v: &mut Value) {
     }
 }
 
-/// Redact a whole bundle text (the reader's List) and return it pretty-printed.
-pub fn bundle(text: &str) -> Result<String, serde_json::Error> {
-    let mut v: Value = serde_json::from_str(text)?;
-    if let Some(Value::Array(items)) = v.get_mut("items") {
-        for item in items.iter_mut() {
-            object(item);
-        }
-    }
-    if let Some(Value::Object(meta)) = v.get_mut("kubectlLayer") {
-        meta.insert("redacted".into(), Value::Bool(true));
-    }
-    let mut s = serde_json::to_string_pretty(&v)?;
+/// The objects the core read (each once, after de-duplication), redacted, as the tool's own
+/// bundle with its metadata, pretty-printed.
+pub fn bundle(ix: &layer_core::Index) -> Result<String, serde_json::Error> {
+    let items: Vec<Value> = (0..ix.len())
+        .map(|id| {
+            let mut v = ix.value(id);
+            object(&mut v);
+            v
+        })
+        .collect();
+    let mut meta = serde_json::to_value(ix.bundle().meta().cloned().unwrap_or_default())?;
+    meta["redacted"] = Value::Bool(true);
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items, "kubectlLayer": meta});
+    let mut s = serde_json::to_string_pretty(&list)?;
     s.push('\n');
     Ok(s)
 }

@@ -161,14 +161,12 @@ fn every_scenario_diagnoses_the_same_live_as_offline() {
     assert!(requests_max > 0);
 }
 
+fn scenario(name: &str) -> scenarios::Scenario {
+    scenarios::get(name).unwrap_or_else(|| panic!("no scenario {name}"))
+}
+
 fn scenario_objects(name: &str) -> Vec<Value> {
-    let dir = scenarios::scenarios_dir().join(name);
-    let path = ["bundle.json", "bundle.yaml"]
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.exists())
-        .unwrap();
-    objects(&std::fs::read_to_string(path).unwrap())
+    objects(&scenario(name).bundle_text())
 }
 
 fn layer_state(d: &Value, layer: &str) -> String {
@@ -565,16 +563,12 @@ fn scan_live_lists_the_same_work_as_offline() {
         "adm-queue-misconfigured",
         "srv-inferencepool-llmd",
     ] {
-        let dir = scenarios::scenarios_dir().join(name);
-        let path = ["bundle.json", "bundle.yaml"]
-            .iter()
-            .map(|f| dir.join(f))
-            .find(|p| p.exists())
-            .unwrap();
-        let cluster = serve(scenario_objects(name), Options::default(), "default");
+        let s = scenario(name);
+        let path = &s.bundle_path;
+        let cluster = serve(objects(&s.bundle_text()), Options::default(), "default");
         let off = bin()
             .args(["scan", "-o", "json", "-f"])
-            .arg(&path)
+            .arg(path)
             .output()
             .unwrap();
         let off_json = json(&off, "offline scan");
