@@ -151,6 +151,25 @@ fn dgd_fact(ix: &Index, dgd: ObjId) -> Value {
     })
 }
 
+/// Live NATS pods and NATS Services anywhere in the bundle: the same for every graph, so
+/// counted once per index rather than over every pod for each DGD a scan meets.
+fn nats_in_cluster(ix: &Index) -> std::sync::Arc<(usize, usize)> {
+    ix.once("serving.natsInCluster", || {
+        let pods = ix
+            .of_kind("Pod")
+            .iter()
+            .filter(|&&p| is_nats_name(&ix.object(p).name))
+            .filter(|&&p| !ix.pod(p).is_some_and(|i| i.terminal()))
+            .count();
+        let services = ix
+            .of_kind("Service")
+            .iter()
+            .filter(|&&s| is_nats_name(&ix.object(s).name))
+            .count();
+        (pods, services)
+    })
+}
+
 fn is_nats_name(n: &str) -> bool {
     n == "nats" || n.starts_with("nats-") || n.contains("-nats")
 }
@@ -252,17 +271,7 @@ fn nats_fact(ix: &Index, dgd: ObjId) -> Value {
     let svc_found = svc
         .as_deref()
         .map(|n| ix.get("", "Service", svc_ns.as_deref(), n).is_some());
-    let nats_pods = ix
-        .of_kind("Pod")
-        .iter()
-        .filter(|&&p| is_nats_name(&ix.object(p).name))
-        .filter(|&&p| !ix.pod(p).is_some_and(|i| i.terminal()))
-        .count();
-    let nats_services = ix
-        .of_kind("Service")
-        .iter()
-        .filter(|&&s| is_nats_name(&ix.object(s).name))
-        .count();
+    let (nats_pods, nats_services) = *nats_in_cluster(ix);
     json!({
         "uses": uses,
         "server": server,
