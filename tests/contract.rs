@@ -143,6 +143,7 @@ fn own_bundle_metadata_feeds_missing_and_now() {
     assert_eq!(d.layers[0].state, layer_core::LayerState::Unknown);
     let opts = layer_core::Options {
         now: Some("2026-12-01T00:00:00Z".into()),
+        ..Default::default()
     };
     let id = layer_core::target::resolve(&ix, &TargetSpec::parse("Job/ml/trainer", None)).unwrap();
     assert_eq!(
@@ -153,4 +154,36 @@ fn own_bundle_metadata_feeds_missing_and_now() {
             .source,
         "option"
     );
+}
+
+/// Threads change how fast, never what: every scenario indexed and scanned on one thread and
+/// on three gives the same report, byte for byte, and the same targets.
+#[test]
+fn scan_output_does_not_depend_on_the_number_of_threads() {
+    let mut diagnosed = 0;
+    for s in scenarios::all() {
+        let run = |threads: usize| {
+            let b = Bundle::parse(s.bundle_text()).expect("scenario parses");
+            let ix = Index::build(b, threads);
+            let opts = layer_core::Options {
+                threads,
+                ..Default::default()
+            };
+            let report = layer_core::scan(support::engine(), &ix, &opts);
+            let targets = serde_json::to_string(&layer_core::targets(&ix)).expect("targets");
+            (report, targets)
+        };
+        let (one, one_targets) = run(1);
+        let (three, three_targets) = run(3);
+        diagnosed += one.diagnoses.len();
+        assert_eq!(
+            serde_json::to_string(&one).expect("report"),
+            serde_json::to_string(&three).expect("report"),
+            "scenario {}",
+            s.name
+        );
+        assert_eq!(one_targets, three_targets, "scenario {}", s.name);
+    }
+    // Enough diagnoses per scenario that the threads really shared the work.
+    assert!(diagnosed > 100, "{diagnosed} diagnoses");
 }

@@ -16,6 +16,10 @@
 //!   JSON text in order (to compare two builds of the reader).
 //! - `dump DIR`: for every scenario bundle under DIR, the scan report and the diagnosis of every
 //!   candidate target as JSON lines (to compare two builds of the core byte for byte).
+//!
+//! `SCALE_THREADS=N` sets the threads the index and scan use (default 0: one per core); every
+//! line reports the number used as `threads`, and `cpuMs`, the process's CPU time (user and
+//! system, all threads) over the measured work.
 
 use layer_core::{Bundle, Engine, Index, Options, TargetSpec};
 use serde_json::json;
@@ -38,8 +42,13 @@ fn main() {
         dump(path);
         return;
     }
+    let threads: usize = std::env::var("SCALE_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0);
     let t0 = Instant::now();
     let text = std::fs::read_to_string(path).expect("read");
+    let cpu0 = cpu_ms();
     let read_ms = ms(t0);
     let bytes = text.len();
     let out = match mode {
@@ -77,10 +86,14 @@ fn main() {
             let parse_ms = ms(t);
             let objects = bundle.objects().len();
             let t = Instant::now();
-            let ix = Index::new(bundle);
+            let ix = Index::build(bundle, threads);
             let index_ms = ms(t);
             let t = Instant::now();
-            let report = layer_core::scan(&engine, &ix, &Options::default());
+            let opts = Options {
+                threads,
+                ..Options::default()
+            };
+            let report = layer_core::scan(&engine, &ix, &opts);
             let scan_ms = ms(t);
             let t = Instant::now();
             let body = serde_json::to_string_pretty(&report).expect("serialize");
@@ -99,7 +112,7 @@ fn main() {
             let spec = TargetSpec::parse(target, None);
             let opts = Options::default();
             let t = Instant::now();
-            let ix = Index::new(Bundle::parse(text).expect("bundle"));
+            let ix = Index::build(Bundle::parse(text).expect("bundle"), threads);
             let index_ms = ms(t);
             let t = Instant::now();
             let d = layer_core::diagnose(&engine, &ix, &spec, &opts).expect("diagnose");
@@ -144,6 +157,8 @@ fn main() {
     };
     let mut out = out;
     out["peakKb"] = json!(peak_kb());
+    out["threads"] = json!(layer_core::par::threads(threads));
+    out["cpuMs"] = json!(cpu_ms().zip(cpu0).map(|(b, a)| b - a));
     println!("{out}");
 }
 
@@ -152,6 +167,17 @@ fn peak_kb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// CPU time of this process so far (user and system, every thread) in ms, from
+/// `/proc/self/stat` (null where there is no /proc). Kernel clock ticks are 10 ms on Linux.
+fn cpu_ms() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces), from field 3 on: utime is 14th.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks * 10.0)
 }
 
 fn dump(dir: &str) {

@@ -38,6 +38,9 @@ pub struct EngineTexts {
 pub struct Options {
     /// "Now" as RFC 3339; overrides the bundle's collection time and newest timestamp.
     pub now: Option<String>,
+    /// Threads `scan` may diagnose on: 0 means one per core the platform reports (one where it
+    /// reports none, as in WASM). The report is the same for any number.
+    pub threads: usize,
 }
 
 /// The compiled rule set and texts. Build once, use for many diagnoses.

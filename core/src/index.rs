@@ -194,10 +194,13 @@ pub struct Index {
     memo: Memo,
 }
 
-type MemoMap = HashMap<(&'static str, usize), Arc<dyn Any + Send + Sync>>;
+type Memoized = Arc<dyn Any + Send + Sync>;
+type MemoMap = HashMap<(&'static str, usize), Arc<std::sync::OnceLock<Memoized>>>;
 
 /// Results computed once per index (see [`Index::once`]). Interior mutability only: what is
-/// stored depends on the index alone, so results do not depend on the order of calls.
+/// stored depends on the index alone, so results do not depend on the order of calls. Each
+/// result has its own cell, so threads diagnosing in parallel wait for one computation of a
+/// large table instead of each building it, and never hold the map's lock while computing.
 #[derive(Default)]
 struct Memo(Mutex<MemoMap>);
 
@@ -696,6 +699,17 @@ pub const POD_GROUP_KEYS: &[(&str, &str, bool)] = &[
 
 impl Index {
     pub fn new(bundle: Bundle) -> Index {
+        Index::build(bundle, 0)
+    }
+
+    /// [`Index::new`], decoding objects on up to `threads` threads (0: one per core; see
+    /// [`crate::par`]). The index is the same for any number.
+    pub fn build(bundle: Bundle, threads: usize) -> Index {
+        // Objects are decoded (the costly part: each one's JSON read into typed fields) a block
+        // at a time in parallel, then folded into the tables in order on this thread. Blocks
+        // bound the decoded fields alive at once to a few thousand objects' worth.
+        const BLOCK: usize = 16 * 1024;
+        let threads = crate::par::threads(threads);
         let n = bundle.objects().len();
         let mut ix = Index {
             owners: Vec::with_capacity(n),
@@ -709,131 +723,47 @@ impl Index {
             Vec::with_capacity(n),
         );
         let (mut ev_uid, mut ev_ref) = (Vec::new(), Vec::new());
-        let mut bump = |t: Option<i64>| {
-            if let Some(t) = t {
-                newest = Some(newest.map_or(t, |n| n.max(t)));
-            }
-        };
-        for (id, o) in bundle.objects().iter().enumerate() {
-            by_key.push((
-                key_hash(o.group(), &o.kind, o.namespace.as_deref(), &o.name),
-                id,
-            ));
-            if let Some(uid) = &o.uid {
-                by_uid.push((uid_hash(uid), id));
-            }
-            match ix.by_kind.get_mut(&o.kind) {
-                Some(v) => v.push(id),
-                None => {
-                    ix.by_kind.insert(o.kind.clone(), vec![id]);
+        for first in (0..n).step_by(BLOCK) {
+            let block = &bundle.objects()[first..(first + BLOCK).min(n)];
+            let decoded = crate::par::map(block.len(), threads, 256, |i| {
+                Decoded::of(&bundle, &block[i])
+            });
+            for (id, (o, d)) in (first..).zip(block.iter().zip(decoded)) {
+                by_key.push((d.key, id));
+                if let Some(uid) = d.uid {
+                    by_uid.push((uid, id));
                 }
-            }
-            by_kind_name.push((kind_name_hash(&o.kind, &o.name), id));
-            let (owners, created) = match o.kind.as_str() {
-                "Pod" => {
-                    let p: PodIdx = bundle.typed(o).unwrap_or_default();
-                    let info = pod_info(&p);
-                    if let (Some(node), false) = (&info.node, info.terminal()) {
-                        let totals = ix.requested_by_node.entry(node.clone()).or_default();
-                        for (r, q) in &info.requests {
-                            *totals.entry(r.clone()).or_default() += q;
+                match ix.by_kind.get_mut(&o.kind) {
+                    Some(v) => v.push(id),
+                    None => {
+                        ix.by_kind.insert(o.kind.clone(), vec![id]);
+                    }
+                }
+                by_kind_name.push((d.kind_name, id));
+                match d.extra {
+                    Extra::Pod(pod) => ix.add_pod(id, o, *pod),
+                    Extra::Node(mut node) => {
+                        node.id = id;
+                        ix.nodes.insert(o.name.clone(), *node);
+                    }
+                    Extra::Event { uid, by_ref, last } => {
+                        if let Some(uid) = uid {
+                            ev_uid.push((uid, id));
                         }
+                        ev_ref.push((by_ref, id));
+                        ix.events.push((id, last));
                     }
-                    let ns = o.namespace.clone().unwrap_or_default();
-                    for (key, _group, is_annotation) in POD_GROUP_KEYS {
-                        let src = if *is_annotation {
-                            &p.metadata.annotations
-                        } else {
-                            &p.metadata.labels
-                        };
-                        if let Some(g) = src.get(*key) {
-                            ix.pods_by_group
-                                .entry((ns.clone(), g.to_string()))
-                                .or_default()
-                                .push(id);
-                        }
+                    Extra::Workload(Some(job_uid)) => {
+                        ix.workloads_by_job_uid.entry(job_uid).or_default().push(id);
                     }
-                    for key in ["app", "app.kubernetes.io/name"] {
-                        if let Some(v) = p.metadata.labels.get(key) {
-                            ix.pods_by_app.entry(v.to_string()).or_default().push(id);
-                        }
-                    }
-                    if let Some(d) = p
-                        .metadata
-                        .labels
-                        .get("nvidia.com/dynamo-graph-deployment-name")
-                    {
-                        ix.pods_by_dgd
-                            .entry((ns.clone(), d.to_string()))
-                            .or_default()
-                            .push(id);
-                    }
-                    ix.pods.push((id, info));
-                    (
-                        p.metadata.owner_references,
-                        p.metadata
-                            .creation_timestamp
-                            .and_then(|t| parse_rfc3339(&t)),
-                    )
+                    Extra::Workload(None) | Extra::Other => {}
                 }
-                "Node" => {
-                    let nd: NodeIdx = bundle.typed(o).unwrap_or_default();
-                    let created = nd
-                        .metadata
-                        .creation_timestamp
-                        .as_deref()
-                        .and_then(parse_rfc3339);
-                    ix.nodes.insert(o.name.clone(), node_info(id, &o.name, nd));
-                    (Vec::new(), created)
+                if let Some(t) = d.created {
+                    newest = Some(newest.map_or(t, |n| n.max(t)));
                 }
-                "Event" => {
-                    let e: EventIdx = bundle.typed(o).unwrap_or_default();
-                    let none = InvolvedIdx::default();
-                    let inv = e.involved().unwrap_or(&none);
-                    if let Some(uid) = inv.uid.as_deref().filter(|u| !u.is_empty()) {
-                        ev_uid.push((uid_hash(uid), id));
-                    }
-                    ev_ref.push((
-                        ref_hash(
-                            &inv.kind,
-                            inv.namespace.as_deref().filter(|n| !n.is_empty()),
-                            &inv.name,
-                        ),
-                        id,
-                    ));
-                    let last = e.last();
-                    ix.events.push((id, last));
-                    (Vec::new(), last)
-                }
-                _ => {
-                    let g: Generic = bundle.typed(o).unwrap_or_default();
-                    if o.kind == "Workload"
-                        && o.group() == "kueue.x-k8s.io"
-                        && let Some(uid) = g
-                            .metadata
-                            .labels
-                            .as_ref()
-                            .and_then(|l| l.get("kueue.x-k8s.io/job-uid"))
-                    {
-                        ix.workloads_by_job_uid
-                            .entry(uid.to_string())
-                            .or_default()
-                            .push(id);
-                    }
-                    (
-                        g.metadata.owner_references,
-                        g.metadata
-                            .creation_timestamp
-                            .and_then(|t| parse_rfc3339(&t)),
-                    )
-                }
-            };
-            bump(created);
-            // serde grows a Vec to four entries for one owner; most objects have one.
-            let mut owners = owners;
-            owners.shrink_to_fit();
-            ix.owners.push(owners);
-            ix.created.push(created);
+                ix.owners.push(d.owners);
+                ix.created.push(d.created);
+            }
         }
         ix.newest = newest;
         ix.by_key = HashIndex::sorted(by_key);
@@ -1158,20 +1088,196 @@ impl Index {
         id: usize,
         f: impl FnOnce() -> T,
     ) -> Arc<T> {
-        let lock = || self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
-        let hit = lock().get(&(key, id)).cloned();
-        if let Some(v) = hit.and_then(|v| v.downcast::<T>().ok()) {
-            return v;
+        let cell = {
+            let mut map = self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry((key, id)).or_default().clone()
+        };
+        // Computed without the map's lock held: `f` may itself ask for other memoized results.
+        let mut f = Some(f);
+        let stored = cell.get_or_init(|| -> Memoized {
+            match f.take() {
+                Some(f) => Arc::new(f()),
+                None => Arc::new(()),
+            }
+        });
+        match (stored.clone().downcast::<T>(), f) {
+            (Ok(v), _) => v,
+            // A key already holding another type (a caller's bug): compute, do not keep.
+            (Err(_), Some(f)) => Arc::new(f()),
+            (Err(_), None) => unreachable!("memo cell {key} filled by this call with another type"),
         }
-        // Computed without the lock held: `f` may itself ask for other memoized results.
-        let v = Arc::new(f());
-        lock().insert((key, id), v.clone());
-        v
     }
 
     /// The nodes as tables (by position in name order, by label, by resource).
     pub fn node_tables(&self) -> Arc<NodeTables> {
         self.once("index.nodeTables", || NodeTables::build(self))
+    }
+}
+
+/// What the index keeps of one object, decoded from its JSON on any thread ([`Index::build`]).
+struct Decoded {
+    key: u64,
+    uid: Option<u64>,
+    kind_name: u64,
+    owners: Vec<OwnerRef>,
+    /// Creation time; for an event, its newest time.
+    created: Option<i64>,
+    extra: Extra,
+}
+
+/// The kind-specific part of [`Decoded`]. Boxed where large, so a block of mostly events and
+/// plain objects stays small.
+enum Extra {
+    Pod(Box<DecodedPod>),
+    Node(Box<NodeInfo>),
+    Event {
+        uid: Option<u64>,
+        by_ref: u64,
+        last: Option<i64>,
+    },
+    /// A Kueue Workload and the uid of the job it was made for, when labelled.
+    Workload(Option<String>),
+    Other,
+}
+
+struct DecodedPod {
+    info: PodInfo,
+    /// The pod-group names it carries ([`POD_GROUP_KEYS`]), its `app` label values, and its
+    /// Dynamo graph deployment.
+    groups: Vec<String>,
+    apps: Vec<String>,
+    dgd: Option<String>,
+}
+
+impl Decoded {
+    fn of(bundle: &Bundle, o: &RawObject) -> Decoded {
+        let (owners, created, extra) = match o.kind.as_str() {
+            "Pod" => {
+                let p: PodIdx = bundle.typed(o).unwrap_or_default();
+                let mut groups = Vec::new();
+                for (key, _group, is_annotation) in POD_GROUP_KEYS {
+                    let src = if *is_annotation {
+                        &p.metadata.annotations
+                    } else {
+                        &p.metadata.labels
+                    };
+                    if let Some(g) = src.get(*key) {
+                        groups.push(g.to_string());
+                    }
+                }
+                let apps = ["app", "app.kubernetes.io/name"]
+                    .iter()
+                    .filter_map(|key| p.metadata.labels.get(*key).map(|v| v.to_string()))
+                    .collect();
+                let dgd = p
+                    .metadata
+                    .labels
+                    .get("nvidia.com/dynamo-graph-deployment-name")
+                    .map(|d| d.to_string());
+                let info = pod_info(&p);
+                let created = p
+                    .metadata
+                    .creation_timestamp
+                    .and_then(|t| parse_rfc3339(&t));
+                let pod = DecodedPod {
+                    info,
+                    groups,
+                    apps,
+                    dgd,
+                };
+                (
+                    p.metadata.owner_references,
+                    created,
+                    Extra::Pod(Box::new(pod)),
+                )
+            }
+            "Node" => {
+                let nd: NodeIdx = bundle.typed(o).unwrap_or_default();
+                let created = nd
+                    .metadata
+                    .creation_timestamp
+                    .as_deref()
+                    .and_then(parse_rfc3339);
+                // The id is filled in when the node is added to the index.
+                let info = node_info(0, &o.name, nd);
+                (Vec::new(), created, Extra::Node(Box::new(info)))
+            }
+            "Event" => {
+                let e: EventIdx = bundle.typed(o).unwrap_or_default();
+                let none = InvolvedIdx::default();
+                let inv = e.involved().unwrap_or(&none);
+                let uid = inv.uid.as_deref().filter(|u| !u.is_empty()).map(uid_hash);
+                let by_ref = ref_hash(
+                    &inv.kind,
+                    inv.namespace.as_deref().filter(|n| !n.is_empty()),
+                    &inv.name,
+                );
+                let last = e.last();
+                (Vec::new(), last, Extra::Event { uid, by_ref, last })
+            }
+            _ => {
+                let g: Generic = bundle.typed(o).unwrap_or_default();
+                let extra = if o.kind == "Workload" && o.group() == "kueue.x-k8s.io" {
+                    Extra::Workload(
+                        g.metadata
+                            .labels
+                            .as_ref()
+                            .and_then(|l| l.get("kueue.x-k8s.io/job-uid"))
+                            .map(|u| u.to_string()),
+                    )
+                } else {
+                    Extra::Other
+                };
+                let created = g
+                    .metadata
+                    .creation_timestamp
+                    .and_then(|t| parse_rfc3339(&t));
+                (g.metadata.owner_references, created, extra)
+            }
+        };
+        // serde grows a Vec to four entries for one owner; most objects have one.
+        let mut owners = owners;
+        owners.shrink_to_fit();
+        Decoded {
+            key: key_hash(o.group(), &o.kind, o.namespace.as_deref(), &o.name),
+            uid: o.uid.as_deref().map(uid_hash),
+            kind_name: kind_name_hash(&o.kind, &o.name),
+            owners,
+            created,
+            extra,
+        }
+    }
+}
+
+impl Index {
+    /// Fold one decoded pod into the pod tables.
+    fn add_pod(&mut self, id: ObjId, o: &RawObject, pod: DecodedPod) {
+        let DecodedPod {
+            info,
+            groups,
+            apps,
+            dgd,
+        } = pod;
+        if let (Some(node), false) = (&info.node, info.terminal()) {
+            let totals = self.requested_by_node.entry(node.clone()).or_default();
+            for (r, q) in &info.requests {
+                *totals.entry(r.clone()).or_default() += q;
+            }
+        }
+        let ns = o.namespace.clone().unwrap_or_default();
+        for g in groups {
+            self.pods_by_group
+                .entry((ns.clone(), g))
+                .or_default()
+                .push(id);
+        }
+        for app in apps {
+            self.pods_by_app.entry(app).or_default().push(id);
+        }
+        if let Some(d) = dgd {
+            self.pods_by_dgd.entry((ns, d)).or_default().push(id);
+        }
+        self.pods.push((id, info));
     }
 }
 

@@ -29,6 +29,7 @@ pub mod facts;
 pub mod index;
 pub mod json;
 pub mod layer;
+pub mod par;
 pub mod quantity;
 pub mod render;
 pub mod rule;

@@ -318,11 +318,17 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
 /// Diagnose every piece of work that is not settled, ordered by blocking layer (layer order,
 /// blocked before warn), then namespace, then name.
 pub fn scan(engine: &Engine, ix: &Index, opts: &Options) -> ScanReport {
-    let mut diagnoses: Vec<_> = work_items(ix)
+    let work: Vec<ObjId> = work_items(ix)
         .into_iter()
         .filter(|(_, _, settled)| !settled)
-        .map(|(id, _, _)| engine.diagnose(ix, id, opts))
+        .map(|(id, _, _)| id)
         .collect();
+    // Diagnoses are independent; the index's shared tables are computed once, by whichever
+    // thread asks first. A handful per batch: one diagnosis takes about a millisecond.
+    let threads = crate::par::threads(opts.threads);
+    let mut diagnoses = crate::par::map(work.len(), threads, 4, |i| {
+        engine.diagnose(ix, work[i], opts)
+    });
     diagnoses.sort_by(|a, b| {
         let key = |d: &crate::diagnosis::Diagnosis| {
             let state_rank = match d.verdict.state {

@@ -114,6 +114,10 @@ struct Input {
     /// far below the default; at most 512 for JSON, 128 for YAML).
     #[arg(long, value_name = "LEVELS", default_value_t = ReadLimits::DEFAULT_MAX_DEPTH)]
     max_depth: usize,
+    /// Threads to index and diagnose on; 0 means one per core. The output is the same for any
+    /// number.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    threads: usize,
 }
 
 /// How to reach the cluster when no -f is given (kubectl's flags).
@@ -334,6 +338,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             };
             let opts = Options {
                 now: args.input.now.clone(),
+                ..Options::default()
             };
             let d = layer_core::diagnose(&engine, &ix, &spec, &opts)
                 .map_err(layer_core::Error::from)?;
@@ -365,6 +370,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             };
             let opts = Options {
                 now: args.input.now.clone(),
+                threads: args.input.threads,
             };
             let mut report = layer_core::scan(&engine, &ix, &opts);
             if let Some(ns) = &namespace {
@@ -562,7 +568,10 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
             None => bundle = Some(b),
         }
     }
-    Ok(Index::new(bundle.expect("at least one file")))
+    Ok(Index::build(
+        bundle.expect("at least one file"),
+        input.threads,
+    ))
 }
 
 const LAYERS: &str = "\

@@ -129,7 +129,10 @@ pub fn diagnose(bundle: &str, target: &str, options_json: &str) -> Result<String
         serde_json::from_str(target).map_err(|e| usage(format!("invalid target: {e}")))?
     };
     let ix = index(bundle, &opts)?;
-    let core_opts = Options { now: opts.now };
+    let core_opts = Options {
+        now: opts.now,
+        ..Options::default()
+    };
     let d = match target {
         None => layer_core::diagnose_first(engine()?, &ix, &core_opts)
             .map_err(layer_core::Error::from)?,
@@ -160,7 +163,10 @@ pub fn scan(bundle: &str, options_json: &str) -> Result<String, ApiError> {
     to_json(&layer_core::scan(
         engine()?,
         &ix,
-        &Options { now: opts.now },
+        &Options {
+            now: opts.now,
+            ..Options::default()
+        },
     ))
 }
 

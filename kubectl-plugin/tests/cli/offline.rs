@@ -151,6 +151,10 @@ fn scan_lists_work_and_matches_json() {
         );
         let text = run(&["scan", "-f", &path]);
         assert_eq!(text.status.code(), o.status.code());
+        let one_thread = run(&["scan", "-f", &path, "-o", "json", "--threads", "1"]);
+        let three = run(&["scan", "-f", &path, "-o", "json", "-j", "3"]);
+        assert_eq!(one_thread.stdout, o.stdout, "{}: -j 1", s.name);
+        assert_eq!(three.stdout, o.stdout, "{}: -j 3", s.name);
     }
 }
 
