@@ -1,7 +1,8 @@
 //! Timing harness used by `cargo xtask bench`: for each scenario target, read the bundle, index
 //! it and diagnose, `ROUNDS` times; print one JSON line per target with the best round in
 //! microseconds. The Node harness (`wasm/tests/bench.mjs`) does the same work through the npm
-//! package, so the two are comparable.
+//! package, so the two are comparable: on one thread, as WASM runs, with the system allocator
+//! (what an embedder of the library gets by default).
 //!
 //! Usage: cargo run --release -p kubectl-layer-core --example bench_scenarios -- SCENARIOS_DIR ROUNDS
 
@@ -36,7 +37,7 @@ fn main() {
             let mut best = f64::MAX;
             for _ in 0..rounds {
                 let t0 = Instant::now();
-                let ix = Index::new(Bundle::parse(text.clone()).expect("parse"));
+                let ix = Index::build(Bundle::parse(text.clone()).expect("parse"), 1);
                 let d = layer_core::diagnose(
                     &engine,
                     &ix,
