@@ -187,3 +187,46 @@ fn scan_output_does_not_depend_on_the_number_of_threads() {
     // Enough diagnoses per scenario that the threads really shared the work.
     assert!(diagnosed > 100, "{diagnosed} diagnoses");
 }
+
+/// An ownerReference to an object the bundle lacks is named under `missing`; one that
+/// resolves (by uid, or by kind and name when the uid is absent) is not.
+#[test]
+fn owners_absent_from_the_bundle_are_named_missing() {
+    let text = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "train", "namespace": "ml", "uid": "00000000-0000-4000-8000-000000000001"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train-x", "namespace": "ml", "ownerReferences": [
+            {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "gone-7f9c", "uid": "00000000-0000-4000-8000-000000000009"},
+            {"apiVersion": "batch/v1", "kind": "Job", "name": "train", "controller": true}
+        ]}, "status": {"phase": "Pending"}}
+    ]})
+    .to_string();
+    let ix = Index::new(Bundle::parse(text).expect("parses"));
+    let d = layer_core::diagnose(
+        support::engine(),
+        &ix,
+        &TargetSpec::parse("Pod/ml/train-x", None),
+        &Default::default(),
+    )
+    .expect("diagnoses");
+    let missing: Vec<(String, Option<String>, String)> = d
+        .missing
+        .iter()
+        .filter(|m| m.why == "owner not in the bundle")
+        .map(|m| (m.kind.clone(), m.name.clone(), m.why.clone()))
+        .collect();
+    assert_eq!(
+        missing,
+        vec![(
+            "ReplicaSet".to_string(),
+            Some("gone-7f9c".to_string()),
+            "owner not in the bundle".to_string()
+        )]
+    );
+    let pod = layer_core::target::resolve(&ix, &TargetSpec::parse("Pod/ml/train-x", None))
+        .expect("resolves");
+    let job = layer_core::target::resolve(&ix, &TargetSpec::parse("Job/ml/train", None))
+        .expect("resolves");
+    assert_eq!(ix.owners(pod), vec![job]);
+    assert!(ix.has_owner_refs(pod));
+    assert!(!ix.has_owner_refs(job));
+}

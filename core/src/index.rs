@@ -166,7 +166,11 @@ pub struct Index {
     by_uid: HashIndex,
     by_kind: HashMap<String, Vec<ObjId>>,
     by_kind_name: HashIndex,
+    /// Each object's ownerReferences while the index is built; emptied once they are resolved
+    /// (`owner_at`/`owner_ids`), as every pod's and ReplicaSet's would otherwise stay in memory.
     owners: Vec<Vec<OwnerRef>>,
+    /// The ownerReferences that name no object of the bundle, by object id (sorted).
+    unresolved_owners: Vec<(ObjId, OwnerRef)>,
     /// The resolved owners of each object ([`Index::owners`]), object `id`'s at
     /// `owner_ids[owner_at[id]..owner_at[id + 1]]`: resolved once when the index is built, as
     /// scan walks the owner chain of every object and each step would search by uid again.
@@ -779,13 +783,18 @@ impl Index {
         let mut owner_at = Vec::with_capacity(n + 1);
         let mut owner_ids = Vec::new();
         owner_at.push(0);
+        let mut unresolved = Vec::new();
         for id in 0..n {
-            for owner in ix.resolve_owners(id) {
+            let (found, missing) = ix.resolve_owners(id);
+            for owner in found {
                 ix.children.entry(owner).or_default().push(id);
                 owner_ids.push(owner);
             }
+            unresolved.extend(missing.into_iter().map(|r| (id, r)));
             owner_at.push(owner_ids.len());
         }
+        ix.owners = Vec::new();
+        ix.unresolved_owners = unresolved;
         owner_ids.shrink_to_fit();
         ix.owner_at = owner_at;
         ix.owner_ids = owner_ids;
@@ -880,8 +889,18 @@ impl Index {
         k
     }
 
-    pub fn owner_refs(&self, id: ObjId) -> &[OwnerRef] {
-        &self.owners[id]
+    /// The ownerReferences of an object that name no object of the bundle.
+    pub fn unresolved_owner_refs(&self, id: ObjId) -> impl Iterator<Item = &OwnerRef> {
+        let from = self.unresolved_owners.partition_point(|(i, _)| *i < id);
+        self.unresolved_owners[from..]
+            .iter()
+            .take_while(move |(i, _)| *i == id)
+            .map(|(_, r)| r)
+    }
+
+    /// Whether an object has any ownerReferences, found in the bundle or not.
+    pub fn has_owner_refs(&self, id: ObjId) -> bool {
+        !self.owner_slice(id).is_empty() || self.unresolved_owner_refs(id).next().is_some()
     }
 
     pub fn created(&self, id: ObjId) -> Option<i64> {
@@ -897,26 +916,24 @@ impl Index {
         &self.owner_ids[self.owner_at[id]..self.owner_at[id + 1]]
     }
 
-    /// [`Index::owners`] looked up from the ownerReferences (once, when the index is built).
-    fn resolve_owners(&self, id: ObjId) -> Vec<ObjId> {
-        let o = self.object(id);
-        let mut refs: Vec<&OwnerRef> = self.owners[id].iter().collect();
+    /// [`Index::owners`] looked up from the ownerReferences (once, when the index is built),
+    /// and the references that name no object of the bundle.
+    fn resolve_owners(&mut self, id: ObjId) -> (Vec<ObjId>, Vec<OwnerRef>) {
+        let mut refs = std::mem::take(&mut self.owners[id]);
         refs.sort_by_key(|r| !r.controller.unwrap_or(false));
-        refs.into_iter()
-            .filter_map(|r| {
-                (!r.uid.is_empty())
-                    .then(|| self.by_uid(&r.uid))
-                    .flatten()
-                    .or_else(|| {
-                        self.get(
-                            group_of(&r.api_version),
-                            &r.kind,
-                            o.namespace.as_deref(),
-                            &r.name,
-                        )
-                    })
-            })
-            .collect()
+        let namespace = self.object(id).namespace.as_deref();
+        let (mut found, mut missing) = (Vec::new(), Vec::new());
+        for r in refs {
+            let owner = (!r.uid.is_empty())
+                .then(|| self.by_uid(&r.uid))
+                .flatten()
+                .or_else(|| self.get(group_of(&r.api_version), &r.kind, namespace, &r.name));
+            match owner {
+                Some(o) => found.push(o),
+                None => missing.push(r),
+            }
+        }
+        (found, missing)
     }
 
     /// The owner chain from an object to its top owner (controller owners first, no cycles).

@@ -261,7 +261,7 @@ pub fn work_items(ix: &Index) -> Vec<(ObjId, String, bool)> {
     for (id, o) in ix.bundle().objects().iter().enumerate() {
         let is_pod = o.kind == "Pod" && o.group().is_empty();
         // A Kueue Workload owned by a job is the job's business.
-        let owned_workload = o.kind == "Workload" && !ix.owner_refs(id).is_empty();
+        let owned_workload = o.kind == "Workload" && ix.has_owner_refs(id);
         if (is_pod || (is_work(ix, id) && !owned_workload)) && top_work(ix, id).is_none() {
             let (status, settled) = crate::view::status_of(ix, id);
             out.push((id, status, settled));

@@ -310,20 +310,14 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     if !chain.is_empty() {
         b.set_many("owners", &chain);
     }
-    for o in ix.owner_refs(target) {
-        if ix
-            .owners(target)
-            .iter()
-            .all(|&id| ix.object(id).name != o.name)
-        {
-            b.miss(
-                &o.kind,
-                Some(&o.api_version),
-                t.namespace.as_deref(),
-                &o.name,
-                "owner not in the bundle",
-            );
-        }
+    for o in ix.unresolved_owner_refs(target) {
+        b.miss(
+            &o.kind,
+            Some(&o.api_version),
+            t.namespace.as_deref(),
+            &o.name,
+            "owner not in the bundle",
+        );
     }
 
     let pod_value = pod.map(|p| b.value(p));
