@@ -23,10 +23,15 @@ const MAX_LIST_DEPTH: usize = 16;
 /// The objects (de-duplicated, in order) and the tool's own metadata, or `None` when the
 /// checked reader must decide.
 pub(super) fn read(text: &str) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
+    // Room for every object up front: on a large cluster, growing the list step by step
+    // copies it again and again into fresh pages, which cost more than the read itself. Each
+    // object has one `"metadata"` key (pod templates add a few more; the spare is never
+    // touched).
+    let estimate = memchr::memmem::find_iter(text.as_bytes(), b"\"metadata\"").count();
     let mut r = Reader {
         text,
-        objects: Vec::new(),
-        seen: HashMap::new(),
+        objects: Vec::with_capacity(estimate),
+        seen: HashMap::with_capacity(estimate),
         hasher: RandomState::new(),
         meta: None,
         maps: 0,
