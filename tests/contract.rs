@@ -230,3 +230,56 @@ fn owners_absent_from_the_bundle_are_named_missing() {
     assert!(ix.has_owner_refs(pod));
     assert!(!ix.has_owner_refs(job));
 }
+
+/// On a large cluster a capture can hold hundreds of nodes. The message names ten and counts
+/// the rest, commands act on ten, and evidence stays short.
+#[test]
+fn long_captures_are_cut_in_messages_commands_and_evidence() {
+    let nodes = 300;
+    let mut items: Vec<serde_json::Value> = (0..nodes)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": format!("gpu-{i:04}"), "labels": {"nvidia.com/gpu.present": "true"}},
+                "spec": {"taints": [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]},
+                "status": {"allocatable": {"nvidia.com/gpu": "8", "cpu": "64", "memory": "512Gi"},
+                           "capacity": {"nvidia.com/gpu": "8", "cpu": "64", "memory": "512Gi"},
+                           "conditions": [{"type": "Ready", "status": "True"}]}})
+        })
+        .collect();
+    items.push(serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "train-0", "namespace": "ml", "creationTimestamp": "2026-11-20T09:00:00Z"},
+        "spec": {"containers": [{"name": "main", "image": "trainer:1",
+                 "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+            "reason": "Unschedulable", "lastTransitionTime": "2026-11-20T09:01:00Z",
+            "message": format!("0/{nodes} nodes are available: {nodes} node(s) had untolerated taint(s). preemption: 0/{nodes} nodes are available: {nodes} Preemption is not helpful for scheduling.")}]}}));
+    let text = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    let ix = Index::new(Bundle::parse(text).expect("parses"));
+    let d = layer_core::diagnose(
+        support::engine(),
+        &ix,
+        &TargetSpec::parse("Pod/ml/train-0", None),
+        &Default::default(),
+    )
+    .expect("diagnoses");
+    let f = d
+        .findings
+        .iter()
+        .find(|f| f.rule == "placement/untolerated-taint")
+        .unwrap_or_else(|| panic!("untolerated-taint fires: {:?}", d.findings));
+    assert!(
+        f.message.contains(&format!("and {} more", nodes - 10)),
+        "{}",
+        f.message
+    );
+    assert!(f.message.len() < 1000, "{} chars", f.message.len());
+    assert!(
+        f.evidence.len() <= 16,
+        "{} evidence entries",
+        f.evidence.len()
+    );
+    for cmd in &f.next {
+        assert!(cmd.len() < 400, "{cmd}");
+    }
+    assert!(d.verdict.headline.len() < 1000, "{}", d.verdict.headline);
+}

@@ -68,20 +68,39 @@ fn render_joined(t: &str, vars: &BTreeMap<String, Vec<Value>>, sep: &str) -> Str
     out
 }
 
-/// Distinct values, in first-seen order, joined for reading.
+/// Distinct values a message or command names before it stops: a capture can hold every node
+/// of a large cluster (5,000 tainted GPU nodes, say), and a sentence or a command line naming
+/// them all helps no one.
+pub const SHOWN_VALUES: usize = 10;
+
+/// Distinct values, in first-seen order, joined for reading; past [`SHOWN_VALUES`], the rest
+/// are counted ("…, and 4990 more").
 pub fn join(vals: &[Value]) -> String {
     join_with(vals, ", ")
 }
 
 fn join_with(vals: &[Value], sep: &str) -> String {
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut shown: Vec<String> = Vec::new();
+    let mut more = 0usize;
     for v in vals {
         let s = display(v);
-        if !seen.contains(&s) {
-            seen.push(s);
+        if seen.contains(&s) {
+            continue;
         }
+        if shown.len() < SHOWN_VALUES {
+            shown.push(s.clone());
+        } else {
+            more += 1;
+        }
+        seen.insert(s);
     }
-    seen.join(sep)
+    let mut out = shown.join(sep);
+    // A command keeps only what it can run on; a sentence says how many it left out.
+    if more > 0 && sep != " " {
+        out.push_str(&format!("{sep}and {more} more"));
+    }
+    out
 }
 
 /// A JSON value as a person reads it: strings bare, whole numbers without a fraction.
@@ -100,6 +119,35 @@ pub fn display(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn long_lists_are_cut_and_counted_in_sentences_and_cut_in_commands() {
+        let nodes: Vec<Value> = (0..25)
+            .chain(0..25)
+            .map(|i| json!(format!("gpu-{i:02}")))
+            .collect();
+        let mut vars = BTreeMap::new();
+        vars.insert("nodes".to_string(), nodes);
+        let text = render("off {nodes}", &vars);
+        assert!(text.starts_with("off gpu-00, gpu-01, "), "{text}");
+        assert!(text.ends_with("gpu-09, and 15 more"), "{text}");
+        assert_eq!(
+            render_command("kubectl describe node {nodes}", &vars),
+            format!(
+                "kubectl describe node {}",
+                (0..10)
+                    .map(|i| format!("gpu-{i:02}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            )
+        );
+        // At the limit nothing is left out, so nothing is counted.
+        vars.insert(
+            "nodes".to_string(),
+            (0..SHOWN_VALUES).map(|i| json!(i)).collect(),
+        );
+        assert_eq!(render("{nodes}", &vars), "0, 1, 2, 3, 4, 5, 6, 7, 8, 9");
+    }
 
     #[test]
     fn fills_captures_and_keeps_braces() {
