@@ -1,7 +1,7 @@
 //! Facts a JSON path cannot express, computed in Rust and placed in the view under `$.facts`.
 //! Each function documents the shape it returns; `docs/view.md` lists them for rule authors.
 
-use crate::index::{Index, NodeInfo, ObjId};
+use crate::index::{Index, NodeInfo, NodeTables, ObjId};
 use crate::quantity;
 use regex::Regex;
 use serde_json::{Map, Value, json};
@@ -192,6 +192,9 @@ pub fn node_eligible(node: &NodeInfo, pod: &Value) -> bool {
 pub struct Eligibility<'v> {
     selector: Option<Vec<(&'v str, Option<&'v str>)>>,
     tolerations: Option<&'v Vec<Value>>,
+    /// [`NodeTables::tolerated_sets`] for these tolerations, once asked
+    /// ([`Eligibility::tolerates_at`]).
+    tolerated_sets: std::cell::OnceCell<Vec<bool>>,
 }
 
 impl<'v> Eligibility<'v> {
@@ -202,7 +205,31 @@ impl<'v> Eligibility<'v> {
                 .and_then(Value::as_object)
                 .map(|sel| sel.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()),
             tolerations: pod.pointer("/spec/tolerations").and_then(Value::as_array),
+            tolerated_sets: std::cell::OnceCell::new(),
         }
+    }
+
+    /// [`Eligibility::admits`] for the node at `pos` of `tables` (always the same tables).
+    pub fn admits_at(&self, tables: &NodeTables, pos: usize) -> bool {
+        let node = &tables.nodes[pos];
+        if let Some(sel) = &self.selector
+            && !sel
+                .iter()
+                .all(|(k, v)| node.labels.get(*k).map(String::as_str) == *v)
+        {
+            return false;
+        }
+        self.tolerates_at(tables, pos)
+    }
+
+    /// [`Eligibility::tolerates_taints`] for the node at `pos` of `tables` (always the same
+    /// tables): tested once per distinct set of taints, not per node.
+    pub fn tolerates_at(&self, tables: &NodeTables, pos: usize) -> bool {
+        let Some(set) = tables.taint_set_of[pos] else {
+            return true;
+        };
+        self.tolerated_sets
+            .get_or_init(|| tables.tolerated_sets(self.tolerations.map_or(&[], Vec::as_slice)))[set]
     }
 
     /// Whether the pod has a nodeSelector (else only taints decide).
@@ -287,7 +314,7 @@ pub fn resources(
         let (mut eligible, mut elig_max_free) = (0u64, 0.0f64);
         if elig.has_selector() {
             for r in &t.rows {
-                if elig.admits(node(r.pos)) {
+                if elig.admits_at(&tables, r.pos) {
                     eligible += 1;
                     elig_max_free = elig_max_free.max(r.free);
                 }
@@ -297,7 +324,7 @@ pub fn resources(
             eligible = t.untainted;
             elig_max_free = t.untainted_max_free;
             for r in t.rows.iter().filter(|r| r.hard_tainted) {
-                if elig.tolerates_taints(node(r.pos)) {
+                if elig.tolerates_at(&tables, r.pos) {
                     eligible += 1;
                     elig_max_free = elig_max_free.max(r.free);
                 }
@@ -490,6 +517,53 @@ pub fn quantity_map(v: &Value) -> BTreeMap<String, f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Nodes sharing their taints share one set; a pod's tolerations are judged per set and
+    /// give the same answer per node as testing the node itself.
+    #[test]
+    fn taint_sets_group_nodes_and_judge_tolerations_like_each_node() {
+        let node = |name: &str, taints: Value| {
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                   "spec": {"taints": taints}})
+        };
+        let gpu = json!([{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]);
+        let items = vec![
+            node("a", gpu.clone()),
+            node(
+                "b",
+                json!([{"key": "spot", "effect": "NoExecute"}, {"key": "x", "effect": "PreferNoSchedule"}]),
+            ),
+            node("c", gpu.clone()),
+            node("d", json!([{"key": "x", "effect": "PreferNoSchedule"}])),
+            node("e", gpu),
+        ];
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+        let ix = Index::new(crate::Bundle::parse(text).expect("parses"));
+        let tables = ix.node_tables();
+        assert_eq!(tables.taint_sets.len(), 2);
+        let sets: Vec<Option<usize>> = tables.taint_set_of.clone();
+        assert_eq!(sets[0], sets[2]);
+        assert_eq!(sets[0], sets[4]);
+        assert_ne!(sets[0], sets[1]);
+        assert_eq!(sets[3], None, "a soft taint alone is no set");
+        for tolerations in [
+            json!([]),
+            json!([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]),
+            json!([{"key": "spot", "operator": "Exists"}]),
+            json!([{"operator": "Exists"}]),
+        ] {
+            let pod = json!({"spec": {"tolerations": tolerations}});
+            let elig = Eligibility::of(&pod);
+            for pos in 0..tables.nodes.len() {
+                assert_eq!(
+                    elig.tolerates_at(&tables, pos),
+                    elig.tolerates_taints(&tables.nodes[pos]),
+                    "node {} with {tolerations}",
+                    tables.nodes[pos].name
+                );
+            }
+        }
+    }
 
     #[test]
     fn parses_the_scheduler_grammar() {

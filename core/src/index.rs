@@ -68,7 +68,7 @@ pub struct NodeInfo {
     pub allocatable: BTreeMap<String, f64>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Taint {
     #[serde(default)]
     pub key: String,
@@ -224,6 +224,12 @@ pub struct NodeTables {
     pub labels: HashMap<String, BTreeMap<String, Vec<usize>>>,
     /// Nodes with a NoSchedule or NoExecute taint.
     pub hard_tainted: Vec<usize>,
+    /// Each node's NoSchedule/NoExecute taints as a position in `taint_sets` (None: it has
+    /// none). Thousands of GPU nodes share one set, so a pod's tolerations are tested once per
+    /// set rather than once per node ([`NodeTables::tolerated_sets`]).
+    pub taint_set_of: Vec<Option<usize>>,
+    /// The distinct sets of NoSchedule/NoExecute taints, in order of first node by name.
+    pub taint_sets: Vec<Vec<Taint>>,
     /// Nodes with `spec.unschedulable: true`.
     pub unschedulable: Vec<usize>,
     /// Per resource any node advertises (allocatable or capacity).
@@ -268,9 +274,14 @@ pub struct ResourceRow {
 impl NodeInfo {
     /// Has a NoSchedule or NoExecute taint (what keeps pods off unless tolerated).
     pub fn hard_tainted(&self) -> bool {
-        self.taints
-            .iter()
-            .any(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
+        self.taints.iter().any(Taint::is_hard)
+    }
+}
+
+impl Taint {
+    /// A taint that keeps pods off the node (NoSchedule or NoExecute), not a preference.
+    pub fn is_hard(&self) -> bool {
+        self.effect == "NoSchedule" || self.effect == "NoExecute"
     }
 }
 
@@ -279,6 +290,8 @@ impl NodeTables {
         let nodes: Vec<NodeInfo> = ix.nodes.values().cloned().collect();
         let mut labels: HashMap<String, BTreeMap<String, Vec<usize>>> = HashMap::new();
         let mut hard_tainted = Vec::new();
+        let mut taint_set_of = Vec::with_capacity(nodes.len());
+        let mut taint_set_at: HashMap<Vec<Taint>, usize> = HashMap::new();
         let mut unschedulable = Vec::new();
         let mut names: std::collections::BTreeSet<&String> = std::collections::BTreeSet::new();
         for (pos, n) in nodes.iter().enumerate() {
@@ -293,6 +306,11 @@ impl NodeTables {
             if n.hard_tainted() {
                 hard_tainted.push(pos);
             }
+            let hard: Vec<Taint> = n.taints.iter().filter(|t| t.is_hard()).cloned().collect();
+            taint_set_of.push((!hard.is_empty()).then(|| {
+                let next = taint_set_at.len();
+                *taint_set_at.entry(hard).or_insert(next)
+            }));
             if n.unschedulable {
                 unschedulable.push(pos);
             }
@@ -352,13 +370,34 @@ impl NodeTables {
             });
             resources.insert(name.clone(), t);
         }
+        let mut taint_sets = vec![Vec::new(); taint_set_at.len()];
+        #[allow(clippy::iter_over_hash_type)] // each set goes to its own numbered place
+        for (set, at) in taint_set_at {
+            taint_sets[at] = set;
+        }
         NodeTables {
             nodes,
             labels,
             hard_tainted,
+            taint_set_of,
+            taint_sets,
             unschedulable,
             resources,
         }
+    }
+
+    /// For each of [`NodeTables::taint_sets`], whether `tolerations` tolerate every taint in it.
+    pub fn tolerated_sets(&self, tolerations: &[serde_json::Value]) -> Vec<bool> {
+        self.taint_sets
+            .iter()
+            .map(|set| {
+                set.iter().all(|t| {
+                    tolerations
+                        .iter()
+                        .any(|tol| crate::facts::tolerates(tol, t))
+                })
+            })
+            .collect()
     }
 
     /// The distinct values nodes carry for label `key`, sorted.

@@ -16,7 +16,8 @@
 //!
 //! Map of the crate: [`bundle`] reads input, [`index`] joins objects, [`view`] links one target's
 //! objects and [`facts`] computes what paths cannot, [`rule`]/[`eval`]/[`template`] are the rule
-//! engine, [`engine`] turns matches into a [`Diagnosis`], [`target`] resolves names and scans.
+//! engine, [`engine`] turns matches into a [`Diagnosis`], [`target`] resolves names and scans,
+//! [`par`] spreads the index's decoding and scan's diagnoses over the cores (one thread in WASM).
 
 pub mod area;
 pub mod bundle;

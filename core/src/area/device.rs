@@ -120,24 +120,25 @@ pub fn facts(ctx: &Ctx) -> Value {
     let degraded: Vec<Value> = degraded.into_iter().map(|(_, v)| v).collect();
 
     // Time-slicing/MPS renames: R asked, only R.shared advertised (or the reverse).
-    let advertised = |name: &str| -> Vec<String> {
-        tables.resources.get(name).map_or_else(Vec::new, |t| {
-            t.advertising
-                .iter()
-                .map(|&p| tables.nodes[p].name.clone())
-                .collect()
-        })
+    let advertising = |name: &str| -> &[usize] {
+        tables
+            .resources
+            .get(name)
+            .map_or(&[], |t| t.advertising.as_slice())
     };
     let mut renames = Vec::new();
     for r in &requested {
-        if !advertised(r).is_empty() {
+        if !advertising(r).is_empty() {
             continue;
         }
         let other = match r.strip_suffix(SHARED_SUFFIX) {
             Some(base) => base.to_string(),
             None => format!("{r}{SHARED_SUFFIX}"),
         };
-        let nodes = advertised(&other);
+        let nodes: Vec<&str> = advertising(&other)
+            .iter()
+            .map(|&p| tables.nodes[p].name.as_str())
+            .collect();
         if !nodes.is_empty() {
             renames.push(json!({"requested": r, "advertised": other, "nodes": nodes}));
         }

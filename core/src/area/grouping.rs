@@ -311,10 +311,11 @@ fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Value> {
             .resources
             .get(name)
             .map_or(&[][..], |t| &t.advertising);
-        for node in advertising.iter().map(|&p| &tables.nodes[p]) {
-            if !elig.admits(node) {
+        for &pos in advertising {
+            if !elig.admits_at(&tables, pos) {
                 continue;
             }
+            let node = &tables.nodes[pos];
             let a = node.allocatable.get(name).copied().unwrap_or(0.0);
             total += a;
             if let Some(key) = topology {
