@@ -765,7 +765,21 @@ impl Index {
             Vec::with_capacity(n),
             Vec::with_capacity(n),
         );
-        let (mut ev_uid, mut ev_ref) = (Vec::new(), Vec::new());
+        // Sized up front: grown step by step, these lists are copied into fresh pages again
+        // and again on a large cluster.
+        let mut kinds: HashMap<&str, usize> = HashMap::new();
+        for o in bundle.objects() {
+            *kinds.entry(o.kind.as_str()).or_default() += 1;
+        }
+        #[allow(clippy::iter_over_hash_type)] // one list per kind, whatever the order
+        for (kind, n) in &kinds {
+            ix.by_kind.insert(kind.to_string(), Vec::with_capacity(*n));
+        }
+        let count = |kind: &str| kinds.get(kind).copied().unwrap_or(0);
+        let (pods, events) = (count("Pod"), count("Event"));
+        ix.pods.reserve_exact(pods);
+        ix.events.reserve_exact(events);
+        let (mut ev_uid, mut ev_ref) = (Vec::with_capacity(events), Vec::with_capacity(events));
         for first in (0..n).step_by(BLOCK) {
             let block = &bundle.objects()[first..(first + BLOCK).min(n)];
             let decoded = crate::par::map(block.len(), threads, 256, |i| {
