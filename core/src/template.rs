@@ -79,12 +79,20 @@ pub fn join(vals: &[Value]) -> String {
     join_with(vals, ", ")
 }
 
+/// [`join`] for names already text (node names in a fact's sentence, say).
+pub fn join_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    join_display(names.into_iter().map(str::to_string), ", ")
+}
+
 fn join_with(vals: &[Value], sep: &str) -> String {
+    join_display(vals.iter().map(display), sep)
+}
+
+fn join_display(vals: impl Iterator<Item = String>, sep: &str) -> String {
     let mut seen = std::collections::HashSet::new();
     let mut shown: Vec<String> = Vec::new();
     let mut more = 0usize;
-    for v in vals {
-        let s = display(v);
+    for s in vals {
         if seen.contains(&s) {
             continue;
         }

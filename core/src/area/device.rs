@@ -787,26 +787,24 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
     // which is the driver name for dra-example-driver and NVIDIA's DRA driver.
     let mut needed: BTreeSet<String> = class_drivers.clone();
     needed.extend(missing_classes.iter().cloned());
+    // A driver's row is the same for every pod but for `onBoundNode`: built once per index.
+    let rows = ix.once("device.driverRows", || {
+        let mut rows: BTreeMap<String, Value> = BTreeMap::new();
+        for (d, (count, nodes)) in drivers.iter() {
+            rows.insert(d.clone(), driver_row(d, *count, nodes, &workers));
+        }
+        rows
+    });
     let driver_rows: Vec<Value> = needed
         .iter()
         .map(|d| {
-            let (count, nodes) = drivers.get(d).cloned().unwrap_or_default();
-            let missing_on: Vec<&String> =
-                workers.iter().filter(|n| !nodes.contains(*n)).collect();
-            let coverage = match (count, missing_on.is_empty()) {
-                (0, _) => format!("driver {d} publishes no ResourceSlice on any node"),
-                (_, true) => format!(
-                    "driver {d} publishes {count} ResourceSlice(s), on every worker node ({})",
-                    nodes.iter().cloned().collect::<Vec<_>>().join(", ")
-                ),
-                (_, false) => format!(
-                    "driver {d} publishes {count} ResourceSlice(s) on {} but none on {}",
-                    nodes.iter().cloned().collect::<Vec<_>>().join(", "),
-                    missing_on.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                ),
-            };
-            json!({"name": d, "slices": count, "nodes": nodes.iter().cloned().collect::<Vec<_>>(),
-                   "missingOn": missing_on, "coverage": coverage, "onBoundNode": bound.map(|b| nodes.contains(b))})
+            let mut row = rows
+                .get(d)
+                .cloned()
+                .unwrap_or_else(|| driver_row(d, 0, &BTreeSet::new(), &workers));
+            let on_bound = bound.map(|b| drivers.get(d).is_some_and(|(_, n)| n.contains(b)));
+            row["onBoundNode"] = json!(on_bound);
+            row
         })
         .collect();
     let without: Vec<&String> = needed
@@ -824,6 +822,27 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
     })
 }
 
+/// What the bundle shows of one DRA driver: its slices, the nodes they are on, and the worker
+/// nodes without one (node lists in the sentence stop at ten names).
+fn driver_row(d: &str, count: u64, nodes: &BTreeSet<String>, workers: &[String]) -> Value {
+    let missing_on: Vec<&String> = workers.iter().filter(|n| !nodes.contains(*n)).collect();
+    let on = || crate::template::join_names(nodes.iter().map(String::as_str));
+    let coverage = match (count, missing_on.is_empty()) {
+        (0, _) => format!("driver {d} publishes no ResourceSlice on any node"),
+        (_, true) => format!(
+            "driver {d} publishes {count} ResourceSlice(s), on every worker node ({})",
+            on()
+        ),
+        (_, false) => format!(
+            "driver {d} publishes {count} ResourceSlice(s) on {} but none on {}",
+            on(),
+            crate::template::join_names(missing_on.iter().map(|s| s.as_str()))
+        ),
+    };
+    json!({"name": d, "slices": count, "nodes": nodes.iter().collect::<Vec<_>>(),
+           "missingOn": missing_on, "coverage": coverage})
+}
+
 /// A ResourceSlice read partially (the fields stay JSON so that odd shapes read as before).
 #[derive(serde::Deserialize, Default)]
 #[serde(default)]
@@ -836,4 +855,35 @@ struct SliceHead {
 struct SliceSpec {
     driver: Option<Value>,
     node_name: Option<Value>,
+}
+
+#[cfg(test)]
+mod driver_row_tests {
+    use super::*;
+
+    #[test]
+    fn coverage_names_ten_nodes_and_counts_the_rest() {
+        let workers: Vec<String> = (0..40).map(|i| format!("gpu-{i:02}")).collect();
+        let with_slices: BTreeSet<String> = workers[..25].iter().cloned().collect();
+        let row = driver_row("gpu.example.com", 25, &with_slices, &workers);
+        let coverage = row["coverage"].as_str().expect("a sentence");
+        assert!(
+            coverage
+                .starts_with("driver gpu.example.com publishes 25 ResourceSlice(s) on gpu-00, "),
+            "{coverage}"
+        );
+        assert!(
+            coverage.contains("gpu-09, and 15 more but none on gpu-25"),
+            "{coverage}"
+        );
+        assert!(coverage.ends_with("gpu-34, and 5 more"), "{coverage}");
+        // The lists themselves stay whole for rules that count them.
+        assert_eq!(row["nodes"].as_array().map(Vec::len), Some(25));
+        assert_eq!(row["missingOn"].as_array().map(Vec::len), Some(15));
+        let none = driver_row("gpu.example.com", 0, &BTreeSet::new(), &workers);
+        assert_eq!(
+            none["coverage"],
+            "driver gpu.example.com publishes no ResourceSlice on any node"
+        );
+    }
 }
