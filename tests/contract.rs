@@ -283,3 +283,35 @@ fn long_captures_are_cut_in_messages_commands_and_evidence() {
     }
     assert!(d.verdict.headline.len() < 1000, "{}", d.verdict.headline);
 }
+
+/// Scanning one namespace gives exactly the whole scan's diagnoses in that namespace.
+#[test]
+fn scan_of_one_namespace_is_the_whole_scan_filtered() {
+    let mut compared = 0;
+    for s in scenarios::all() {
+        let ix = support::index(&s);
+        let opts = layer_core::Options::default();
+        let all = layer_core::scan(support::engine(), &ix, &opts);
+        let namespaces: std::collections::BTreeSet<Option<String>> = all
+            .diagnoses
+            .iter()
+            .map(|d| d.target.namespace.clone())
+            .collect();
+        for ns in namespaces.iter().flatten() {
+            let one = layer_core::target::scan_namespace(support::engine(), &ix, &opts, Some(ns));
+            let want: Vec<_> = all
+                .diagnoses
+                .iter()
+                .filter(|d| d.target.namespace.as_deref() == Some(ns.as_str()))
+                .collect();
+            assert_eq!(
+                serde_json::to_string(&one.diagnoses).expect("json"),
+                serde_json::to_string(&want).expect("json"),
+                "scenario {} namespace {ns}",
+                s.name
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 40, "{compared} namespaces compared");
+}

@@ -318,10 +318,22 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
 /// Diagnose every piece of work that is not settled, ordered by blocking layer (layer order,
 /// blocked before warn), then namespace, then name.
 pub fn scan(engine: &Engine, ix: &Index, opts: &Options) -> ScanReport {
+    scan_namespace(engine, ix, opts, None)
+}
+
+/// [`scan`] of the work in one namespace only (all of it for `None`): the same diagnoses as
+/// the whole scan's for that namespace, without diagnosing the rest.
+pub fn scan_namespace(
+    engine: &Engine,
+    ix: &Index,
+    opts: &Options,
+    namespace: Option<&str>,
+) -> ScanReport {
     let work: Vec<ObjId> = work_items(ix)
         .into_iter()
         .filter(|(_, _, settled)| !settled)
         .map(|(id, _, _)| id)
+        .filter(|&id| namespace.is_none_or(|ns| ix.object(id).namespace.as_deref() == Some(ns)))
         .collect();
     // Diagnoses are independent; the index's shared tables are computed once, by whichever
     // thread asks first. A handful per batch: one diagnosis takes about a millisecond.

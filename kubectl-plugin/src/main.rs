@@ -366,12 +366,8 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 now: args.input.now.clone(),
                 threads: args.input.threads,
             };
-            let mut report = layer_core::scan(&engine, &ix, &opts);
-            if let Some(ns) = &namespace {
-                report
-                    .diagnoses
-                    .retain(|d| d.target.namespace.as_deref() == Some(ns.as_str()));
-            }
+            let report =
+                layer_core::target::scan_namespace(&engine, &ix, &opts, namespace.as_deref());
             match args.output {
                 ScanFormat::Text => write(out, &render::scan_text(&report, style))?,
                 // Streamed: a large cluster's report is tens of MB, and growing one string
