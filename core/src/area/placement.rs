@@ -10,7 +10,8 @@
 //!   that do not advertise it: the taints that actually keep the pod off a node it could use.
 //!   Without Node objects in the bundle, `relevant` comes from the ≤1.33 message
 //!   (`untolerated taint {key: value}`, `node`/`effect` null) and `relevantNodes` holds
-//!   "N node(s)".
+//!   "N node(s)". Empty for a pod already bound to a node (`spec.nodeName`), as are `cordoned`
+//!   and `cordonedRelevant`: they say what keeps a pod off nodes, and list every such node.
 //! - `selector`: `{terms: [{key, operator, values, nodes: [..], otherValues: [..]}],
 //!   unmatched: ["key=value" | "key in (a|b)"], unmatchedKeys: [..], otherValues: [..],
 //!   unmatchedGfd: [..]}`: the labels the pod asks for (nodeSelector, and `In` expressions of
@@ -84,11 +85,34 @@ pub fn facts(ctx: &Ctx) -> Value {
         });
         has && selected
     };
+    // Which nodes' taints and cordons keep the pod off matters only until it is bound; these
+    // lists hold every such node, so a bound pod's view (most of a scan's) skips them.
+    let bound = pv
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .is_some_and(|n| !n.is_empty());
+    let (taints, cordoned, cordoned_relevant) = if bound {
+        (
+            json!({"untolerated": [], "relevant": [], "relevantNodes": [], "missingTolerations": []}),
+            Vec::new(),
+            Vec::new(),
+        )
+    } else {
+        (
+            taints(ctx, &tables, pv, &advertises),
+            tables
+                .unschedulable
+                .iter()
+                .map(|&p| tables.nodes[p].name.clone())
+                .collect(),
+            cordoned_relevant(&tables, &advertises),
+        )
+    };
     json!({
-        "taints": taints(ctx, &tables, pv, &advertises),
+        "taints": taints,
         "selector": selector(&tables, pv),
-        "cordoned": tables.unschedulable.iter().map(|&p| tables.nodes[p].name.clone()).collect::<Vec<_>>(),
-        "cordonedRelevant": cordoned_relevant(&tables, &advertises),
+        "cordoned": cordoned,
+        "cordonedRelevant": cordoned_relevant,
         "gates": gates(pv),
         "silence": silence(ctx, pod, pv),
         "containers": containers(&tables, pv),
