@@ -282,6 +282,17 @@ fn long_captures_are_cut_in_messages_commands_and_evidence() {
         assert!(cmd.len() < 400, "{cmd}");
     }
     assert!(d.verdict.headline.len() < 1000, "{}", d.verdict.headline);
+    // The view keeps ten rows per distinct taint, and names every node.
+    let id = layer_core::target::resolve(&ix, &TargetSpec::parse("Pod/ml/train-0", None))
+        .expect("resolves");
+    let view = layer_core::view::build(&ix, id, None);
+    let taints = &view.value["facts"]["placement"]["taints"];
+    assert_eq!(taints["relevant"].as_array().map(Vec::len), Some(10));
+    assert_eq!(taints["untolerated"].as_array().map(Vec::len), Some(10));
+    assert_eq!(
+        taints["relevantNodes"].as_array().map(Vec::len),
+        Some(nodes)
+    );
 }
 
 /// Scanning one namespace gives exactly the whole scan's diagnoses in that namespace.

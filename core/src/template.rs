@@ -2,7 +2,9 @@
 //! such as `{target}`). Placeholders are checked when rules load, so rendering never fails.
 
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
+use std::hash::BuildHasherDefault;
 
 /// The placeholders in a template, in order.
 pub fn placeholders(t: &str) -> Vec<&str> {
@@ -81,27 +83,56 @@ pub fn join(vals: &[Value]) -> String {
 
 /// [`join`] for names already text (node names in a fact's sentence, say).
 pub fn join_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    join_display(names.into_iter().map(str::to_string), ", ")
+    join_display(names.into_iter().map(Cow::Borrowed), ", ")
 }
 
 fn join_with(vals: &[Value], sep: &str) -> String {
-    join_display(vals.iter().map(display), sep)
+    join_display(
+        vals.iter().map(|v| match v {
+            Value::String(s) => Cow::Borrowed(s.as_str()),
+            other => Cow::Owned(display(other)),
+        }),
+        sep,
+    )
 }
 
-fn join_display(vals: impl Iterator<Item = String>, sep: &str) -> String {
-    let mut seen = std::collections::HashSet::new();
-    let mut shown: Vec<String> = Vec::new();
+/// FNV-1a: each message is rendered from captures that may hold thousands of node names, and
+/// telling repeats apart is most of the work; SipHash's resistance to chosen keys buys nothing
+/// on names a cluster chose.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, sep: &str) -> String {
+    let mut seen: HashSet<Cow<'a, str>, BuildHasherDefault<Fnv>> = HashSet::default();
+    let mut shown: Vec<Cow<'a, str>> = Vec::new();
     let mut more = 0usize;
     for s in vals {
-        if seen.contains(&s) {
+        if !seen.insert(s.clone()) {
             continue;
         }
         if shown.len() < SHOWN_VALUES {
-            shown.push(s.clone());
+            shown.push(s);
         } else {
             more += 1;
         }
-        seen.insert(s);
     }
     let mut out = shown.join(sep);
     // A command keeps only what it can run on; a sentence says how many it left out.

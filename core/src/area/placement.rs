@@ -10,8 +10,10 @@
 //!   that do not advertise it: the taints that actually keep the pod off a node it could use.
 //!   Without Node objects in the bundle, `relevant` comes from the ≤1.33 message
 //!   (`untolerated taint {key: value}`, `node`/`effect` null) and `relevantNodes` holds
-//!   "N node(s)". Empty for a pod already bound to a node (`spec.nodeName`), as are `cordoned`
-//!   and `cordonedRelevant`: they say what keeps a pod off nodes, and list every such node.
+//!   "N node(s)". The row lists keep ten rows per distinct taint (the first nodes by name);
+//!   `relevantNodes` names every node. Empty for a pod already bound to a node
+//!   (`spec.nodeName`), as are `cordoned` and `cordonedRelevant`: they say what keeps a pod off
+//!   nodes, and list every such node.
 //! - `selector`: `{terms: [{key, operator, values, nodes: [..], otherValues: [..]}],
 //!   unmatched: ["key=value" | "key in (a|b)"], unmatchedKeys: [..], otherValues: [..],
 //!   unmatchedGfd: [..]}`: the labels the pod asks for (nodeSelector, and `In` expressions of
@@ -108,19 +110,21 @@ pub fn facts(ctx: &Ctx) -> Value {
             cordoned_relevant(&tables, &advertises),
         )
     };
-    json!({
-        "taints": taints,
-        "selector": selector(&tables, pv),
-        "cordoned": cordoned,
-        "cordonedRelevant": cordoned_relevant,
-        "gates": gates(pv),
-        "silence": silence(ctx, pod, pv),
-        "containers": containers(&tables, pv),
-        "volumes": volumes(ctx, pv),
-        "kai": kai(ctx),
-        "reservation": reservation(ctx),
-        "gang": gang(ctx, pv),
-    })
+    // Moved into a map, not passed through `json!`, which would copy each value again.
+    let facts: [(&str, Value); 11] = [
+        ("taints", taints),
+        ("selector", selector(&tables, pv)),
+        ("cordoned", Value::from(cordoned)),
+        ("cordonedRelevant", Value::from(cordoned_relevant)),
+        ("gates", gates(pv)),
+        ("silence", silence(ctx, pod, pv)),
+        ("containers", containers(&tables, pv)),
+        ("volumes", volumes(ctx, pv)),
+        ("kai", kai(ctx)),
+        ("reservation", reservation(ctx)),
+        ("gang", gang(ctx, pv)),
+    ];
+    Value::Object(facts.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 /// The scheduler's `(count, reason)` entries of one kind (see `$.facts.scheduling`).
@@ -173,6 +177,9 @@ fn taint_text(t: &Taint) -> String {
     }
 }
 
+/// Rows of `taints.untolerated` and `taints.relevant` kept per distinct taint.
+const ROWS_PER_TAINT: usize = crate::template::SHOWN_VALUES;
+
 fn taints(
     ctx: &Ctx,
     tables: &NodeTables,
@@ -182,40 +189,56 @@ fn taints(
     let tols: Vec<&Value> = arr(pv, "/spec/tolerations").collect();
     // Which taints of each distinct set the pod does not tolerate: tested once per set, as
     // thousands of GPU nodes share theirs.
-    let untolerated_in_set: Vec<Vec<&Taint>> = tables
+    let untolerated_in_set: Vec<Vec<(&Taint, String)>> = tables
         .taint_sets
         .iter()
         .map(|set| {
             set.iter()
                 .filter(|t| !tols.iter().any(|tol| tolerates(tol, t)))
+                .map(|t| (t, taint_text(t)))
                 .collect()
         })
         .collect();
+    let row = |n: &NodeInfo, t: &Taint, text: &str| json!({"node": n.name, "key": t.key, "value": t.value.clone().unwrap_or_default(), "effect": t.effect, "taint": text});
     let mut untolerated = Vec::new();
     let mut relevant = Vec::new();
     let mut relevant_nodes: Vec<String> = Vec::new();
     let mut missing: Vec<String> = Vec::new();
+    // Rows per distinct taint, capped: when a taint keeps a pod off thousands of nodes, every
+    // pod's view would otherwise hold a row per node. `relevantNodes` still names them all.
+    let mut rows_of: Vec<(String, usize, usize)> = Vec::new();
     // Only nodes with a NoSchedule/NoExecute taint can add a row (name order).
     for &pos in &tables.hard_tainted {
         let n = &tables.nodes[pos];
         let Some(set) = tables.taint_set_of[pos] else {
             continue;
         };
-        for &t in &untolerated_in_set[set] {
-            let row = json!({"node": n.name, "key": t.key, "value": t.value.clone().unwrap_or_default(), "effect": t.effect, "taint": taint_text(t)});
-            untolerated.push(row.clone());
+        for (t, text) in &untolerated_in_set[set] {
+            let at = match rows_of.iter().position(|(x, _, _)| x == text) {
+                Some(at) => at,
+                None => {
+                    rows_of.push((text.clone(), 0, 0));
+                    rows_of.len() - 1
+                }
+            };
+            if rows_of[at].1 < ROWS_PER_TAINT {
+                rows_of[at].1 += 1;
+                untolerated.push(row(n, t, text));
+            }
             if is_control_plane(n) || t.key == "node.kubernetes.io/unschedulable" || !advertises(n)
             {
                 continue;
             }
-            relevant.push(row);
+            if rows_of[at].2 < ROWS_PER_TAINT {
+                rows_of[at].2 += 1;
+                relevant.push(row(n, t, text));
+            }
             // Nodes come one after another: a repeat can only be the last one added.
             if relevant_nodes.last() != Some(&n.name) {
                 relevant_nodes.push(n.name.clone());
             }
-            let text = taint_text(t);
-            if !missing.contains(&text) {
-                missing.push(text);
+            if !missing.contains(text) {
+                missing.push(text.clone());
             }
         }
     }
@@ -252,7 +275,13 @@ fn taints(
             }
         }
     }
-    json!({"untolerated": untolerated, "relevant": relevant, "relevantNodes": relevant_nodes, "missingTolerations": missing})
+    let facts: [(&str, Value); 4] = [
+        ("untolerated", Value::from(untolerated)),
+        ("relevant", Value::from(relevant)),
+        ("relevantNodes", Value::from(relevant_nodes)),
+        ("missingTolerations", Value::from(missing)),
+    ];
+    Value::Object(facts.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 fn selector(tables: &NodeTables, pv: &Value) -> Value {
