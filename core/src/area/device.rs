@@ -10,7 +10,8 @@
 //!   or `nvidia.com/gpu.count` > 0); `capacity`/`allocatable` of `nvidia.com/gpu` (null when absent).
 //! - `silentGpuNodes`: names of those nodes that advertise no `nvidia.com/gpu` (nor
 //!   `nvidia.com/gpu.shared`) allocatable; `silentDetail`: one `node (capacity X, allocatable Y)`
-//!   string per silent node.
+//!   string per silent node; `silentLabels`: the distinct GPU labels those nodes carry (in node
+//!   name order), so a rule need not walk every labelled node to name them.
 //! - `degraded`: `[{node, resource, capacity, allocatable, unhealthy}]` for requested resources
 //!   where a node's allocatable is below its capacity (devices reported unhealthy), the bound
 //!   node first; also `bound`, `request` and `fitsWhenHealthy` (the request fits the capacity).
@@ -68,6 +69,7 @@ struct Cluster {
     labelled: std::sync::Arc<crate::view::Lender>,
     silent: Vec<String>,
     silent_detail: Vec<String>,
+    silent_labels: Vec<String>,
     offered: BTreeSet<String>,
     plugins: Value,
     plugin_summary: String,
@@ -174,6 +176,7 @@ pub fn facts(ctx: &Ctx) -> Value {
     );
     put("silentGpuNodes", json!(cl.silent));
     put("silentDetail", json!(cl.silent_detail));
+    put("silentLabels", json!(cl.silent_labels));
     put("degraded", Value::Array(degraded));
     put("sharedRename", Value::Array(renames));
     put("selector", selector(&tables, pv));
@@ -193,6 +196,7 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
     let mut labelled = Vec::new();
     let mut silent = Vec::new();
     let mut silent_detail = Vec::new();
+    let mut silent_labels: Vec<String> = Vec::new();
     for n in ix.nodes().values() {
         let mut why = Vec::new();
         for (k, want) in [
@@ -219,6 +223,11 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
             .copied()
             .unwrap_or(0.0);
         if alloc.unwrap_or(0.0) <= 0.0 && shared <= 0.0 {
+            for label in &why {
+                if !silent_labels.contains(label) {
+                    silent_labels.push(label.clone());
+                }
+            }
             silent.push(n.name.clone());
             silent_detail.push(format!(
                 "{} ({})",
@@ -268,6 +277,7 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
         labelled: std::sync::Arc::new(crate::view::Lender::new(Value::Array(labelled))),
         silent,
         silent_detail,
+        silent_labels,
         offered,
         plugins,
         plugin_summary,
