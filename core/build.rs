@@ -1,5 +1,7 @@
 //! Embeds every rule file of `rules/` into the core, so each front end (CLI, WASM, web page)
-//! carries the same set. New files are noticed because the whole folder is watched.
+//! carries the same set. New files are noticed because the whole folder is watched. The texts
+//! are written into the generated file itself rather than `include_str!`ed: with incremental
+//! compilation, an edited rule file was seen to leave the old text in a debug build.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -23,27 +25,31 @@ fn main() {
         if !rel.contains('/') {
             continue;
         }
-        writeln!(
-            out,
-            "    ({rel:?}, include_str!({:?})),",
-            f.display().to_string()
-        )
-        .unwrap();
+        writeln!(out, "    ({rel:?}, {:?}),", read(f)).unwrap();
     }
     out.push_str("];\n");
     let engine = root.join("engine.yaml");
     println!("cargo:rerun-if-changed={}", engine.display());
     writeln!(
         out,
-        "/// Engine-wide texts.\npub static ENGINE_TEXTS: &str = include_str!({:?});",
-        engine.display().to_string()
+        "/// Engine-wide texts.\npub static ENGINE_TEXTS: &str = {:?};",
+        read(&engine)
     )
     .unwrap();
     let upstreams = root.join("upstreams.yaml");
     println!("cargo:rerun-if-changed={}", upstreams.display());
-    writeln!(out, "/// Upstream projects' contribution rules.\npub static UPSTREAMS: &str = include_str!({:?});", upstreams.display().to_string()).unwrap();
+    writeln!(
+        out,
+        "/// Upstream projects' contribution rules.\npub static UPSTREAMS: &str = {:?};",
+        read(&upstreams)
+    )
+    .unwrap();
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("embedded.rs");
     std::fs::write(dest, out).expect("write embedded.rs");
+}
+
+fn read(f: &Path) -> String {
+    std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()))
 }
 
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
