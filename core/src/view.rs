@@ -13,7 +13,6 @@ use crate::index::{Index, ObjId, POD_GROUP_KEYS};
 use crate::json::{label, request_device_classes, str_at};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 
 /// Every subject a rule path may start at, in the order the docs list them.
 pub const SUBJECTS: &[&str] = &[
@@ -70,7 +69,7 @@ pub enum SubjectRef {
     Many(Vec<ObjectRef>),
 }
 
-/// A built view. Read it, do not change `value`: parts of it may be lent (see [`Lender`]).
+/// A built view.
 #[derive(Debug, Clone)]
 pub struct View {
     pub value: Value,
@@ -81,85 +80,6 @@ pub struct View {
     pub status: String,
     pub settled: bool,
     pub missing: Vec<Missing>,
-    loans: Vec<Loan>,
-}
-
-/// A large fact that is the same in every view of an index (e.g. every GPU-labelled node of the
-/// cluster), lent to views instead of copied into each: a view takes a spare copy (or clones the
-/// original when none is spare) and gives it back when it is dropped. A scan builds thousands of
-/// views one after another, so it copies such a fact once instead of once per view.
-#[derive(Debug)]
-pub struct Lender {
-    original: Value,
-    spares: Mutex<Vec<Value>>,
-}
-
-impl Lender {
-    pub fn new(original: Value) -> Lender {
-        Lender {
-            original,
-            spares: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn spares(&self) -> std::sync::MutexGuard<'_, Vec<Value>> {
-        self.spares.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A copy of the fact for one view; register it with [`Loans::lend`] so it comes back.
-    pub fn take(&self) -> Value {
-        let spare = self.spares().pop();
-        spare.unwrap_or_else(|| self.original.clone())
-    }
-
-    fn give_back(&self, v: Value) {
-        // Views are read, not changed; a copy of another shape is dropped rather than reused.
-        let same_shape = match (&v, &self.original) {
-            (Value::Array(a), Value::Array(b)) => a.len() == b.len(),
-            (Value::Object(a), Value::Object(b)) => a.len() == b.len(),
-            _ => false,
-        };
-        let mut spares = self.spares();
-        if same_shape && spares.len() < 4 {
-            spares.push(v);
-        }
-    }
-}
-
-/// Where a view holds a lent fact (a path of object keys from the view's root) and who lent it.
-#[derive(Debug, Clone)]
-pub struct Loan {
-    path: &'static [&'static str],
-    lender: Arc<Lender>,
-}
-
-/// The loans of the view being built (area facts register theirs here).
-#[derive(Debug, Default)]
-pub struct Loans(std::cell::RefCell<Vec<Loan>>);
-
-impl Loans {
-    /// Take a copy from `lender` for the view at `path` (object keys from the view's root).
-    pub fn lend(&self, path: &'static [&'static str], lender: &Arc<Lender>) -> Value {
-        self.0.borrow_mut().push(Loan {
-            path,
-            lender: lender.clone(),
-        });
-        lender.take()
-    }
-}
-
-impl Drop for View {
-    fn drop(&mut self) {
-        for loan in std::mem::take(&mut self.loans) {
-            let mut slot = Some(&mut self.value);
-            for key in loan.path {
-                slot = slot.and_then(|v| v.get_mut(*key));
-            }
-            if let Some(v) = slot {
-                loan.lender.give_back(std::mem::take(v));
-            }
-        }
-    }
 }
 
 impl View {
@@ -743,7 +663,6 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         }),
     );
     // Facts by area (core/src/area/): computed last, so they can read every linked subject.
-    let loans = Loans::default();
     let area_facts = {
         let ctx = crate::area::Ctx {
             ix,
@@ -751,7 +670,6 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             pod,
             subjects: &b.map,
             now,
-            loans: &loans,
         };
         crate::area::all(&ctx)
     };
@@ -769,7 +687,6 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         status,
         settled,
         missing: b.missing,
-        loans: loans.0.into_inner(),
     }
 }
 

@@ -619,7 +619,7 @@ built once per index. Lists the index fills are sized from a count of kinds firs
 - A generated incident, 3,000 tainted GPU nodes and 1,000 pending GPU pods without the toleration (2 MB), took 8.9 s \
 to scan: a row per node per pod, copied twice, and every message hashing thousands of node names. The row lists \
 now keep ten rows per distinct taint (every node still named): 0.78 s, identical report. The same with the device \
-plugin down on 3,000 nodes took 2.0 s, mostly JSONPath building a path string for each of thousands of hits: the rule now reads a per-index fact of the silent nodes' labels, 1.15 s.\n\n";
+plugin down on 3,000 nodes took 2.0 s, mostly JSONPath building a path string for each of thousands of hits: the rule now reads a per-index fact of the silent nodes' labels, 1.15 s. No rule reads `gpuLabelledNodes` any more: it is gone from the view, and with it the lending of cluster-sized facts to views (`view::Lender`, above).\n\n";
 
 /// Decisions the figures above rest on, measured once (2026-11-29, same machine, same run each).
 const NOTES: &str = "## Build choices behind these figures\n\n\

@@ -5,13 +5,12 @@
 //! - `requested`: extended resources (names with `/`) the pod asks for; `notAdvertised`: those no
 //!   node advertises; `advertised`: every extended resource some node advertises (allocatable >
 //!   0), `advertisedText` the same joined with ", " (or `none`).
-//! - `gpuLabelledNodes`: `[{node, labels, capacity, allocatable}]` — nodes whose labels say they
-//!   hold NVIDIA GPUs (`nvidia.com/gpu.present=true`, `feature.node.kubernetes.io/pci-10de.present=true`
-//!   or `nvidia.com/gpu.count` > 0); `capacity`/`allocatable` of `nvidia.com/gpu` (null when absent).
-//! - `silentGpuNodes`: names of those nodes that advertise no `nvidia.com/gpu` (nor
+//! - `silentGpuNodes`: names of the nodes whose labels say they hold NVIDIA GPUs
+//!   (`nvidia.com/gpu.present=true`, `feature.node.kubernetes.io/pci-10de.present=true` or
+//!   `nvidia.com/gpu.count` > 0) but that advertise no `nvidia.com/gpu` (nor
 //!   `nvidia.com/gpu.shared`) allocatable; `silentDetail`: one `node (capacity X, allocatable Y)`
 //!   string per silent node; `silentLabels`: the distinct GPU labels those nodes carry (in node
-//!   name order), so a rule need not walk every labelled node to name them.
+//!   name order).
 //! - `degraded`: `[{node, resource, capacity, allocatable, unhealthy}]` for requested resources
 //!   where a node's allocatable is below its capacity (devices reported unhealthy), the bound
 //!   node first; also `bound`, `request` and `fitsWhenHealthy` (the request fits the capacity).
@@ -65,8 +64,6 @@ const SHARED_SUFFIX: &str = ".shared";
 
 /// What the device facts say the same way for every view, computed once per index.
 struct Cluster {
-    /// Every GPU-labelled node: as large as the cluster, so lent to views, not copied.
-    labelled: std::sync::Arc<crate::view::Lender>,
     silent: Vec<String>,
     silent_detail: Vec<String>,
     silent_labels: Vec<String>,
@@ -152,7 +149,7 @@ pub fn facts(ctx: &Ctx) -> Value {
         .filter(|r| !offered.contains(*r))
         .collect();
     // Built as a map, not with `json!`: `json!` re-serializes every `Value` it is given, and
-    // the cluster-wide lists (every GPU-labelled node) are large on a big cluster.
+    // the cluster-wide lists (every silent GPU node) can be large on a big cluster.
     let mut out = Map::new();
     let mut put = |k: &str, v: Value| {
         out.insert(k.to_string(), v);
@@ -169,11 +166,6 @@ pub fn facts(ctx: &Ctx) -> Value {
         }),
     );
     put("notAdvertised", json!(not_offered));
-    put(
-        "gpuLabelledNodes",
-        ctx.loans
-            .lend(&["facts", "device", "gpuLabelledNodes"], &cl.labelled),
-    );
     put("silentGpuNodes", json!(cl.silent));
     put("silentDetail", json!(cl.silent_detail));
     put("silentLabels", json!(cl.silent_labels));
@@ -193,7 +185,6 @@ pub fn facts(ctx: &Ctx) -> Value {
 fn cluster_facts(ctx: &Ctx) -> Cluster {
     let ix = ctx.ix;
     // Nodes whose labels say they hold NVIDIA GPUs, and which of them advertise none.
-    let mut labelled = Vec::new();
     let mut silent = Vec::new();
     let mut silent_detail = Vec::new();
     let mut silent_labels: Vec<String> = Vec::new();
@@ -239,7 +230,6 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
                 }
             ));
         }
-        labelled.push(json!({"node": n.name, "labels": why, "capacity": cap.map(num), "allocatable": alloc.map(num)}));
     }
 
     // Every extended resource some node advertises (allocatable > 0), for "asked X, have Y".
@@ -274,7 +264,6 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
         .collect::<Vec<_>>()
         .join("; ");
     Cluster {
-        labelled: std::sync::Arc::new(crate::view::Lender::new(Value::Array(labelled))),
         silent,
         silent_detail,
         silent_labels,

@@ -23,8 +23,6 @@ pub struct Ctx<'a> {
     pub subjects: &'a Map<String, Value>,
     /// "Now", epoch seconds, when known.
     pub now: Option<i64>,
-    /// Large cluster-wide facts lent to the view rather than copied (see [`crate::view::Lender`]).
-    pub loans: &'a crate::view::Loans,
 }
 
 impl<'a> Ctx<'a> {
