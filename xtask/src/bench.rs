@@ -593,12 +593,12 @@ while de-duplicating), and views still copy each subject's JSON (the engine eval
 outputs compared byte for byte (identical, and on every scenario with `scale dump`). The floor (serde_json into \
 `Value`, system allocator) measured 1.91–1.99 s best-of-3 in quiet runs of the same session.\n\n\
 | | before | after, 2 threads | after, one thread |\n|---|---:|---:|---:|\n\
-| scan, total | 3.88 s | 1.96 s | 2.75 s |\n\
-| of which parse | 627 ms | 649 ms | 607 ms |\n\
-| of which index | 983 ms | 589 ms | 885 ms |\n\
-| of which scan (3,219 diagnoses) | 2.21 s | 680 ms | 1.22 s |\n\
-| of which serialize | 56 ms | 38 ms | 38 ms |\n\
-| peak memory | 650 MB | 586 MB | 566 MB |\n\n\
+| scan, total | 3.88 s | 2.06 s | 2.99 s |\n\
+| of which parse | 627 ms | 662 ms | 673 ms |\n\
+| of which index | 983 ms | 623 ms | 966 ms |\n\
+| of which scan (3,219 diagnoses) | 2.21 s | 730 ms | 1.31 s |\n\
+| of which serialize | 56 ms | 43 ms | 44 ms |\n\
+| peak memory | 650 MB | 580 MB | 560 MB |\n\n\
 What the profile showed and what changed:\n\n\
 - For every DynamoGraphDeployment a view linked, the serving facts counted NATS pods over every pod of the \
 cluster (5% of the time): now once per index.\n\
