@@ -38,15 +38,23 @@ fn is_name(s: &str) -> bool {
 
 /// Fill a template. Values of a capture are joined with ", "; unknown names are left as they are.
 pub fn render(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
-    render_joined(t, vars, ", ")
+    render_joined(t, vars, Joining::Sentence)
 }
 
 /// Fill a shell command: several values of a capture become several arguments.
 pub fn render_command(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
-    render_joined(t, vars, " ")
+    render_joined(t, vars, Joining::Command)
 }
 
-fn render_joined(t: &str, vars: &BTreeMap<String, Vec<Value>>, sep: &str) -> String {
+/// How a list of values is written: read in a sentence (", ", the rest counted) or passed as
+/// arguments of a command (" ", the rest left out: a command keeps only what it can run on).
+#[derive(Clone, Copy)]
+enum Joining {
+    Sentence,
+    Command,
+}
+
+fn render_joined(t: &str, vars: &BTreeMap<String, Vec<Value>>, joining: Joining) -> String {
     let mut out = String::with_capacity(t.len());
     let mut rest = t;
     while let Some(i) = rest.find('{') {
@@ -55,7 +63,7 @@ fn render_joined(t: &str, vars: &BTreeMap<String, Vec<Value>>, sep: &str) -> Str
         match after.find('}') {
             Some(j) if is_name(&after[..j]) => {
                 match vars.get(&after[..j]) {
-                    Some(vals) => out.push_str(&join_with(vals, sep)),
+                    Some(vals) => out.push_str(&join_with(vals, joining)),
                     None => out.push_str(&rest[i..i + j + 2]),
                 }
                 rest = &after[j + 1..];
@@ -78,21 +86,21 @@ pub const SHOWN_VALUES: usize = 10;
 /// Distinct values, in first-seen order, joined for reading; past [`SHOWN_VALUES`], the rest
 /// are counted ("…, and 4990 more").
 pub fn join(vals: &[Value]) -> String {
-    join_with(vals, ", ")
+    join_with(vals, Joining::Sentence)
 }
 
 /// [`join`] for names already text (node names in a fact's sentence, say).
 pub fn join_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
-    join_display(names.into_iter().map(Cow::Borrowed), ", ")
+    join_display(names.into_iter().map(Cow::Borrowed), Joining::Sentence)
 }
 
-fn join_with(vals: &[Value], sep: &str) -> String {
+fn join_with(vals: &[Value], joining: Joining) -> String {
     join_display(
         vals.iter().map(|v| match v {
             Value::String(s) => Cow::Borrowed(s.as_str()),
             other => Cow::Owned(display(other)),
         }),
-        sep,
+        joining,
     )
 }
 
@@ -120,7 +128,7 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
-fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, sep: &str) -> String {
+fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, joining: Joining) -> String {
     let mut seen: HashSet<Cow<'a, str>, BuildHasherDefault<Fnv>> = HashSet::default();
     let mut shown: Vec<Cow<'a, str>> = Vec::new();
     let mut more = 0usize;
@@ -134,12 +142,11 @@ fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, sep: &str) -> Stri
             more += 1;
         }
     }
-    let mut out = shown.join(sep);
-    // A command keeps only what it can run on; a sentence says how many it left out.
-    if more > 0 && sep != " " {
-        out.push_str(&format!("{sep}and {more} more"));
+    match joining {
+        Joining::Sentence if more > 0 => format!("{}, and {more} more", shown.join(", ")),
+        Joining::Sentence => shown.join(", "),
+        Joining::Command => shown.join(" "),
     }
-    out
 }
 
 /// A JSON value as a person reads it: strings bare, whole numbers without a fraction.
