@@ -211,15 +211,7 @@ impl<'v> Eligibility<'v> {
 
     /// [`Eligibility::admits`] for the node at `pos` of `tables` (always the same tables).
     pub fn admits_at(&self, tables: &NodeTables, pos: usize) -> bool {
-        let node = &tables.nodes[pos];
-        if let Some(sel) = &self.selector
-            && !sel
-                .iter()
-                .all(|(k, v)| node.labels.get(*k).map(String::as_str) == *v)
-        {
-            return false;
-        }
-        self.tolerates_at(tables, pos)
+        self.selects(&tables.nodes[pos]) && self.tolerates_at(tables, pos)
     }
 
     /// [`Eligibility::tolerates_taints`] for the node at `pos` of `tables` (always the same
@@ -229,7 +221,19 @@ impl<'v> Eligibility<'v> {
             return true;
         };
         self.tolerated_sets
-            .get_or_init(|| tables.tolerated_sets(self.tolerations.map_or(&[], Vec::as_slice)))[set]
+            .get_or_init(|| tables.tolerated_sets(self.tolerations()))[set]
+    }
+
+    fn tolerations(&self) -> &'v [Value] {
+        self.tolerations.map_or(&[], Vec::as_slice)
+    }
+
+    /// The node carries every label the nodeSelector asks for.
+    fn selects(&self, node: &NodeInfo) -> bool {
+        self.selector.as_ref().is_none_or(|sel| {
+            sel.iter()
+                .all(|(k, v)| node.labels.get(*k).map(String::as_str) == *v)
+        })
     }
 
     /// Whether the pod has a nodeSelector (else only taints decide).
@@ -238,26 +242,28 @@ impl<'v> Eligibility<'v> {
     }
 
     pub fn admits(&self, node: &NodeInfo) -> bool {
-        if let Some(sel) = &self.selector
-            && !sel
-                .iter()
-                .all(|(k, v)| node.labels.get(*k).map(String::as_str) == *v)
-        {
-            return false;
-        }
-        self.tolerates_taints(node)
+        self.selects(node) && self.tolerates_taints(node)
     }
 
     /// Every NoSchedule/NoExecute taint of the node is tolerated.
     pub fn tolerates_taints(&self, node: &NodeInfo) -> bool {
-        node.taints
-            .iter()
-            .filter(|t| t.effect == "NoSchedule" || t.effect == "NoExecute")
-            .all(|t| {
-                self.tolerations
-                    .is_some_and(|tols| tols.iter().any(|tol| tolerates(tol, t)))
-            })
+        untolerated(
+            self.tolerations(),
+            node.taints.iter().filter(|t| t.is_hard()),
+        )
+        .next()
+        .is_none()
     }
+}
+
+/// The taints of `taints` that no toleration of `tolerations` tolerates.
+pub fn untolerated<'t>(
+    tolerations: &[Value],
+    taints: impl IntoIterator<Item = &'t crate::index::Taint>,
+) -> impl Iterator<Item = &'t crate::index::Taint> {
+    taints
+        .into_iter()
+        .filter(move |t| !tolerations.iter().any(|tol| tolerates(tol, t)))
 }
 
 /// Does one toleration (as JSON) tolerate a taint?

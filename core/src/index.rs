@@ -166,10 +166,9 @@ pub struct Index {
     by_uid: HashIndex,
     by_kind: HashMap<String, Vec<ObjId>>,
     by_kind_name: HashIndex,
-    /// Each object's ownerReferences while the index is built; emptied once they are resolved
-    /// (`owner_at`/`owner_ids`), as every pod's and ReplicaSet's would otherwise stay in memory.
-    owners: Vec<Vec<OwnerRef>>,
-    /// The ownerReferences that name no object of the bundle, by object id (sorted).
+    /// The ownerReferences that name no object of the bundle, by object id (sorted). The
+    /// others are kept only as `owner_at`/`owner_ids`: every pod's and ReplicaSet's references
+    /// would otherwise stay in memory.
     unresolved_owners: Vec<(ObjId, OwnerRef)>,
     /// The resolved owners of each object ([`Index::owners`]), object `id`'s at
     /// `owner_ids[owner_at[id]..owner_at[id + 1]]`: resolved once when the index is built, as
@@ -390,13 +389,7 @@ impl NodeTables {
     pub fn tolerated_sets(&self, tolerations: &[serde_json::Value]) -> Vec<bool> {
         self.taint_sets
             .iter()
-            .map(|set| {
-                set.iter().all(|t| {
-                    tolerations
-                        .iter()
-                        .any(|tol| crate::facts::tolerates(tol, t))
-                })
-            })
+            .map(|set| crate::facts::untolerated(tolerations, set).next().is_none())
             .collect()
     }
 
@@ -754,8 +747,9 @@ impl Index {
         const BLOCK: usize = 16 * 1024;
         let threads = crate::par::threads(threads);
         let n = bundle.objects().len();
+        // Each object's ownerReferences, until they are resolved below.
+        let mut owner_refs: Vec<Vec<OwnerRef>> = Vec::with_capacity(n);
         let mut ix = Index {
-            owners: Vec::with_capacity(n),
             created: Vec::with_capacity(n),
             ..Index::default()
         };
@@ -790,11 +784,9 @@ impl Index {
                 if let Some(uid) = d.uid {
                     by_uid.push((uid, id));
                 }
-                match ix.by_kind.get_mut(&o.kind) {
-                    Some(v) => v.push(id),
-                    None => {
-                        ix.by_kind.insert(o.kind.clone(), vec![id]);
-                    }
+                // Every kind has its list already (sized above).
+                if let Some(v) = ix.by_kind.get_mut(&o.kind) {
+                    v.push(id);
                 }
                 by_kind_name.push((d.kind_name, id));
                 match d.extra {
@@ -818,7 +810,7 @@ impl Index {
                 if let Some(t) = d.created {
                     newest = Some(newest.map_or(t, |n| n.max(t)));
                 }
-                ix.owners.push(d.owners);
+                owner_refs.push(d.owners);
                 ix.created.push(d.created);
             }
         }
@@ -837,8 +829,8 @@ impl Index {
         let mut owner_ids = Vec::new();
         owner_at.push(0);
         let mut unresolved = Vec::new();
-        for id in 0..n {
-            let (found, missing) = ix.resolve_owners(id);
+        for (id, refs) in owner_refs.into_iter().enumerate() {
+            let (found, missing) = ix.resolve_owners(id, refs);
             for owner in found {
                 ix.children.entry(owner).or_default().push(id);
                 owner_ids.push(owner);
@@ -846,7 +838,6 @@ impl Index {
             unresolved.extend(missing.into_iter().map(|r| (id, r)));
             owner_at.push(owner_ids.len());
         }
-        ix.owners = Vec::new();
         ix.unresolved_owners = unresolved;
         owner_ids.shrink_to_fit();
         ix.owner_at = owner_at;
@@ -971,8 +962,7 @@ impl Index {
 
     /// [`Index::owners`] looked up from the ownerReferences (once, when the index is built),
     /// and the references that name no object of the bundle.
-    fn resolve_owners(&mut self, id: ObjId) -> (Vec<ObjId>, Vec<OwnerRef>) {
-        let mut refs = std::mem::take(&mut self.owners[id]);
+    fn resolve_owners(&self, id: ObjId, mut refs: Vec<OwnerRef>) -> (Vec<ObjId>, Vec<OwnerRef>) {
         refs.sort_by_key(|r| !r.controller.unwrap_or(false));
         let namespace = self.object(id).namespace.as_deref();
         let (mut found, mut missing) = (Vec::new(), Vec::new());

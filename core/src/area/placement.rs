@@ -46,7 +46,7 @@
 //!   bundle holds it.
 
 use super::Ctx;
-use crate::facts::tolerates;
+use crate::facts::untolerated;
 use crate::index::{NodeInfo, NodeTables, Taint};
 use crate::json::str_at as s;
 use crate::quantity;
@@ -110,8 +110,7 @@ pub fn facts(ctx: &Ctx) -> Value {
             cordoned_relevant(&tables, &advertises),
         )
     };
-    // Moved into a map, not passed through `json!`, which would copy each value again.
-    let facts: [(&str, Value); 11] = [
+    crate::json::object([
         ("taints", taints),
         ("selector", selector(&tables, pv)),
         ("cordoned", Value::from(cordoned)),
@@ -123,8 +122,7 @@ pub fn facts(ctx: &Ctx) -> Value {
         ("kai", kai(ctx)),
         ("reservation", reservation(ctx)),
         ("gang", gang(ctx, pv)),
-    ];
-    Value::Object(facts.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    ])
 }
 
 /// The scheduler's `(count, reason)` entries of one kind (see `$.facts.scheduling`).
@@ -186,18 +184,16 @@ fn taints(
     pv: &Value,
     advertises: &dyn Fn(&NodeInfo) -> bool,
 ) -> Value {
-    let tols: Vec<&Value> = arr(pv, "/spec/tolerations").collect();
+    let tols = pv
+        .pointer("/spec/tolerations")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
     // Which taints of each distinct set the pod does not tolerate: tested once per set, as
     // thousands of GPU nodes share theirs.
     let untolerated_in_set: Vec<Vec<(&Taint, String)>> = tables
         .taint_sets
         .iter()
-        .map(|set| {
-            set.iter()
-                .filter(|t| !tols.iter().any(|tol| tolerates(tol, t)))
-                .map(|t| (t, taint_text(t)))
-                .collect()
-        })
+        .map(|set| untolerated(tols, set).map(|t| (t, taint_text(t))).collect())
         .collect();
     let row = |n: &NodeInfo, t: &Taint, text: &str| json!({"node": n.name, "key": t.key, "value": t.value.clone().unwrap_or_default(), "effect": t.effect, "taint": text});
     let mut untolerated = Vec::new();
@@ -275,13 +271,12 @@ fn taints(
             }
         }
     }
-    let facts: [(&str, Value); 4] = [
+    crate::json::object([
         ("untolerated", Value::from(untolerated)),
         ("relevant", Value::from(relevant)),
         ("relevantNodes", Value::from(relevant_nodes)),
         ("missingTolerations", Value::from(missing)),
-    ];
-    Value::Object(facts.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+    ])
 }
 
 fn selector(tables: &NodeTables, pv: &Value) -> Value {
