@@ -201,13 +201,7 @@ fn owners_absent_from_the_bundle_are_named_missing() {
     ]})
     .to_string();
     let ix = Index::new(Bundle::parse(text).expect("parses"));
-    let d = layer_core::diagnose(
-        support::engine(),
-        &ix,
-        &TargetSpec::parse("Pod/ml/train-x", None),
-        &Default::default(),
-    )
-    .expect("diagnoses");
+    let (d, _) = support::diagnose(&ix, "Pod/ml/train-x");
     let missing: Vec<(String, Option<String>, String)> = d
         .missing
         .iter()
@@ -255,13 +249,7 @@ fn long_captures_are_cut_in_messages_commands_and_evidence() {
             "message": format!("0/{nodes} nodes are available: {nodes} node(s) had untolerated taint(s). preemption: 0/{nodes} nodes are available: {nodes} Preemption is not helpful for scheduling.")}]}}));
     let text = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
     let ix = Index::new(Bundle::parse(text).expect("parses"));
-    let d = layer_core::diagnose(
-        support::engine(),
-        &ix,
-        &TargetSpec::parse("Pod/ml/train-0", None),
-        &Default::default(),
-    )
-    .expect("diagnoses");
+    let (d, _) = support::diagnose(&ix, "Pod/ml/train-0");
     let f = d
         .findings
         .iter()

@@ -2,6 +2,17 @@
 
 use serde_json::Value;
 
+/// A JSON object of these fields, the values moved in. `json!` would serialize each value
+/// again, which costs on facts that hold lists as long as the cluster.
+pub fn object<'k>(fields: impl IntoIterator<Item = (&'k str, Value)>) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
 /// A non-empty string at a JSON pointer.
 pub fn str_at<'v>(v: &'v Value, ptr: &str) -> Option<&'v str> {
     v.pointer(ptr)

@@ -43,7 +43,7 @@ use super::Ctx;
 use crate::facts::num;
 use crate::index::NodeTables;
 use regex::Regex;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
@@ -148,37 +148,30 @@ pub fn facts(ctx: &Ctx) -> Value {
         .copied()
         .filter(|r| !offered.contains(*r))
         .collect();
-    // Built as a map, not with `json!`: `json!` re-serializes every `Value` it is given, and
-    // the cluster-wide lists (every silent GPU node) can be large on a big cluster.
-    let mut out = Map::new();
-    let mut put = |k: &str, v: Value| {
-        out.insert(k.to_string(), v);
+    let advertised_text = if offered.is_empty() {
+        "none".to_string()
+    } else {
+        offered.iter().cloned().collect::<Vec<_>>().join(", ")
     };
-    put("nodeCount", json!(ix.nodes().len()));
-    put("requested", json!(requested));
-    put("advertised", json!(offered.iter().collect::<Vec<_>>()));
-    put(
-        "advertisedText",
-        json!(if offered.is_empty() {
-            "none".to_string()
-        } else {
-            offered.iter().cloned().collect::<Vec<_>>().join(", ")
-        }),
-    );
-    put("notAdvertised", json!(not_offered));
-    put("silentGpuNodes", json!(cl.silent));
-    put("silentDetail", json!(cl.silent_detail));
-    put("silentLabels", json!(cl.silent_labels));
-    put("degraded", Value::Array(degraded));
-    put("sharedRename", Value::Array(renames));
-    put("selector", selector(&tables, pv));
-    put("admission", admission(pv));
-    put("gpuOperator", cl.gpu_operator.clone());
-    put("pluginPods", cl.plugins.clone());
-    put("pluginSummary", json!(cl.plugin_summary));
-    put("fakeGpuInstall", cl.fake_gpu_install.clone());
-    put("dra", dra(ctx, pv));
-    Value::Object(out)
+    crate::json::object([
+        ("nodeCount", json!(ix.nodes().len())),
+        ("requested", json!(requested)),
+        ("advertised", json!(offered.iter().collect::<Vec<_>>())),
+        ("advertisedText", Value::from(advertised_text)),
+        ("notAdvertised", json!(not_offered)),
+        ("silentGpuNodes", json!(cl.silent)),
+        ("silentDetail", json!(cl.silent_detail)),
+        ("silentLabels", json!(cl.silent_labels)),
+        ("degraded", Value::Array(degraded)),
+        ("sharedRename", Value::Array(renames)),
+        ("selector", selector(&tables, pv)),
+        ("admission", admission(pv)),
+        ("gpuOperator", cl.gpu_operator.clone()),
+        ("pluginPods", cl.plugins.clone()),
+        ("pluginSummary", json!(cl.plugin_summary)),
+        ("fakeGpuInstall", cl.fake_gpu_install.clone()),
+        ("dra", dra(ctx, pv)),
+    ])
 }
 
 /// The parts of the device facts that do not depend on the view.
