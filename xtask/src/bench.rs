@@ -105,19 +105,13 @@ fn scale_how(args: &[&str], file: &Path, how: How) -> Result<Value, String> {
     if let Some(t) = how.threads {
         cmd.env("SCALE_THREADS", t.to_string());
     }
+    let what = format!("{program} {}", args.join(" "));
     let t0 = Instant::now();
-    let out = cmd.output().map_err(|e| format!("{program}: {e}"))?;
+    let stdout = crate::output(&mut cmd, &what)?;
     let wall = t0.elapsed().as_secs_f64() * 1e3;
-    if !out.status.success() {
-        return Err(format!(
-            "{program} {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let mut v = lines(&out.stdout)
+    let mut v = lines(&stdout)
         .pop()
-        .ok_or_else(|| format!("{program} {}: no output", args.join(" ")))?;
+        .ok_or_else(|| format!("{what}: no output"))?;
     v["wallMs"] = json!(wall);
     Ok(v)
 }
@@ -437,18 +431,12 @@ fn jq() -> Option<PathBuf> {
 /// (`wasm/tests/bench.mjs` and `bench_scenarios`), and `scan` of a generated cluster.
 fn wasm(plan: &Plan, file: &Path) -> Result<(String, f64, String), String> {
     let scenarios = root().join("tests/scenarios");
-    let native = Command::new(exe("examples/bench_scenarios"))
-        .arg(&scenarios)
-        .arg(plan.scenario_rounds)
-        .output()
-        .map_err(|e| format!("bench_scenarios: {e}"))?;
-    if !native.status.success() {
-        return Err(format!(
-            "bench_scenarios failed: {}",
-            String::from_utf8_lossy(&native.stderr)
-        ));
-    }
-    let native = lines(&native.stdout);
+    let native = lines(&crate::output(
+        Command::new(exe("examples/bench_scenarios"))
+            .arg(&scenarios)
+            .arg(plan.scenario_rounds),
+        "bench_scenarios",
+    )?);
     // WASM runs on one thread with its own allocator: native here runs the library as an
     // embedder gets it (one thread, the system allocator), to compare code, not cores or
     // allocators. kubectl-layer's own build is given beside it.
@@ -472,19 +460,14 @@ fn wasm(plan: &Plan, file: &Path) -> Result<(String, f64, String), String> {
     .map_err(|e| e.to_string())?;
     std::fs::write(consumer.join("scan.mjs"), SCAN_MJS).map_err(|e| e.to_string())?;
     let node_run = |script: &str, args: &[&std::ffi::OsStr]| -> Result<Vec<Value>, String> {
-        let out = Command::new("node")
-            .arg(script)
-            .args(args)
-            .current_dir(&consumer)
-            .output()
-            .map_err(|e| format!("node: {e}"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "{script} failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-        Ok(lines(&out.stdout))
+        let stdout = crate::output(
+            Command::new("node")
+                .arg(script)
+                .args(args)
+                .current_dir(&consumer),
+            script,
+        )?;
+        Ok(lines(&stdout))
     };
     let node = node_run(
         "bench.mjs",

@@ -105,6 +105,20 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// Run `cmd` and return what it printed on standard output; on failure, an error naming `what`
+/// with its standard error. For tools whose output the task reads (npm pack, the harnesses).
+pub fn output(cmd: &mut Command, what: &str) -> Result<Vec<u8>, String> {
+    let out = cmd.output().map_err(|e| format!("{what}: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        Err(format!(
+            "{what} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
 pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }

@@ -287,20 +287,15 @@ pub fn scratch_consumer(tag: &str) -> Result<std::path::PathBuf, String> {
     let work = std::env::temp_dir().join(format!("kubectl-layer-npm-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(work.join("consumer")).map_err(|e| e.to_string())?;
-    let pack = Command::new("npm")
-        .args(["pack", "--silent", "--pack-destination"])
-        .arg(&work)
-        .current_dir(root().join("wasm/pkg"))
-        .output()
-        .map_err(|e| format!("npm pack: {e}"))?;
-    if !pack.status.success() {
-        return Err(format!(
-            "npm pack failed: {}",
-            String::from_utf8_lossy(&pack.stderr)
-        ));
-    }
+    let packed = crate::output(
+        Command::new("npm")
+            .args(["pack", "--silent", "--pack-destination"])
+            .arg(&work)
+            .current_dir(root().join("wasm/pkg")),
+        "npm pack",
+    )?;
     let tarball = work.join(
-        String::from_utf8_lossy(&pack.stdout)
+        String::from_utf8_lossy(&packed)
             .trim()
             .lines()
             .last()
