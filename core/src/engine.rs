@@ -54,6 +54,8 @@ struct Fired<'r> {
     rule: &'r Rule,
     m: Match,
     vars: BTreeMap<String, Vec<Value>>,
+    /// The rule's commands, rendered; those naming an absent value are left out.
+    next: Vec<String>,
 }
 
 impl Engine {
@@ -155,7 +157,33 @@ impl Engine {
             if let Some(m) = eval(&rule.when, &view.value) {
                 let mut vars = builtins.clone();
                 vars.extend(m.captures.clone());
-                fired.push(Fired { rule, m, vars });
+                let unknown: Vec<&str> = rule
+                    .absent
+                    .keys()
+                    .filter(|k| !vars.contains_key(k.as_str()))
+                    .map(String::as_str)
+                    .collect();
+                // A command naming a value the bundle lacks cannot be run: leave it out.
+                let next = rule
+                    .next
+                    .iter()
+                    .filter(|n| {
+                        crate::template::placeholders(n)
+                            .iter()
+                            .all(|p| !unknown.contains(p))
+                    })
+                    .map(|n| render_command(n, &vars))
+                    .collect();
+                for (k, words) in &rule.absent {
+                    vars.entry(k.clone())
+                        .or_insert_with(|| vec![Value::String(words.clone())]);
+                }
+                fired.push(Fired {
+                    rule,
+                    m,
+                    vars,
+                    next,
+                });
             }
         }
 
@@ -170,12 +198,7 @@ impl Engine {
                     severity: f.rule.severity,
                     message: render(&f.rule.message, &f.vars),
                     evidence: evidence(view, &f.m),
-                    next: f
-                        .rule
-                        .next
-                        .iter()
-                        .map(|n| render_command(n, &f.vars))
-                        .collect(),
+                    next: f.next.clone(),
                     upstream: f.rule.upstream.clone(),
                 };
                 (f, finding)
@@ -185,19 +208,52 @@ impl Engine {
             (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule))
         });
         let fired_ids: Vec<&str> = findings.iter().map(|(f, _)| f.rule.id.as_str()).collect();
-        let explained: Vec<&str> = findings
+        let mut explained: Vec<&str> = findings
             .iter()
             .flat_map(|(f, _)| f.rule.explains.iter().map(String::as_str))
             .filter(|e| fired_ids.contains(e))
             .collect();
+        // A layer's evidence floor is explained by any specific finding of the same layer.
+        for (f, x) in &findings {
+            let refined = findings
+                .iter()
+                .any(|(g, y)| !g.rule.floor && y.layer == x.layer && y.severity != Severity::Info);
+            if f.rule.floor && refined {
+                explained.push(f.rule.id.as_str());
+            }
+        }
+        // A floor that a specific finding refines adds nothing a reader needs: drop it.
+        let refined_floors: Vec<String> = findings
+            .iter()
+            .filter(|(f, _)| f.rule.floor && explained.contains(&f.rule.id.as_str()))
+            .map(|(f, _)| f.rule.id.clone())
+            .collect();
+        findings.retain(|(f, _)| !refined_floors.contains(&f.rule.id));
+        // Beside a specific finding in another layer, a floor corroborates: it warns, so the
+        // layer is not silent, but it does not outrank what a rule recognised.
+        let specific_elsewhere = findings
+            .iter()
+            .any(|(f, x)| !f.rule.floor && x.severity != Severity::Info);
+        if specific_elsewhere {
+            for (f, x) in findings.iter_mut() {
+                if f.rule.floor && x.severity == Severity::Block {
+                    x.severity = Severity::Warn;
+                }
+            }
+            findings.sort_by(|a, b| {
+                (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule))
+            });
+        }
 
         // The verdict finding: blocking first, then warnings; causes over symptoms.
+        // A specific finding over a floor, then priority, layer order and id.
         let pick = |sev: Severity| {
             findings
                 .iter()
                 .filter(|(f, x)| x.severity == sev && !explained.contains(&f.rule.id.as_str()))
                 .min_by(|a, b| {
-                    (-a.0.rule.priority, a.1.layer, &a.1.rule).cmp(&(
+                    (a.0.rule.floor, -a.0.rule.priority, a.1.layer, &a.1.rule).cmp(&(
+                        b.0.rule.floor,
                         -b.0.rule.priority,
                         b.1.layer,
                         &b.1.rule,

@@ -1,6 +1,8 @@
 //! Facts a JSON path cannot express, computed in Rust and placed in the view under `$.facts`.
 //! Each function documents the shape it returns; `docs/view.md` lists them for rule authors.
 
+pub mod signals;
+
 use crate::index::{Index, NodeInfo, NodeTables, ObjId};
 use crate::quantity;
 use regex::Regex;

@@ -20,6 +20,7 @@
 //! [`par`] spreads the index's decoding and scan's diagnoses over the cores (one thread in WASM).
 
 pub mod area;
+pub mod attribution;
 pub mod bundle;
 pub mod diagnosis;
 pub mod embedded;

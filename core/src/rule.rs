@@ -82,6 +82,13 @@ struct RuleFile {
     references: Vec<String>,
     #[serde(default)]
     fixtures: Vec<Fixture>,
+    /// Placeholder → the neutral words a text uses when the bundle lacks the value. A test that
+    /// captures one of these only feeds the words, so it never gates the rule.
+    #[serde(default)]
+    absent: std::collections::BTreeMap<String, String>,
+    /// The generic evidence floor of a layer: any other finding of the layer explains it.
+    #[serde(default)]
+    floor: bool,
 }
 
 /// A condition as written: exactly one of `all`, `any`, `not`, or a test on `path`.
@@ -123,6 +130,9 @@ pub struct Test {
     pub op: Op,
     pub capture: Option<String>,
     pub evidence: bool,
+    /// It captures a value that only the rule's words use (`absent:`): when it does not hold,
+    /// the `all` it stands in still can.
+    pub optional: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -171,6 +181,11 @@ pub struct Rule {
     pub priority: i32,
     pub references: Vec<String>,
     pub fixtures: Vec<Fixture>,
+    /// Placeholder → neutral words when the value is absent (see the file format's `absent`).
+    pub absent: std::collections::BTreeMap<String, String>,
+    /// The layer's generic evidence floor: explained by any other finding of its layer, and
+    /// the verdict only when no specific finding blocks anywhere.
+    pub floor: bool,
     /// The file's text, for `explain` and the docs.
     pub source_file: String,
 }
@@ -213,7 +228,17 @@ impl Rule {
         }
         let file: RuleFile = serde_yaml_ng::from_str(text).map_err(|e| invalid(e.to_string()))?;
         let mut captures = BTreeSet::new();
-        let when = compile(rel_path, &file.when, &mut captures)?;
+        let when = compile(rel_path, &file.when, &mut captures, &file.absent)?;
+        for k in file.absent.keys() {
+            if !captures.contains(k) {
+                return Err(invalid(format!(
+                    "absent: `{k}` is not a capture of this rule"
+                )));
+            }
+        }
+        if file.floor && file.kind != RuleKind::Finding {
+            return Err(invalid("only findings can be a layer's `floor`".into()));
+        }
 
         let severity = match (file.kind, file.severity) {
             (RuleKind::Finding, Some(s)) => s,
@@ -305,12 +330,19 @@ impl Rule {
             priority: file.priority,
             references: file.references,
             fixtures: file.fixtures,
+            absent: file.absent,
+            floor: file.floor,
             source_file: text.to_string(),
         })
     }
 }
 
-fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<Cond, RuleError> {
+fn compile(
+    file: &str,
+    c: &CondSpec,
+    captures: &mut BTreeSet<String>,
+    absent: &std::collections::BTreeMap<String, String>,
+) -> Result<Cond, RuleError> {
     let invalid = |message: &str| RuleError::Invalid {
         file: file.to_string(),
         message: message.to_string(),
@@ -329,21 +361,26 @@ fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<
     if let Some(all) = &c.all {
         return Ok(Cond::All(
             all.iter()
-                .map(|x| compile(file, x, captures))
+                .map(|x| compile(file, x, captures, absent))
                 .collect::<Result<_, _>>()?,
         ));
     }
     if let Some(any) = &c.any {
         return Ok(Cond::Any(
             any.iter()
-                .map(|x| compile(file, x, captures))
+                .map(|x| compile(file, x, captures, absent))
                 .collect::<Result<_, _>>()?,
         ));
     }
     if let Some(not) = &c.not {
         // Captures under `not` never hold a value; do not offer them to templates.
         let mut discard = BTreeSet::new();
-        return Ok(Cond::Not(Box::new(compile(file, not, &mut discard)?)));
+        return Ok(Cond::Not(Box::new(compile(
+            file,
+            not,
+            &mut discard,
+            &Default::default(),
+        )?)));
     }
     let source = c.path.clone().unwrap_or_default();
     if source != source.trim() || !source.starts_with("$.") {
@@ -405,5 +442,6 @@ fn compile(file: &str, c: &CondSpec, captures: &mut BTreeSet<String>) -> Result<
         op,
         capture: c.capture.clone(),
         evidence: c.evidence.unwrap_or(true),
+        optional: c.capture.as_ref().is_some_and(|k| absent.contains_key(k)),
     }))
 }

@@ -673,10 +673,14 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         };
         crate::area::all(&ctx)
     };
+    let linked = linked_objects(ix, target, pod, &chain, &b.refs);
+    let sig = facts::signals::signals(ix, &linked, settled);
     if let Some(Value::Object(f)) = b.map.get_mut("facts") {
         for (k, v) in area_facts {
             f.insert(k.to_string(), v);
         }
+        f.insert("signals".into(), json!(sig.signals));
+        f.insert("floor".into(), json!(sig.floor));
     }
     View {
         value: Value::Object(b.map),
@@ -688,6 +692,80 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         settled,
         missing: b.missing,
     }
+}
+
+/// Subjects whose objects are context (candidate nodes, device classes, configuration), not
+/// part of the work: their conditions say nothing about why this work does not run.
+const CONTEXT_SUBJECTS: &[&str] = &[
+    "target",
+    "nodes",
+    "events",
+    "deviceClasses",
+    "resourceSlices",
+    "resourceFlavors",
+    "runtimeClass",
+    "fakeGpuTopology",
+    "nodeTopologies",
+];
+
+/// The objects the work is made of, target first: its pod, its owners, the objects below it
+/// (controllers and pods a controller made) and what the view linked (Workload, PodGroup,
+/// claims, serving objects).
+fn linked_objects(
+    ix: &Index,
+    target: ObjId,
+    pod: Option<ObjId>,
+    chain: &[ObjId],
+    refs: &BTreeMap<String, SubjectRef>,
+) -> Vec<ObjId> {
+    let mut out = vec![target];
+    let add = |id: ObjId, out: &mut Vec<ObjId>| {
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    };
+    if let Some(p) = pod {
+        add(p, &mut out);
+    }
+    for &id in chain {
+        add(id, &mut out);
+    }
+    let resolve = |r: &ObjectRef| {
+        ix.get(
+            group_of(&r.api_version),
+            &r.kind,
+            r.namespace.as_deref(),
+            &r.name,
+        )
+    };
+    for (subject, r) in refs {
+        if CONTEXT_SUBJECTS.contains(&subject.as_str()) {
+            continue;
+        }
+        match r {
+            SubjectRef::One(r) => {
+                if let Some(id) = resolve(r) {
+                    add(id, &mut out);
+                }
+            }
+            SubjectRef::Many(rs) => {
+                for id in rs.iter().filter_map(resolve) {
+                    add(id, &mut out);
+                }
+            }
+        }
+    }
+    let mut stack: Vec<ObjId> = ix.children(target).to_vec();
+    while let Some(id) = stack.pop() {
+        if out.len() >= 64 {
+            break;
+        }
+        if !out.contains(&id) {
+            out.push(id);
+            stack.extend(ix.children(id).iter().copied());
+        }
+    }
+    out
 }
 
 fn group_of_pods(

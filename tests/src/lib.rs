@@ -1,6 +1,9 @@
 //! The scenario catalogue: every directory of `tests/scenarios/` with its bundle and the
 //! diagnosis it must produce (`expected.json`). The core's tests, the CLI's tests and the
 //! build tasks all read scenarios through here, so they can never disagree on what one is.
+//! [`incidents`] is the same for the real-incident corpus.
+
+pub mod incidents;
 
 use serde::Deserialize;
 use std::collections::BTreeMap;

@@ -33,6 +33,9 @@ cargo xtask <task>
   fuzz [--seconds N] [bundle|diagnose]
                 the cargo-fuzz targets of fuzz/ (installs cargo-fuzz), N seconds each
                 (default 60), seeded with every scenario bundle; a crash fails the task
+  incidents [--verbose]
+                diagnose every real incident of tests/incidents/ and print `N/M layers
+                right`; fails below the floor in tests/incidents/floor.txt
   docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
                 with --check, fail when the committed files are stale
 ";
@@ -66,6 +69,7 @@ fn main() -> ExitCode {
                 "--",
             ])
             .args(&args[1..])),
+        Some("incidents") => incidents(args.iter().any(|a| a == "--verbose" || a == "-v")),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("fuzz") => fuzz::from_args(&args[1..]),
         Some("help" | "-h" | "--help") | None => {
@@ -187,6 +191,8 @@ fn ci() -> Result<(), String> {
     // Scenario bundles must stay internally consistent (uids, owners, events, GPU arithmetic).
     run(Command::new("python3").arg("tests/scenarios/check_consistency.py"))?;
     run(cargo().args(["test", "--workspace"]))?;
+    // The real-incident corpus: the share of right layers must hold its floor.
+    incidents(true)?;
     docs(true)?;
     run(cargo().args([
         "build",
@@ -205,6 +211,23 @@ fn ci() -> Result<(), String> {
     fuzz::ci(45)?;
     eprintln!("==> ci: every check passed");
     Ok(())
+}
+
+/// Score the built-in rules on the real incidents of `tests/incidents/`.
+fn incidents(verbose: bool) -> Result<(), String> {
+    let mut cmd = cargo();
+    cmd.args([
+        "run",
+        "--quiet",
+        "-p",
+        "kubectl-layer-tests",
+        "--bin",
+        "incidents",
+    ]);
+    if verbose {
+        cmd.args(["--", "--verbose"]);
+    }
+    run(&mut cmd)
 }
 
 /// Diagnose the first target of every scenario with the real CLI, as a user would.

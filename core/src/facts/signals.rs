@@ -1,0 +1,423 @@
+//! The generic evidence floor, at `$.facts.signals` and `$.facts.floor`: every piece of negative
+//! evidence on an object linked to the target, attributed to a layer by the one table in
+//! [`crate::attribution`]. Specific rules know particular cases; this fact lets every layer
+//! speak from what the bundle shows when none of them does (the `<layer>/reported-failure`
+//! rules read it).
+//!
+//! What counts as negative evidence:
+//! - a Warning event about a linked object;
+//! - a condition that reports failure: `status: "False"` on a positive type ([`POSITIVE`]),
+//!   `"True"` on a negative one ([`NEGATIVE`]);
+//! - a KAI PodGroup's `status.schedulingConditions`;
+//! - a container waiting for a reason other than creation, or terminated (now or last) with a
+//!   non-zero exit code;
+//! - an error field: a pod's `status.reason`/`status.message` (kubelet rejections, evictions),
+//!   `status.lastErrors`, a `status.state` of `failed`/`error`.
+//!
+//! A signal is `current` when the work is not settled and the object it is about is part of
+//! the work now: a terminal pod beside its replacement, or anything about work that runs, is
+//! history, and history never blocks.
+
+use crate::attribution::{About, attribute};
+use crate::index::{Index, ObjId};
+use crate::layer::Layer;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Condition types whose `"False"` reports failure.
+pub const POSITIVE: &[&str] = &[
+    "Ready",
+    "Available",
+    "Admitted",
+    "QuotaReserved",
+    "PodScheduled",
+    "Accepted",
+    "ResolvedRefs",
+    "Programmed",
+    "PodCliqueScheduled",
+    "Initialized",
+];
+
+/// Condition types whose `"True"` reports failure.
+pub const NEGATIVE: &[&str] = &[
+    "Failed",
+    "Stalled",
+    "Evicted",
+    "Preempted",
+    "Degraded",
+    "ReplicaFailure",
+    "Unschedulable",
+    "MinAvailableBreached",
+    "Error",
+];
+
+/// Pod conditions that only echo what the containers say (their state is read instead).
+const POD_ECHOES: &[&str] = &["Ready", "ContainersReady", "Initialized"];
+
+/// Container reasons that are steps of a normal start, not failures.
+const NORMAL_WAITING: &[&str] = &["ContainerCreating", "PodInitializing"];
+
+/// Messages are cut here: a container's termination message can be 4 KiB.
+const MESSAGE_LIMIT: usize = 400;
+
+/// At most this many linked objects are read for signals (a JobSet of 1,000 pods).
+const OBJECT_LIMIT: usize = 64;
+
+/// Where on its object a signal was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum Source {
+    Container,
+    Condition,
+    Status,
+    Event,
+}
+
+/// One piece of negative evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Signal {
+    pub layer: Layer,
+    /// The deciding component (`decidedBy`).
+    pub by: String,
+    /// `Kind namespace/name` of the object it is about.
+    pub object: String,
+    pub kind: String,
+    /// What `kubectl describe` takes to show the object: `pod/x -n ml`, `node/gpu-1`.
+    pub describe: String,
+    pub source: Source,
+    /// The condition type, container name or field it was read from.
+    pub field: String,
+    pub reason: String,
+    pub message: String,
+    /// `reason: message`, or the reason alone: what a finding quotes.
+    pub text: String,
+    pub count: u64,
+    pub current: bool,
+}
+
+/// The strongest current signal of one layer, and how many more it has.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Floor {
+    #[serde(flatten)]
+    pub first: Signal,
+    pub more: usize,
+}
+
+/// Every signal of the linked objects, and per layer its strongest current one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Signals {
+    pub signals: Vec<Signal>,
+    pub floor: BTreeMap<Layer, Floor>,
+}
+
+/// The signals of `objects` (the view's linked objects, target first). `settled` is the
+/// target's: settled work has history, never a current signal.
+pub fn signals(ix: &Index, objects: &[ObjId], settled: bool) -> Signals {
+    let mut out: Vec<Signal> = Vec::new();
+    let mut seen: Vec<ObjId> = Vec::new();
+    for &id in objects {
+        if seen.contains(&id) || seen.len() >= OBJECT_LIMIT {
+            continue;
+        }
+        seen.push(id);
+        let current = !settled && !superseded(ix, id, objects);
+        read_object(ix, id, current, &mut out);
+        read_events(ix, id, current, &mut out);
+    }
+    let mut floor: BTreeMap<Layer, Floor> = BTreeMap::new();
+    for s in out.iter().filter(|s| s.current) {
+        match floor.get_mut(&s.layer) {
+            Some(f) => f.more += 1,
+            None => {
+                floor.insert(
+                    s.layer,
+                    Floor {
+                        first: s.clone(),
+                        more: 0,
+                    },
+                );
+            }
+        }
+    }
+    Signals {
+        signals: out,
+        floor,
+    }
+}
+
+/// A terminal pod is history when the work has another pod that is not: a failed pod beside
+/// its running replacement.
+fn superseded(ix: &Index, id: ObjId, objects: &[ObjId]) -> bool {
+    let Some(p) = ix.pod(id) else { return false };
+    p.terminal()
+        && objects
+            .iter()
+            .any(|&o| o != id && ix.pod(o).is_some_and(|q| !q.terminal()))
+}
+
+fn cut(s: &str) -> String {
+    if s.len() <= MESSAGE_LIMIT {
+        return s.trim().to_string();
+    }
+    let mut end = MESSAGE_LIMIT;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", s[..end].trim())
+}
+
+struct Raw<'a> {
+    source: Source,
+    field: &'a str,
+    reason: &'a str,
+    message: &'a str,
+    component: &'a str,
+    count: u64,
+}
+
+fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
+    let o = ix.object(id);
+    let owner_group = ix
+        .owner_chain(id)
+        .last()
+        .map_or("", |&top| ix.object(top).group());
+    let about = About {
+        group: o.group(),
+        kind: &o.kind,
+        name: &o.name,
+        component: r.component,
+        owner_group,
+        reason: r.reason,
+        message: r.message,
+    };
+    let Some(at) = attribute(&about) else { return };
+    let object = match &o.namespace {
+        Some(ns) => format!("{} {ns}/{}", o.kind, o.name),
+        None => format!("{} {}", o.kind, o.name),
+    };
+    let message = cut(r.message);
+    let text = match (r.reason.is_empty(), message.is_empty()) {
+        (false, false) => format!("{}: {message}", r.reason),
+        (false, true) => r.reason.to_string(),
+        (true, _) => message.clone(),
+    };
+    if text.is_empty() {
+        return;
+    }
+    if let Some(dup) = out
+        .iter_mut()
+        .find(|s| s.object == object && s.text == text)
+    {
+        dup.count += r.count;
+        return;
+    }
+    let by = if r.component.is_empty() || r.source != Source::Event {
+        at.by.to_string()
+    } else {
+        r.component.to_string()
+    };
+    let resource = o.kind.to_lowercase();
+    let describe = match &o.namespace {
+        Some(ns) => format!("{resource}/{} -n {ns}", o.name),
+        None => format!("{resource}/{}", o.name),
+    };
+    out.push(Signal {
+        layer: at.layer,
+        by,
+        object,
+        kind: o.kind.clone(),
+        describe,
+        source: r.source,
+        field: r.field.to_string(),
+        reason: r.reason.to_string(),
+        message,
+        text,
+        count: r.count.max(1),
+        current,
+    });
+}
+
+fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
+    let o = ix.object(id);
+    if o.kind == "Event" {
+        return;
+    }
+    let v = ix.value(id);
+    let is_pod = o.kind == "Pod" && o.group().is_empty();
+    if is_pod {
+        read_containers(ix, id, &v, current, out);
+        let reason = v
+            .pointer("/status/reason")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let message = v
+            .pointer("/status/message")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !reason.is_empty() || !message.is_empty() {
+            let raw = Raw {
+                source: Source::Status,
+                field: "status",
+                reason,
+                message,
+                component: "",
+                count: 1,
+            };
+            push(ix, id, current, raw, out);
+        }
+    }
+    for c in v
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let ty = c["type"].as_str().unwrap_or("");
+        let status = c["status"].as_str().unwrap_or("");
+        let failing = (POSITIVE.contains(&ty) && status == "False")
+            || (NEGATIVE.contains(&ty) && status == "True");
+        if !failing || (is_pod && POD_ECHOES.contains(&ty)) {
+            continue;
+        }
+        let reason = c["reason"].as_str().unwrap_or("");
+        let message = c["message"].as_str().unwrap_or("");
+        // A condition with neither reason nor message says only its type: too little to quote.
+        if reason.is_empty() && message.is_empty() {
+            continue;
+        }
+        let raw = Raw {
+            source: Source::Condition,
+            field: ty,
+            reason,
+            message,
+            component: "",
+            count: 1,
+        };
+        push(ix, id, current, raw, out);
+    }
+    // KAI-Scheduler writes why a PodGroup is not scheduled as a list of reasons per condition.
+    for c in v
+        .pointer("/status/schedulingConditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let own = c["message"].is_string().then_some(c);
+        for r in c["reasons"].as_array().into_iter().flatten().chain(own) {
+            let raw = Raw {
+                source: Source::Condition,
+                field: "schedulingConditions",
+                reason: r["reason"].as_str().unwrap_or("Unschedulable"),
+                message: r["message"].as_str().unwrap_or(""),
+                component: "",
+                count: 1,
+            };
+            push(ix, id, current, raw, out);
+        }
+    }
+    if !is_pod {
+        for e in v
+            .pointer("/status/lastErrors")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let message = e.as_str().or_else(|| e["message"].as_str()).unwrap_or("");
+            let raw = Raw {
+                source: Source::Status,
+                field: "lastErrors",
+                reason: e["reason"].as_str().unwrap_or(""),
+                message,
+                component: "",
+                count: 1,
+            };
+            push(ix, id, current, raw, out);
+        }
+        let state = v
+            .pointer("/status/state")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if state.eq_ignore_ascii_case("failed") || state.eq_ignore_ascii_case("error") {
+            let message = v
+                .pointer("/status/message")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let raw = Raw {
+                source: Source::Status,
+                field: "state",
+                reason: state,
+                message,
+                component: "",
+                count: 1,
+            };
+            push(ix, id, current, raw, out);
+        }
+    }
+}
+
+fn read_containers(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Signal>) {
+    for list in ["/status/initContainerStatuses", "/status/containerStatuses"] {
+        for cs in v
+            .pointer(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = cs["name"].as_str().unwrap_or("");
+            if let Some(w) = cs.pointer("/state/waiting") {
+                let reason = w["reason"].as_str().unwrap_or("");
+                if !reason.is_empty() && !NORMAL_WAITING.contains(&reason) {
+                    let raw = Raw {
+                        source: Source::Container,
+                        field: name,
+                        reason,
+                        message: w["message"].as_str().unwrap_or(""),
+                        component: "",
+                        count: 1,
+                    };
+                    push(ix, id, current, raw, out);
+                }
+            }
+            for state in ["/state/terminated", "/lastState/terminated"] {
+                let Some(t) = cs.pointer(state) else { continue };
+                if t["exitCode"].as_i64().unwrap_or(0) == 0 {
+                    continue;
+                }
+                let raw = Raw {
+                    source: Source::Container,
+                    field: name,
+                    reason: t["reason"].as_str().unwrap_or("Error"),
+                    message: t["message"].as_str().unwrap_or(""),
+                    component: "",
+                    count: cs["restartCount"].as_u64().unwrap_or(1),
+                };
+                push(ix, id, current, raw, out);
+            }
+        }
+    }
+}
+
+fn read_events(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
+    for e in ix.events_for(id).into_iter().rev().take(50) {
+        let Some(ev) = ix.event(e) else { continue };
+        if ev.type_ != "Warning" {
+            continue;
+        }
+        let raw = Raw {
+            source: Source::Event,
+            field: "event",
+            reason: &ev.reason,
+            message: &ev.message,
+            component: &ev.component,
+            count: ev.count,
+        };
+        push(ix, id, current, raw, out);
+    }
+}
