@@ -128,6 +128,7 @@ pub const REASONS: &[(&str, Attribution)] = &[
     ("Unhealthy", at(Layer::Runtime, "kubelet")),
     ("Evicted", at(Layer::Runtime, "kubelet")),
     ("ContainerStatusUnknown", at(Layer::Runtime, "kubelet")),
+    ("KubeletNotReady", at(Layer::Runtime, "kubelet")),
     // A Job that gave up because its pods kept failing: the containers' failure.
     ("BackoffLimitExceeded", at(Layer::Runtime, "job-controller")),
     ("PodFailurePolicy", at(Layer::Runtime, "job-controller")),
@@ -187,9 +188,10 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
     ),
 ];
 
-/// Name fragments of the device stack's own pods (DaemonSets of the device plugin, the GPU
+/// Name fragments of the device stack's own pods and DaemonSets (the device plugin, the GPU
 /// Operator and DRA drivers): a failure of theirs is the device layer's, unless its text names
-/// the runtime (a marker above wins).
+/// the runtime (a marker above wins). A Node's own numbers (devices held back as unhealthy)
+/// are the device layer's too.
 pub const DEVICE_STACK_PODS: &[&str] = &[
     "nvidia-device-plugin",
     "gpu-feature-discovery",
@@ -205,6 +207,8 @@ pub const DEVICE_STACK_PODS: &[&str] = &[
     "k8s-dra-driver",
     "fake-gpu-operator",
     "device-plugin",
+    "dra-driver",
+    "kubelet-plugin",
 ];
 
 /// Components that report events (`source.component`, `reportingController`), by prefix.
@@ -244,6 +248,8 @@ pub struct About<'a> {
     pub owner_group: &'a str,
     pub reason: &'a str,
     pub message: &'a str,
+    /// The container name or condition type the signal was read from.
+    pub field: &'a str,
 }
 
 /// The layer a signal reports on, or `None` when nothing in the table knows it.
@@ -251,8 +257,15 @@ pub fn attribute(a: &About) -> Option<Attribution> {
     if let Some((_, at)) = MESSAGE_MARKERS.iter().find(|(m, _)| a.message.contains(m)) {
         return Some(*at);
     }
-    let device_stack = a.kind == "Pod" && DEVICE_STACK_PODS.iter().any(|n| a.name.contains(n));
-    if device_stack {
+    // The GPU Operator's validator checks each part of the stack in its own init container:
+    // the toolkit's and CUDA's checks fail on the runtime, the driver's and plugin's on the
+    // device layer.
+    if a.kind == "Pod" && ["toolkit-validation", "cuda-validation"].contains(&a.field) {
+        return Some(at(Layer::Runtime, "nvidia-container-toolkit"));
+    }
+    let device_stack = matches!(a.kind, "Pod" | "DaemonSet" | "Node")
+        && (a.kind == "Node" || DEVICE_STACK_PODS.iter().any(|n| a.name.contains(n)));
+    if device_stack && a.reason != "KubeletNotReady" {
         return Some(at(Layer::Device, "nvidia-device-plugin"));
     }
     if let Some(res) = a.reason.strip_prefix("OutOf")

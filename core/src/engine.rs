@@ -229,6 +229,12 @@ impl Engine {
             .map(|(f, _)| f.rule.id.clone())
             .collect();
         findings.retain(|(f, _)| !refined_floors.contains(&f.rule.id));
+        // History (finished work, a superseded pod) is told, never a block.
+        if view.history {
+            for (_, x) in findings.iter_mut() {
+                x.severity = Severity::Info;
+            }
+        }
         // Beside a specific finding in another layer, a floor corroborates: it warns, so the
         // layer is not silent, but it does not outrank what a rule recognised.
         let specific_elsewhere = findings

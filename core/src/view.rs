@@ -79,6 +79,9 @@ pub struct View {
     pub pods: Vec<PodSummary>,
     pub status: String,
     pub settled: bool,
+    /// What the bundle shows is history (finished work, a superseded pod): findings are told
+    /// as history, never as a block.
+    pub history: bool,
     pub missing: Vec<Missing>,
 }
 
@@ -204,10 +207,19 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     if !target_is_pod && pods.is_empty() {
         pods = pods_by_selector(ix, target);
     }
+    // The pod that best explains the work: the worst off among those that make it up now. A
+    // failed pod beside its running replacement is history, not the work's state.
     let pod = if target_is_pod {
         Some(target)
     } else {
-        pods.iter()
+        let live: Vec<ObjId> = pods
+            .iter()
+            .copied()
+            .filter(|&p| !ix.pod(p).is_some_and(|i| i.terminal()))
+            .collect();
+        let candidates = if live.is_empty() { &pods } else { &live };
+        candidates
+            .iter()
             .copied()
             .min_by_key(|&p| (facts::pod_rank(ix, p), p))
     };
@@ -636,7 +648,11 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         b.set_many("pods", &pods.iter().take(64).copied().collect::<Vec<_>>());
     }
     let tv = b.value(target);
-    let (status, settled) = work_status(ix, target, &tv, &pods);
+    let WorkState {
+        status,
+        settled,
+        history,
+    } = judge(ix, target, &tv, &pods);
     let jobset_fact = match b.refs.get("jobSet") {
         Some(SubjectRef::One(r)) => ix
             .get("jobset.x-k8s.io", "JobSet", r.namespace.as_deref(), &r.name)
@@ -674,7 +690,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         crate::area::all(&ctx)
     };
     let linked = linked_objects(ix, target, pod, &chain, &b.refs);
-    let sig = facts::signals::signals(ix, &linked, settled);
+    let sig = facts::signals::signals(ix, &linked, settled || history);
     if let Some(Value::Object(f)) = b.map.get_mut("facts") {
         for (k, v) in area_facts {
             f.insert(k.to_string(), v);
@@ -690,6 +706,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         pods: pod_summaries,
         status,
         settled,
+        history,
         missing: b.missing,
     }
 }
@@ -1012,57 +1029,196 @@ fn link_serving(b: &mut Builder, pv: &Value) {
     }
 }
 
-/// Pods selected by a workload object's label selector (for owners whose pods we cannot reach by
-/// ownerReferences, e.g. an InferencePool).
+/// The label a kind's controller puts on every pod it makes, naming its owner: how a pasted
+/// LWS, JobSet or Job finds its pods when the pods' ownerReferences were cut or lead through an
+/// object the bundle lacks.
+const OWNER_LABELS: &[(&str, &[&str])] = &[
+    ("LeaderWorkerSet", &["leaderworkerset.sigs.k8s.io/name"]),
+    ("JobSet", &["jobset.sigs.k8s.io/jobset-name"]),
+    ("Job", &["batch.kubernetes.io/job-name", "job-name"]),
+    (
+        "DynamoGraphDeployment",
+        &["nvidia.com/dynamo-graph-deployment-name"],
+    ),
+    ("PodCliqueSet", &["app.kubernetes.io/part-of"]),
+];
+
+type PodsByNamespace = std::collections::HashMap<Option<String>, Vec<ObjId>>;
+
+/// The pods of each namespace, read once per index.
+fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
+    ix.once("view.podsByNamespace", || {
+        let mut m = PodsByNamespace::default();
+        for &p in ix.of_kind("Pod") {
+            m.entry(ix.object(p).namespace.clone()).or_default().push(p);
+        }
+        m
+    })
+}
+
+/// Pods that belong to a piece of work without an ownerReference reaching them: by the label
+/// its controller writes on its pods ([`OWNER_LABELS`]), else by its label selector
+/// (`spec.selector.matchLabels`; an InferencePool's v1alpha2 selector is a plain map).
 fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
     let t = ix.object(target);
-    let v = ix.value(target);
-    let sel = v.pointer("/spec/selector/matchLabels").or_else(|| {
-        if t.kind == "InferencePool" {
-            v.pointer("/spec/selector")
-        } else {
-            None
-        }
-    });
-    let Some(sel) = sel.and_then(Value::as_object).filter(|s| !s.is_empty()) else {
+    if t.kind == "Pod" {
+        return Vec::new();
+    }
+    let by_namespace = pods_by_namespace(ix);
+    let Some(candidates) = by_namespace.get(&t.namespace) else {
         return Vec::new();
     };
-    if t.kind == "InferencePool" || t.kind == "Service" {
-        let mut out: Vec<ObjId> = ix
-            .of_kind("Pod")
+    let labels_of = |p: ObjId| ix.value(p).pointer("/metadata/labels").cloned();
+    let mut out: Vec<ObjId> = match OWNER_LABELS.iter().find(|(k, _)| *k == t.kind) {
+        Some((_, keys)) => candidates
             .iter()
             .copied()
-            .filter(|&p| ix.object(p).namespace == t.namespace)
             .filter(|&p| {
-                let pv = ix.value(p);
-                sel.iter().all(|(k, want)| {
-                    pv.pointer("/metadata/labels").and_then(|l| l.get(k)) == Some(want)
+                labels_of(p).is_some_and(|l| {
+                    keys.iter()
+                        .any(|k| l.get(*k).and_then(Value::as_str) == Some(t.name.as_str()))
                 })
             })
-            .collect();
-        out.truncate(256);
-        return out;
-    }
-    Vec::new()
+            .collect(),
+        None => {
+            let v = ix.value(target);
+            let sel = v.pointer("/spec/selector/matchLabels").or_else(|| {
+                if t.kind == "InferencePool" {
+                    v.pointer("/spec/selector")
+                } else {
+                    None
+                }
+            });
+            let Some(sel) = sel.and_then(Value::as_object).filter(|s| !s.is_empty()) else {
+                return Vec::new();
+            };
+            candidates
+                .iter()
+                .copied()
+                .filter(|&p| {
+                    labels_of(p).is_some_and(|l| sel.iter().all(|(k, want)| l.get(k) == Some(want)))
+                })
+                .collect()
+        }
+    };
+    out.sort_by(|a, b| ix.object(*a).name.cmp(&ix.object(*b).name));
+    out.truncate(256);
+    out
 }
 
 /// The target's status and whether it is settled, without building a whole view (for scan and
 /// the target list).
 pub fn status_of(ix: &Index, target: ObjId) -> (String, bool) {
-    if let Some(p) = ix.pod(target) {
-        return (p.status.clone(), p.settled);
-    }
     let v = ix.value(target);
-    let mut pods = ix.descendant_pods(target);
-    if pods.is_empty() {
-        pods = pods_by_selector(ix, target);
+    let mut pods = Vec::new();
+    if ix.pod(target).is_none() {
+        pods = ix.descendant_pods(target);
+        if pods.is_empty() {
+            pods = pods_by_selector(ix, target);
+        }
     }
-    work_status(ix, target, &v, &pods)
+    let w = judge(ix, target, &v, &pods);
+    (w.status, w.settled)
 }
 
-/// A short status for the target as kubectl would show it, and whether the work is settled
-/// (running as intended or finished).
-fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool) {
+/// What the work is now: its status, whether it is settled, and whether what the bundle shows
+/// of it is history (finished work, a failed pod beside its running replacement), which never
+/// blocks. `why` and `scan` both judge through here.
+#[derive(Debug, Clone)]
+pub struct WorkState {
+    pub status: String,
+    pub settled: bool,
+    pub history: bool,
+}
+
+/// Statuses of work that has finished for good.
+const FINISHED: &[&str] = &["Complete", "Completed", "Finished", "Succeeded"];
+
+fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState {
+    let (status, mut settled, by_kind) = match ix.pod(target) {
+        Some(p) => (p.status.clone(), p.settled, true),
+        None => work_status(ix, target, v, pods),
+    };
+    let mut history = settled && FINISHED.contains(&status.as_str());
+    if superseded_pod(ix, target) {
+        settled = true;
+        history = true;
+    }
+    // A kind without a status of its own (a Node, a DaemonSet's selector, an HTTPRoute) is
+    // settled only while it reports nothing wrong.
+    if !by_kind
+        && settled
+        && !facts::signals::signals(ix, &[target], false)
+            .signals
+            .is_empty()
+    {
+        settled = false;
+    }
+    WorkState {
+        status,
+        settled,
+        history,
+    }
+}
+
+/// A terminal pod whose controller has another pod that runs: the replacement took over, and
+/// this one is history.
+fn superseded_pod(ix: &Index, id: ObjId) -> bool {
+    let Some(p) = ix.pod(id) else { return false };
+    if !p.terminal() {
+        return false;
+    }
+    // Only a replacement that runs makes the failure history; one still Pending leaves it the
+    // work's story (its failure may be why the replacement waits).
+    let live = |c: ObjId| c != id && ix.pod(c).is_some_and(|q| !q.terminal() && q.settled);
+    if ix
+        .owners(id)
+        .into_iter()
+        .any(|o| ix.children(o).iter().any(|&c| live(c)))
+    {
+        return true;
+    }
+    // The controller itself may be missing from a pasted bundle: its pods still name it.
+    let missing: Vec<&str> = ix
+        .unresolved_owner_refs(id)
+        .map(|o| o.uid.as_str())
+        .collect();
+    !missing.is_empty()
+        && pods_by_namespace(ix)
+            .get(&ix.object(id).namespace)
+            .is_some_and(|pods| {
+                pods.iter().any(|&c| {
+                    live(c)
+                        && ix
+                            .unresolved_owner_refs(c)
+                            .any(|o| missing.contains(&o.uid.as_str()))
+                })
+            })
+}
+
+/// A short status for the target as kubectl would show it, whether the work is settled
+/// (running as intended or finished), and whether the kind has a status of its own (false: the
+/// status is only "Present" or its pods').
+fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool, bool) {
+    let t = ix.object(target);
+    let by_kind = matches!(
+        (t.group(), t.kind.as_str()),
+        ("", "Pod")
+            | ("batch", "Job")
+            | ("jobset.x-k8s.io", "JobSet")
+            | ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+            | (
+                "apps",
+                "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet"
+            )
+            | ("kueue.x-k8s.io", "Workload")
+            | ("nvidia.com", "DynamoGraphDeployment")
+    );
+    let (status, settled) = status_by_kind(ix, target, v, pods);
+    (status, settled, by_kind)
+}
+
+fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool) {
     let t = ix.object(target);
     let cond_true = |ty: &str| {
         v.pointer("/status/conditions")
@@ -1101,6 +1257,16 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String,
         }
         ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => {
             ready_of("/spec/replicas", "/status/readyReplicas")
+        }
+        // A DaemonSet that should run nowhere is not settled: the device stack's DaemonSets
+        // are what this tool is asked about, and "desired 0" is their failure.
+        ("apps", "DaemonSet") => {
+            let (status, settled) =
+                ready_of("/status/desiredNumberScheduled", "/status/numberReady");
+            let desired = v
+                .pointer("/status/desiredNumberScheduled")
+                .and_then(Value::as_u64);
+            (status, settled && desired != Some(0))
         }
         ("kueue.x-k8s.io", "Workload") => {
             if cond_true("Finished") {

@@ -196,6 +196,7 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
         owner_group,
         reason: r.reason,
         message: r.message,
+        field: r.field,
     };
     let Some(at) = attribute(&about) else { return };
     let object = match &o.namespace {
@@ -251,6 +252,7 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
     }
     let v = ix.value(id);
     let is_pod = o.kind == "Pod" && o.group().is_empty();
+    read_counts(ix, id, &v, current, out);
     if is_pod {
         read_containers(ix, id, &v, current, out);
         let reason = v
@@ -273,11 +275,20 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
             push(ix, id, current, raw, out);
         }
     }
+    // Gateway API routes and InferencePool v1 report per parent (each Gateway).
+    let per_parent = v
+        .pointer("/status/parents")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["conditions"].as_array())
+        .flatten();
     for c in v
         .pointer("/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
+        .chain(per_parent)
     {
         let ty = c["type"].as_str().unwrap_or("");
         let status = c["status"].as_str().unwrap_or("");
@@ -329,11 +340,19 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
             .into_iter()
             .flatten()
         {
-            let message = e.as_str().or_else(|| e["message"].as_str()).unwrap_or("");
+            // Grove writes `{code, description}`; others a string or `{reason, message}`.
+            let message = e
+                .as_str()
+                .or_else(|| e["message"].as_str())
+                .or_else(|| e["description"].as_str())
+                .unwrap_or("");
             let raw = Raw {
                 source: Source::Status,
                 field: "lastErrors",
-                reason: e["reason"].as_str().unwrap_or(""),
+                reason: e["reason"]
+                    .as_str()
+                    .or_else(|| e["code"].as_str())
+                    .unwrap_or(""),
                 message,
                 component: "",
                 count: 1,
@@ -359,6 +378,64 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
             };
             push(ix, id, current, raw, out);
         }
+    }
+}
+
+/// What a Node or a DaemonSet says in numbers: devices the node holds back as unhealthy
+/// (capacity above allocatable), a device resource advertised with none (a MIG profile at 0),
+/// a DaemonSet that should run on no node or runs short. Written in the API's own field names.
+fn read_counts(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Signal>) {
+    let o = ix.object(id);
+    let mut notes: Vec<(String, String)> = Vec::new();
+    match (o.group(), o.kind.as_str()) {
+        ("", "Node") => {
+            let capacity = v.pointer("/status/capacity").and_then(Value::as_object);
+            for (res, cap) in capacity.into_iter().flatten() {
+                if !res.contains('/') {
+                    continue;
+                }
+                let cap_n = crate::quantity::from_value(cap).unwrap_or(0.0);
+                let alloc = v.pointer("/status/allocatable").and_then(|a| a.get(res));
+                let alloc_n = alloc.and_then(crate::quantity::from_value).unwrap_or(0.0);
+                let shown = |x: Option<&Value>| x.map_or("-".to_string(), crate::template::display);
+                if cap_n == 0.0 || alloc_n < cap_n {
+                    notes.push((
+                        res.clone(),
+                        format!(
+                            "status.capacity['{res}']={}, status.allocatable['{res}']={}",
+                            crate::template::display(cap),
+                            shown(alloc)
+                        ),
+                    ));
+                }
+            }
+        }
+        ("apps", "DaemonSet") => {
+            let n = |k: &str| v.pointer(&format!("/status/{k}")).and_then(Value::as_u64);
+            let (desired, ready) = (n("desiredNumberScheduled"), n("numberReady"));
+            if desired == Some(0) || matches!((desired, ready), (Some(d), Some(r)) if r < d) {
+                notes.push((
+                    "DaemonSet".into(),
+                    format!(
+                        "status.desiredNumberScheduled={}, status.numberReady={}",
+                        desired.unwrap_or(0),
+                        ready.unwrap_or(0)
+                    ),
+                ));
+            }
+        }
+        _ => {}
+    }
+    for (field, message) in &notes {
+        let raw = Raw {
+            source: Source::Status,
+            field,
+            reason: "",
+            message,
+            component: "",
+            count: 1,
+        };
+        push(ix, id, current, raw, out);
     }
 }
 
