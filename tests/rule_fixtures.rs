@@ -11,14 +11,36 @@ fn every_rule_fires_and_stays_quiet_where_its_fixtures_say() {
     let mut failures = Vec::new();
     for rule in support::engine().rules() {
         for f in &rule.fixtures {
-            let ix = indexes.entry(f.scenario.clone()).or_insert_with(|| {
-                let s = scenarios::get(&f.scenario).unwrap_or_else(|| {
-                    panic!(
-                        "rule {} names scenario {} which does not exist",
-                        rule.id, f.scenario
-                    )
-                });
-                support::index(&s)
+            let where_ = f.bundle_dir();
+            let ix = indexes.entry(where_.clone()).or_insert_with(|| {
+                let text = match (&f.scenario, &f.incident) {
+                    (Some(name), _) => scenarios::get(name)
+                        .unwrap_or_else(|| {
+                            panic!(
+                                "rule {} names scenario {name}, which does not exist",
+                                rule.id
+                            )
+                        })
+                        .bundle_text(),
+                    (None, Some(name)) => {
+                        let inc = scenarios::incidents::all()
+                            .unwrap_or_else(|e| panic!("{e}"))
+                            .into_iter()
+                            .find(|i| &i.name == name)
+                            .unwrap_or_else(|| {
+                                panic!(
+                                    "rule {} names incident {name}, which does not exist",
+                                    rule.id
+                                )
+                            });
+                        std::fs::read_to_string(&inc.bundle_path)
+                            .unwrap_or_else(|e| panic!("{}: {e}", inc.bundle_path.display()))
+                    }
+                    (None, None) => unreachable!("rules load only with one bundle per fixture"),
+                };
+                layer_core::Index::new(
+                    layer_core::Bundle::parse(text).unwrap_or_else(|e| panic!("{where_}: {e}")),
+                )
             });
             let (_, matched) = support::diagnose(ix, &f.target);
             let fired = matched.contains(&rule.id);
@@ -26,7 +48,7 @@ fn every_rule_fires_and_stays_quiet_where_its_fixtures_say() {
                 failures.push(format!(
                     "{} on {} {}: {}",
                     rule.id,
-                    f.scenario,
+                    where_,
                     f.target,
                     if f.fires {
                         "expected to fire, did not"

@@ -155,7 +155,9 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
         None,
         at(Layer::Placement, "scheduler-plugins"),
     ),
-    ("scheduler.grove.io", None, at(Layer::Serving, "grove")),
+    // A PodGang is a pod group (grouping); the PodCliqueSet and its cliques are the serving
+    // stack's deployment objects.
+    ("scheduler.grove.io", None, at(Layer::Grouping, "grove")),
     ("grove.io", None, at(Layer::Serving, "grove")),
     ("resource.k8s.io", None, at(Layer::Device, "kubelet")),
     ("node.k8s.io", None, at(Layer::Runtime, "kubelet")),

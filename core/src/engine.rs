@@ -142,7 +142,16 @@ impl Engine {
         let now_secs = now
             .as_ref()
             .and_then(|n| crate::time::parse_rfc3339(&n.time));
-        let view = view::build(ix, target, now_secs);
+        let mut view = view::build(ix, target, now_secs);
+        // Where "now" came from: an age measured against the newest time in a pasted bundle is
+        // only a lower bound, and rules that wait for something to be old must know it.
+        if let Some(f) = view.value.get_mut("facts").and_then(Value::as_object_mut) {
+            f.insert(
+                "nowSource".into(),
+                now.as_ref()
+                    .map_or(Value::Null, |n| Value::String(n.source.clone())),
+            );
+        }
         self.diagnose_view(ix, &view, now)
     }
 

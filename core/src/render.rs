@@ -479,8 +479,8 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
         for f in &r.fixtures {
             let _ = writeln!(
                 out,
-                "- `tests/scenarios/{}` — `{}` — {}",
-                f.scenario,
+                "- `{}` — `{}` — {}",
+                f.bundle_dir(),
                 f.target,
                 if f.fires { "fires" } else { "must not fire" }
             );

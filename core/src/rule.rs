@@ -28,12 +28,18 @@ pub enum RuleKind {
     Misalignment,
 }
 
-/// A fixture: a scenario bundle and a target on which the rule must fire, or must not.
+/// A fixture: a bundle and a target on which the rule must fire, or must not. The bundle is a
+/// scenario's (a whole cluster written to prove rules) or a real incident's (what a user
+/// pasted, `tests/incidents/`): exactly one of the two.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fixture {
     /// Directory name under `tests/scenarios/`.
-    pub scenario: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// Directory name under `tests/incidents/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incident: Option<String>,
     /// `Kind/namespace/name`.
     pub target: String,
     pub fires: bool,
@@ -202,6 +208,17 @@ pub const BUILTINS: &[&str] = &[
     "observation",
 ];
 
+impl Fixture {
+    /// Where the fixture's bundle lives: `tests/scenarios/<name>` or `tests/incidents/<name>`.
+    pub fn bundle_dir(&self) -> String {
+        match (&self.scenario, &self.incident) {
+            (Some(s), _) => format!("tests/scenarios/{s}"),
+            (None, Some(i)) => format!("tests/incidents/{i}"),
+            (None, None) => String::new(),
+        }
+    }
+}
+
 impl Rule {
     /// Load one rule from its path relative to `rules/` (e.g. `placement/insufficient.yaml`).
     pub fn load(rel_path: &str, text: &str) -> Result<Rule, RuleError> {
@@ -233,6 +250,14 @@ impl Rule {
             if !captures.contains(k) {
                 return Err(invalid(format!(
                     "absent: `{k}` is not a capture of this rule"
+                )));
+            }
+        }
+        for f in &file.fixtures {
+            if f.scenario.is_some() == f.incident.is_some() {
+                return Err(invalid(format!(
+                    "fixture for {}: name exactly one of `scenario` and `incident`",
+                    f.target
                 )));
             }
         }

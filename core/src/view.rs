@@ -1064,6 +1064,16 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
     if t.kind == "Pod" {
         return Vec::new();
     }
+    // A gang's members name their PodGroup (KAI, Volcano, scheduler-plugins).
+    if t.kind == "PodGroup" {
+        let ns = t.namespace.as_deref().unwrap_or("");
+        return ix
+            .pods_in_group(ns, &t.name)
+            .iter()
+            .copied()
+            .take(256)
+            .collect();
+    }
     let by_namespace = pods_by_namespace(ix);
     let Some(candidates) = by_namespace.get(&t.namespace) else {
         return Vec::new();
@@ -1213,7 +1223,7 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String,
             )
             | ("kueue.x-k8s.io", "Workload")
             | ("nvidia.com", "DynamoGraphDeployment")
-    );
+    ) || (t.kind == "PodGroup" && !pods.is_empty());
     let (status, settled) = status_by_kind(ix, target, v, pods);
     (status, settled, by_kind)
 }

@@ -20,7 +20,11 @@
 //!   are the first parent's condition `{status, reason, message}` (v1 `status.parents[]`,
 //!   v1alpha2 `status.parent[]`) or null; `epp` comes from v1 `spec.endpointPickerRef` or
 //!   v1alpha2 `spec.extensionRef`; `pods` counts the pods the selector matches in the pool's
-//!   namespace (v1 `matchLabels`, v1alpha2 plain map).
+//!   namespace (v1 `matchLabels`, v1alpha2 plain map). `gatewayWritesStatus`: some pool or
+//!   HTTPRoute of the bundle has a parent in its status (a Gateway controller that writes status
+//!   is at work; without one, a pool's empty status proves nothing). `podsInBundle`: the bundle
+//!   holds some Pod of the pool's namespace. `serviceFound` is null when the bundle
+//!   holds no Service of the pool's namespace (a pasted pool alone proves no Service absent).
 //! - `simulatorGpu`: `[{pod, container, image, gpus}]` — containers of the view's pods whose
 //!   image is the llm-d inference simulator (`llm-d-inference-sim`) and that request or limit
 //!   `nvidia.com/gpu` above 0.
@@ -297,6 +301,23 @@ fn condition(parent: Option<&Value>, ty: &str) -> Value {
         )
 }
 
+/// Whether the bundle shows a Gateway controller that writes route and pool status: a parent
+/// in any InferencePool's or HTTPRoute's status. Some implementations never write a pool's
+/// status, so a pool without parents proves nothing unless this holds. Once per index.
+fn gateway_writes_status(ix: &Index) -> bool {
+    *ix.once("serving.gatewayWritesStatus", || {
+        ["InferencePool", "HTTPRoute"].iter().any(|k| {
+            ix.of_kind(k).iter().any(|&id| {
+                let v = ix.value(id);
+                v.pointer("/status/parents")
+                    .or_else(|| v.pointer("/status/parent"))
+                    .and_then(Value::as_array)
+                    .is_some_and(|a| !a.is_empty())
+            })
+        })
+    })
+}
+
 fn pool_fact(ix: &Index, pool: ObjId) -> Value {
     let o = ix.object(pool);
     let v = ix.value(pool);
@@ -321,10 +342,24 @@ fn pool_fact(ix: &Index, pool: ObjId) -> Value {
             .or_else(|| r.get("portNumber"))
             .cloned()
             .unwrap_or(Value::Null);
-        let found = kind != "Service"
-            || ix
-                .get("", "Service", o.namespace.as_deref(), name)
-                .is_some();
+        // Unknown (null) when the bundle holds no Service of the namespace at all: a pasted pool
+        // alone says nothing about which Services exist.
+        let services_read = ix
+            .of_kind("Service")
+            .iter()
+            .any(|&id| ix.object(id).namespace == o.namespace);
+        let found = if kind != "Service" {
+            json!(true)
+        } else if ix
+            .get("", "Service", o.namespace.as_deref(), name)
+            .is_some()
+        {
+            json!(true)
+        } else if services_read {
+            json!(false)
+        } else {
+            Value::Null
+        };
         json!({"name": name, "kind": kind, "port": port, "serviceFound": found})
     });
     let sel = v
@@ -356,10 +391,13 @@ fn pool_fact(ix: &Index, pool: ObjId) -> Value {
         "name": o.name,
         "apiVersion": o.api_version,
         "parents": parents,
+        "gatewayWritesStatus": gateway_writes_status(ix),
         "accepted": condition(parent, "Accepted"),
         "resolvedRefs": condition(parent, "ResolvedRefs"),
         "epp": epp,
         "pods": pods,
+        // A pool pasted without its namespace's pods selects none of them, which proves nothing.
+        "podsInBundle": ix.of_kind("Pod").iter().any(|&p| ix.object(p).namespace == o.namespace),
         "readyPods": ready_pods,
         "notReadyPods": not_ready,
     })
