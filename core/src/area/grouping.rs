@@ -17,7 +17,11 @@
 //!   currentReplicas}, recreateEvents}` — the group of the view's pod (group 0 when there is no
 //!   pod). `startupPolicy` defaults to `LeaderCreated`, `restartPolicy` to
 //!   `RecreateGroupOnPodRestart`. `recreateEvents` sums the counts of `RecreateGroup` /
-//!   `RecreateGroupOnPodRestart` events on the LWS and its pods.
+//!   `RecreateGroupOnPodRestart` events on the LWS and its pods. `nestedWorkerSets`: the LWS's
+//!   StatefulSets named like worker sets of worker sets (`<lws>-0-0`…: recursive creation below
+//!   Kubernetes 1.26). `subGroup`: `{exclusiveTopology, size, type, leaderSelector,
+//!   workerSelector, selectorsDiffer}` or null. `rollout`: `{templateImages, stalePods,
+//!   staleReady}` (pods running none of the worker template's images) or null.
 //! - `fit`: `[{resource, perPod, pods, needed, eligibleAllocatable, maxDomainAllocatable, fits}]` —
 //!   per device resource the view's pod asks for (`$.facts.resources`), the group's size
 //!   (`$.facts.group.expected`, LWS or JobSet, more than one pod) times the pod's request against
@@ -253,8 +257,93 @@ fn lws_fact(ctx: &Ctx, id: ObjId) -> (Value, Vec<ObjId>) {
         "leader": leader_fact,
         "workerStatefulSet": wsts_fact,
         "recreateEvents": recreate,
+        "nestedWorkerSets": nested_worker_sets(ix, &name, ns.as_deref()),
+        "subGroup": sub_group(&v),
+        "rollout": rollout(ctx, &v),
     });
     (fact, controllers)
+}
+
+/// StatefulSets of the LWS named like a worker set of a worker set (`<lws>-0-0`, `<lws>-0-0-0`):
+/// below Kubernetes 1.26 a worker StatefulSet starts at ordinal 0, its first pod takes the
+/// leader's name, and LWS makes worker sets for it in turn, recursively.
+fn nested_worker_sets(ix: &Index, lws: &str, ns: Option<&str>) -> Vec<String> {
+    let prefix = format!("{lws}-");
+    let mut out: Vec<String> = ix
+        .of_kind("StatefulSet")
+        .iter()
+        .filter(|&&id| ix.object(id).namespace.as_deref() == ns)
+        .filter(|&&id| label(&ix.value(id), "leaderworkerset.sigs.k8s.io/name") == Some(lws))
+        .map(|&id| ix.object(id).name.clone())
+        .filter(|n| {
+            n.strip_prefix(&prefix).is_some_and(|rest| {
+                let parts: Vec<&str> = rest.split('-').collect();
+                parts.len() >= 2 && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+            })
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The LWS's subgroup policy: `{exclusiveTopology, size, type, leaderSelector, workerSelector,
+/// selectorsDiffer}` or null without `subGroupPolicy`. With the default type (`LeaderWorker`)
+/// the leader is a member of subgroup 0; when it selects other nodes than the workers, the
+/// subgroup's exclusive topology cannot hold them together.
+fn sub_group(v: &Value) -> Value {
+    let Some(t) = v.pointer("/spec/leaderWorkerTemplate") else {
+        return Value::Null;
+    };
+    let Some(policy) = t.get("subGroupPolicy") else {
+        return Value::Null;
+    };
+    let selector = |tmpl: &str| {
+        t.pointer(&format!("/{tmpl}/spec/nodeSelector"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let (leader, worker) = (selector("leaderTemplate"), selector("workerTemplate"));
+    json!({
+        "exclusiveTopology": annotation(v, "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology"),
+        "size": policy.get("subGroupSize"),
+        "type": policy.get("subGroupPolicyType").and_then(Value::as_str).unwrap_or("LeaderWorker"),
+        "leaderSelector": leader,
+        "workerSelector": worker,
+        "selectorsDiffer": t.get("leaderTemplate").is_some() && leader != worker,
+    })
+}
+
+/// A rollout against the group's pods: `{templateImages, stalePods, staleReady}` — the images
+/// of the worker template, the view's pods that run none of them (an older template), and how
+/// many of those are Ready. A rolling update replaces old replicas only as the ones it already
+/// replaced become ready, so old replicas that never become ready can hold it still.
+fn rollout(ctx: &Ctx, v: &Value) -> Value {
+    let images: Vec<&str> = v
+        .pointer("/spec/leaderWorkerTemplate/workerTemplate/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["image"].as_str())
+        .collect();
+    if images.is_empty() {
+        return Value::Null;
+    }
+    let mut stale = Vec::new();
+    let mut stale_ready = 0;
+    for (id, p) in ctx.view_pods() {
+        let pod_images: Vec<&str> = p
+            .pointer("/spec/containers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["image"].as_str())
+            .collect();
+        if !pod_images.is_empty() && pod_images.iter().all(|i| !images.contains(i)) {
+            stale.push(ctx.ix.object(id).name.clone());
+            stale_ready += usize::from(ctx.ix.pod(id).is_some_and(|i| i.ready));
+        }
+    }
+    json!({"templateImages": images, "stalePods": stale, "staleReady": stale_ready})
 }
 
 fn quoted_after(msg: &str, marker: &str) -> Value {
