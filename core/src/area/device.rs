@@ -23,7 +23,9 @@
 //!   `hint` says in words which of these cases it is.
 //! - `admission`: the kubelet's admission rejection of a Failed pod or null:
 //!   `{reason, message, kind, resource}` with `kind` one of `devicesUnavailable`, `unhealthy`,
-//!   `unregistered`, `sharedRequestTooLarge`, `outOfResource`, `pluginError`, `other`.
+//!   `unregistered`, `sharedRequestTooLarge`, `outOfResource`, `pluginError`, `other`;
+//!   `nodeShort`: the bound node (when in the bundle) has less of the resource allocatable than
+//!   its capacity, null without the node.
 //! - `gpuOperator`: null, or `{clusterPolicy, state, ready, message, failingPods: [{pod,
 //!   namespace, node, component, container, reason, message, restarts}], failingSummary}` for
 //!   the NVIDIA GPU Operator's ClusterPolicy and its operand pods that are not ready.
@@ -165,7 +167,7 @@ pub fn facts(ctx: &Ctx) -> Value {
         ("degraded", Value::Array(degraded)),
         ("sharedRename", Value::Array(renames)),
         ("selector", selector(&tables, pv)),
-        ("admission", admission(pv)),
+        ("admission", admission(ctx.ix, pv)),
         ("gpuOperator", cl.gpu_operator.clone()),
         ("pluginPods", cl.plugins.clone()),
         ("pluginSummary", json!(cl.plugin_summary)),
@@ -331,7 +333,11 @@ fn selector(tables: &NodeTables, pv: &Value) -> Value {
 }
 
 /// The kubelet's admission rejection of a pod (phase Failed, reason from the device manager).
-fn admission(pv: &Value) -> Value {
+/// `nodeShort` says whether the pod's node, when the bundle holds it, holds back some of the
+/// resource (allocatable below capacity: devices the plugin reports unhealthy); null without the
+/// node. Only then does the node's count explain a "devices unavailable" rejection; otherwise it
+/// is the kubelet's own bookkeeping that refused.
+fn admission(ix: &crate::index::Index, pv: &Value) -> Value {
     if pv.pointer("/status/phase").and_then(Value::as_str) != Some("Failed") {
         return Value::Null;
     }
@@ -367,7 +373,16 @@ fn admission(pv: &Value) -> Value {
     } else {
         return Value::Null;
     };
-    json!({"reason": reason, "message": message, "kind": kind, "resource": resource})
+    let node_short = pv
+        .pointer("/spec/nodeName")
+        .and_then(Value::as_str)
+        .and_then(|n| ix.nodes().get(n))
+        .zip(resource.as_deref())
+        .map(|(n, r)| {
+            let cap = n.capacity.get(r).copied().unwrap_or(0.0);
+            n.allocatable.get(r).copied().unwrap_or(0.0) < cap
+        });
+    json!({"reason": reason, "message": message, "kind": kind, "resource": resource, "nodeShort": node_short})
 }
 
 /// Waiting/terminated reason of a pod's first container (init containers first) that is not ready.

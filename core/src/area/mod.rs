@@ -64,6 +64,7 @@ pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
         ("admission", admission::facts(ctx)),
         ("grouping", grouping::facts(ctx)),
         ("placement", placement::facts(ctx)),
+        ("volcano", placement::volcano(ctx)),
         ("runtime", runtime::facts(ctx)),
         ("serving", serving::facts(ctx)),
     ]

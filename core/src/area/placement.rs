@@ -632,3 +632,49 @@ fn gang(ctx: &Ctx, pv: &Value) -> Value {
     }
     Value::Null
 }
+
+/// Volcano's queue for the work, at `$.facts.volcano`: `{queue, found, capability,
+/// capabilityWithoutPods}` or null when nothing names a Volcano queue. The queue name comes from
+/// a Volcano Job's `spec.queue`, a Volcano PodGroup's `spec.queue` or the pod's
+/// `scheduling.volcano.sh/queue-name` annotation. `capabilityWithoutPods` is true when the Queue
+/// caps resources (`spec.capability`) but lists no `pods`: since Volcano counts pods as a
+/// resource (volcano-sh/volcano#3188), such a queue admits no pod at all.
+pub fn volcano(ctx: &Ctx) -> Value {
+    let ix = ctx.ix;
+    let t = ix.object(ctx.target);
+    let from_target = (t.group() == "batch.volcano.sh"
+        || (t.group() == "scheduling.volcano.sh" && t.kind == "PodGroup"))
+        .then(|| ix.value(ctx.target))
+        .and_then(|v| {
+            v.pointer("/spec/queue")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+    let from_pod = || {
+        ctx.pod_value().and_then(|p| {
+            p.pointer("/metadata/annotations/scheduling.volcano.sh~1queue-name")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+    };
+    let Some(queue) = from_target.or_else(from_pod) else {
+        return Value::Null;
+    };
+    let q = ix
+        .get("scheduling.volcano.sh", "Queue", None, &queue)
+        .map(|id| ix.value(id));
+    let capability = q
+        .as_ref()
+        .and_then(|v| v.pointer("/spec/capability"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let without_pods = capability
+        .as_object()
+        .is_some_and(|c| !c.is_empty() && !c.contains_key("pods"));
+    json!({
+        "queue": queue,
+        "found": q.is_some(),
+        "capability": capability,
+        "capabilityWithoutPods": without_pods,
+    })
+}
