@@ -7,3 +7,4 @@ mod input_forms;
 mod properties;
 mod rule_fixtures;
 mod support;
+mod verdicts;

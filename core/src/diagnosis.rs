@@ -79,6 +79,11 @@ pub struct Misalignment {
     pub said_yes: Layer,
     pub said_no: Layer,
     pub why: String,
+    /// The layer that said yes is also where the cause sits: its configuration promised what it
+    /// does not deliver (a pool's GPU count the nodes never took up). Renderers say "device's
+    /// configuration said yes", never "device said yes" beside a blocked device row.
+    #[serde(default)]
+    pub said_yes_by_configuration: bool,
 }
 
 /// The overall answer.

@@ -217,24 +217,22 @@ impl Engine {
             (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule))
         });
         let fired_ids: Vec<&str> = findings.iter().map(|(f, _)| f.rule.id.as_str()).collect();
-        let mut explained: Vec<&str> = findings
+        let explained: Vec<&str> = findings
             .iter()
             .flat_map(|(f, _)| f.rule.explains.iter().map(String::as_str))
             .filter(|e| fired_ids.contains(e))
             .collect();
-        // A layer's evidence floor is explained by any specific finding of the same layer.
-        for (f, x) in &findings {
-            let refined = findings
-                .iter()
-                .any(|(g, y)| !g.rule.floor && y.layer == x.layer && y.severity != Severity::Info);
-            if f.rule.floor && refined {
-                explained.push(f.rule.id.as_str());
-            }
-        }
-        // A floor that a specific finding refines adds nothing a reader needs: drop it.
+        // A layer's evidence floor is refined by any specific finding of the same layer: it adds
+        // nothing a reader needs there, so it goes. A floor that a rule of another layer
+        // explains stays, as that layer's own words, but cannot be the verdict.
         let refined_floors: Vec<String> = findings
             .iter()
-            .filter(|(f, _)| f.rule.floor && explained.contains(&f.rule.id.as_str()))
+            .filter(|(f, x)| {
+                f.rule.floor
+                    && findings.iter().any(|(g, y)| {
+                        !g.rule.floor && y.layer == x.layer && y.severity != Severity::Info
+                    })
+            })
             .map(|(f, _)| f.rule.id.clone())
             .collect();
         findings.retain(|(f, _)| !refined_floors.contains(&f.rule.id));
@@ -283,7 +281,7 @@ impl Engine {
             .filter(|(_, x)| x.severity == Severity::Block)
             .filter_map(|(_, x)| x.layer.path_position())
             .min();
-        let layers: Vec<LayerReport> = Layer::ALL
+        let mut layers: Vec<LayerReport> = Layer::ALL
             .iter()
             .map(|&layer| self.layer_report(layer, view, &fired, &findings, blocked_first))
             .map(|report| unread_makes_unknown(report, ix))
@@ -319,6 +317,19 @@ impl Engine {
                 .filter(|f| f.rule.said_yes == Some(l) || f.rule.said_no == Some(l))
                 .min_by(|a, b| (-a.rule.priority, &a.rule.id).cmp(&(-b.rule.priority, &b.rule.id)))
         });
+        // The layer that said yes, when the cause is elsewhere, shows its own trouble as a
+        // consequence (a DGD not ready because its workers cannot be placed): it warns, and
+        // never reads "blocked" beside "said yes".
+        if let Some(f) = misfired
+            && let Some(yes) = f.rule.said_yes
+            && Some(yes) != layer
+        {
+            for l in layers.iter_mut().filter(|l| l.layer == yes) {
+                if l.state == LayerState::Blocked {
+                    l.state = LayerState::Warn;
+                }
+            }
+        }
         let misalignment = misfired.map(|f| {
             let mut v = f.vars.clone();
             v.extend(
@@ -330,6 +341,7 @@ impl Engine {
                 said_yes: f.rule.said_yes.unwrap_or(Layer::Admission),
                 said_no: f.rule.said_no.unwrap_or(Layer::Placement),
                 why: render(&f.rule.message, &v),
+                said_yes_by_configuration: f.rule.said_yes == layer,
             }
         });
         let headline = match (misfired, verdict_finding) {

@@ -84,6 +84,16 @@ fn evidence_line(e: &Evidence) -> String {
 }
 
 /// The terminal rendering.
+/// Who said yes, as a sentence names it: the layer, or its configuration when the layer that
+/// promised is also where the cause sits.
+fn said_yes_words(m: &crate::diagnosis::Misalignment) -> String {
+    if m.said_yes_by_configuration {
+        format!("{}'s configuration", m.said_yes.as_str())
+    } else {
+        m.said_yes.as_str().to_string()
+    }
+}
+
 pub fn text(d: &Diagnosis, style: Style) -> String {
     let mut out = String::new();
     let t = &d.target;
@@ -123,7 +133,7 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         let _ = writeln!(
             out,
             "{} said yes, {} said no: {}",
-            capitalize(m.said_yes.as_str()),
+            capitalize(&said_yes_words(m)),
             m.said_no.as_str(),
             m.why
         );
@@ -214,7 +224,7 @@ pub fn markdown(d: &Diagnosis) -> String {
         let _ = writeln!(
             out,
             "**Misalignment:** {} said yes, {} said no — {}\n",
-            m.said_yes.as_str(),
+            said_yes_words(m),
             m.said_no.as_str(),
             m.why
         );

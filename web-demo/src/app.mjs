@@ -134,7 +134,8 @@ function render(d, target) {
 
   const m = d.verdict.misalignment;
   $('misalignment').hidden = !m;
-  $('misalignment').textContent = m ? `${m.saidYes} said yes, ${m.saidNo} said no: ${m.why}` : '';
+  const saidYes = m && m.saidYesByConfiguration ? `${m.saidYes}'s configuration` : m?.saidYes;
+  $('misalignment').textContent = m ? `${saidYes} said yes, ${m.saidNo} said no: ${m.why}` : '';
 
   $('layer-rows').replaceChildren(
     ...d.layers.map((l) =>

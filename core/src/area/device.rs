@@ -864,6 +864,27 @@ struct SliceSpec {
     node_name: Option<Value>,
 }
 
+/// What the nodes advertise of each device resource (names with a `/`), whatever the view's
+/// pod: `$.facts.deviceAdvertised` = `[{name, nodes, allocatable, requested, free}]`, sorted by
+/// name, or empty. It lets the device layer speak for work that has no pod yet (a suspended Job,
+/// a JobSet whose Jobs are not created) from the Nodes the bundle holds.
+pub fn advertised(ctx: &Ctx) -> Value {
+    let tables = ctx.ix.node_tables();
+    Value::Array(
+        tables
+            .resources
+            .iter()
+            .filter(|(name, t)| name.contains('/') && !t.advertising.is_empty())
+            .map(|(name, t)| {
+                json!({
+                    "name": name, "nodes": t.advertising.len(), "allocatable": t.allocatable,
+                    "requested": t.requested, "free": (t.allocatable - t.requested).max(0.0),
+                })
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod driver_row_tests {
     use super::*;

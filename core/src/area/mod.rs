@@ -61,6 +61,7 @@ impl<'a> Ctx<'a> {
 pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
     vec![
         ("device", device::facts(ctx)),
+        ("deviceAdvertised", device::advertised(ctx)),
         ("admission", admission::facts(ctx)),
         ("grouping", grouping::facts(ctx)),
         ("placement", placement::facts(ctx)),

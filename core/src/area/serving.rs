@@ -348,11 +348,10 @@ fn pool_fact(ix: &Index, pool: ObjId) -> Value {
             .of_kind("Service")
             .iter()
             .any(|&id| ix.object(id).namespace == o.namespace);
-        let found = if kind != "Service" {
-            json!(true)
-        } else if ix
-            .get("", "Service", o.namespace.as_deref(), name)
-            .is_some()
+        let found = if kind != "Service"
+            || ix
+                .get("", "Service", o.namespace.as_deref(), name)
+                .is_some()
         {
             json!(true)
         } else if services_read {
