@@ -144,3 +144,44 @@ fn the_verdicts_words_agree_with_its_rows() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn markdown_tells_configuration_from_upstream_behaviour() {
+    let mut failures = Vec::new();
+    let mut seen = (0, 0);
+    for (place, ix, target) in cases() {
+        let (d, _) = support::diagnose(&ix, &target);
+        let md = layer_core::render::markdown(&d);
+        let cause: Vec<&layer_core::Finding> = d
+            .findings
+            .iter()
+            .filter(|f| f.severity != Severity::Info && Some(f.layer) == d.verdict.layer)
+            .collect();
+        let own = cause.iter().any(|f| f.fix_in == layer_core::FixIn::Cluster);
+        let upstream: Vec<&str> = cause
+            .iter()
+            .filter(|f| f.fix_in == layer_core::FixIn::Upstream)
+            .filter_map(|f| f.upstream.as_deref())
+            .collect();
+        if own != md.contains("Where to fix: your cluster") {
+            failures.push(format!(
+                "{place} {target}: configuration finding and Markdown disagree"
+            ));
+        }
+        for repo in &upstream {
+            if !md.contains(&format!("Where to report: `{repo}`")) {
+                failures.push(format!("{place} {target}: upstream {repo} not named"));
+            }
+        }
+        if upstream.is_empty() && md.contains("Where to report") {
+            failures.push(format!(
+                "{place} {target}: points upstream with no upstream finding"
+            ));
+        }
+        seen.0 += usize::from(own);
+        seen.1 += usize::from(!upstream.is_empty());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Both kinds occur, so the test compares something on each side.
+    assert!(seen.0 > 0 && seen.1 > 0, "{seen:?}");
+}

@@ -127,6 +127,23 @@ pub struct Finding {
     pub next: Vec<String>,
     /// GitHub `owner/repo` that owns the behaviour.
     pub upstream: Option<String>,
+    /// Where the fix belongs: `cluster` (the user's own setup or configuration) or `upstream`
+    /// (a known behaviour of that project, or its docs and its behaviour differing: worth a
+    /// report under its contribution rules).
+    #[serde(default)]
+    pub fix_in: FixIn,
+}
+
+/// Where a finding's fix belongs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum FixIn {
+    /// The user's own cluster: setup, configuration, capacity.
+    #[default]
+    Cluster,
+    /// The project named by `upstream`: a known bug or a documented-vs-actual difference.
+    Upstream,
 }
 
 /// Something that could not be judged or read.

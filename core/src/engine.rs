@@ -209,6 +209,7 @@ impl Engine {
                     evidence: evidence(view, &f.m),
                     next: f.next.clone(),
                     upstream: f.rule.upstream.clone(),
+                    fix_in: f.rule.fix_in,
                 };
                 (f, finding)
             })

@@ -265,15 +265,35 @@ pub fn markdown(d: &Diagnosis) -> String {
         }
         let _ = writeln!(out, "```");
     }
-    let mut repos: Vec<&str> = d
-        .findings
-        .iter()
-        .filter(|f| f.severity != Severity::Info)
-        .filter_map(|f| f.upstream.as_deref())
+    // Configuration is fixed in the user's cluster; only a known upstream behaviour goes to
+    // the project, under its contribution rules.
+    // The cause's findings: those at the verdict's layer (the others are its symptoms).
+    let acting = || {
+        d.findings
+            .iter()
+            .filter(|f| f.severity != Severity::Info && Some(f.layer) == d.verdict.layer)
+    };
+    let own: Vec<&str> = acting()
+        .filter(|f| f.fix_in == crate::diagnosis::FixIn::Cluster)
+        .map(|f| f.rule.as_str())
         .collect();
-    repos.dedup();
+    if !own.is_empty() {
+        let _ = writeln!(out, "\n#### Where to fix: your cluster\n");
+        let _ = writeln!(
+            out,
+            "These findings are this cluster's own setup or configuration, not a bug to report: \
+             fix them here (`kubectl layer explain RULE` says how): {}.",
+            own.iter()
+                .map(|r| format!("`{r}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let mut seen = Vec::new();
-    for repo in repos {
+    for repo in acting()
+        .filter(|f| f.fix_in == crate::diagnosis::FixIn::Upstream)
+        .filter_map(|f| f.upstream.as_deref())
+    {
         if seen.contains(&repo) {
             continue;
         }

@@ -95,6 +95,9 @@ struct RuleFile {
     /// The generic evidence floor of a layer: any other finding of the layer explains it.
     #[serde(default)]
     floor: bool,
+    /// Where the fix belongs (`cluster` unless the finding is a known upstream behaviour).
+    #[serde(default)]
+    fix_in: crate::diagnosis::FixIn,
 }
 
 /// A condition as written: exactly one of `all`, `any`, `not`, or a test on `path`.
@@ -192,6 +195,8 @@ pub struct Rule {
     /// The layer's generic evidence floor: explained by any other finding of its layer, and
     /// the verdict only when no specific finding blocks anywhere.
     pub floor: bool,
+    /// Where a finding's fix belongs: the user's cluster or the upstream project.
+    pub fix_in: crate::diagnosis::FixIn,
     /// The file's text, for `explain` and the docs.
     pub source_file: String,
 }
@@ -260,6 +265,11 @@ impl Rule {
                     f.target
                 )));
             }
+        }
+        if file.fix_in == crate::diagnosis::FixIn::Upstream && file.upstream.is_none() {
+            return Err(invalid(
+                "`fixIn: upstream` names the project in `upstream`".into(),
+            ));
         }
         if file.floor && file.kind != RuleKind::Finding {
             return Err(invalid("only findings can be a layer's `floor`".into()));
@@ -357,6 +367,7 @@ impl Rule {
             fixtures: file.fixtures,
             absent: file.absent,
             floor: file.floor,
+            fix_in: file.fix_in,
             source_file: text.to_string(),
         })
     }
