@@ -4,8 +4,14 @@
 //! How a verdict is chosen (documented for users in `docs/rules.md`):
 //! - Blocking findings make the verdict `blocked`; otherwise warnings make it `warn`.
 //! - A finding that `explains` another matched finding is its cause: the explained one is a
-//!   symptom and cannot be the verdict. Among the rest, higher `priority` wins, then layer order
-//!   (device first), then rule id.
+//!   symptom and cannot be the verdict. Among the rest a specific finding beats a layer's
+//!   evidence floor (`floor: true`), then higher `priority` wins, then layer order (device
+//!   first), then rule id.
+//! - A floor is dropped where a specific finding of its own layer fired, and only warns where
+//!   one fired in another layer. History (finished work, a superseded pod: `View::history`)
+//!   turns every finding into `info`.
+//! - The layer that said yes in a misalignment, when the cause is elsewhere, warns rather
+//!   than blocks; when it is the cause itself, the misalignment says its configuration said yes.
 //! - A matched misalignment rule whose two layers include the verdict's layer supplies the
 //!   misalignment and the headline; otherwise the headline is the verdict finding's own.
 //! - With nothing blocking or warning, the verdict is `ok` if the work is settled (running,
