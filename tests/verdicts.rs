@@ -185,3 +185,51 @@ fn markdown_tells_configuration_from_upstream_behaviour() {
     // Both kinds occur, so the test compares something on each side.
     assert!(seen.0 > 0 && seen.1 > 0, "{seen:?}");
 }
+
+/// A pasted pod often lacks `spec.nodeName` although the kubelet already ran it (its
+/// container states prove it). Cutting the field from every such pod must not change which
+/// layer a runtime verdict names: rules are gated on evidence, not on the words they quote.
+#[test]
+fn bound_pods_without_their_node_name_keep_a_runtime_verdict() {
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for s in scenarios::all() {
+        let full = support::index(&s);
+        // JSON Lists only: YAML streams are read by the core's own tests of input forms.
+        let Ok(mut bundle) = serde_json::from_str::<Value>(&s.bundle_text()) else {
+            continue;
+        };
+        let Some(items) = bundle["items"].as_array_mut() else {
+            continue;
+        };
+        for o in items.iter_mut() {
+            if o["kind"] == "Pod"
+                && o["status"]["containerStatuses"].is_array()
+                && let Some(spec) = o["spec"].as_object_mut()
+            {
+                spec.remove("nodeName");
+            }
+        }
+        let cut = Index::new(layer_core::Bundle::parse(bundle.to_string()).expect("reparse"));
+        for e in &s.expectations {
+            let (before, _) = support::diagnose(&full, &e.target);
+            if before.verdict.layer != Some(Layer::Runtime) {
+                continue;
+            }
+            compared += 1;
+            let (after, _) = support::diagnose(&cut, &e.target);
+            if after.verdict.layer != before.verdict.layer {
+                failures.push(format!(
+                    "{} {}: {:?} with spec.nodeName, {:?} without ({})",
+                    s.name,
+                    e.target,
+                    before.verdict.layer,
+                    after.verdict.layer,
+                    after.verdict.headline
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(compared > 5, "only {compared} runtime verdicts compared");
+}

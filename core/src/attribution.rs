@@ -202,7 +202,6 @@ pub const DEVICE_STACK_PODS: &[&str] = &[
     "nvidia-cuda-validator",
     "nvidia-dcgm",
     "nvidia-mig-manager",
-    "nvidia-container-toolkit",
     "gpu-operator",
     "dra-example-driver",
     "nvidia-dra-driver",
@@ -254,6 +253,17 @@ pub struct About<'a> {
     pub field: &'a str,
 }
 
+/// The container runtime's own GPU pieces: the NVIDIA container toolkit's DaemonSet installs
+/// the runtime hook and writes the CDI specs, so its failures are the runtime layer's.
+pub const RUNTIME_STACK_PODS: &[&str] = &["nvidia-container-toolkit"];
+
+/// Whether a Pod or DaemonSet is one of the device stack's own (by [`DEVICE_STACK_PODS`]).
+pub fn is_device_stack(kind: &str, name: &str) -> bool {
+    matches!(kind, "Pod" | "DaemonSet")
+        && !RUNTIME_STACK_PODS.iter().any(|n| name.contains(n))
+        && DEVICE_STACK_PODS.iter().any(|n| name.contains(n))
+}
+
 /// The layer a signal reports on, or `None` when nothing in the table knows it.
 pub fn attribute(a: &About) -> Option<Attribution> {
     if let Some((_, at)) = MESSAGE_MARKERS.iter().find(|(m, _)| a.message.contains(m)) {
@@ -265,8 +275,12 @@ pub fn attribute(a: &About) -> Option<Attribution> {
     if a.kind == "Pod" && ["toolkit-validation", "cuda-validation"].contains(&a.field) {
         return Some(at(Layer::Runtime, "nvidia-container-toolkit"));
     }
-    let device_stack = matches!(a.kind, "Pod" | "DaemonSet" | "Node")
-        && (a.kind == "Node" || DEVICE_STACK_PODS.iter().any(|n| a.name.contains(n)));
+    if matches!(a.kind, "Pod" | "DaemonSet")
+        && RUNTIME_STACK_PODS.iter().any(|n| a.name.contains(n))
+    {
+        return Some(at(Layer::Runtime, "nvidia-container-toolkit"));
+    }
+    let device_stack = a.kind == "Node" || is_device_stack(a.kind, a.name);
     if device_stack && a.reason != "KubeletNotReady" {
         return Some(at(Layer::Device, "nvidia-device-plugin"));
     }

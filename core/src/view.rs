@@ -666,7 +666,8 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     b.map.insert(
         "facts".into(),
         json!({
-            "target": {"kind": t.kind, "status": status, "settled": settled, "isPod": target_is_pod, "podCount": pods.len()},
+            "target": {"kind": t.kind, "status": status, "settled": settled, "isPod": target_is_pod, "podCount": pods.len(),
+                       "deviceStack": crate::attribution::is_device_stack(&t.kind, &t.name)},
             "scheduling": sched_fact,
             "resources": resources_fact,
             "group": group_fact,

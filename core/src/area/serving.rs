@@ -25,6 +25,8 @@
 //!   is at work; without one, a pool's empty status proves nothing). `podsInBundle`: the bundle
 //!   holds some Pod of the pool's namespace. `serviceFound` is null when the bundle
 //!   holds no Service of the pool's namespace (a pasted pool alone proves no Service absent).
+//! - `stack`: `dynamo`, `llm-d` or `kserve` when the view's pod belongs to a serving stack (by
+//!   a label prefix such as `nvidia.com/dynamo-` or `llm-d.ai/`, or its image), else absent.
 //! - `simulatorGpu`: `[{pod, container, image, gpus}]` — containers of the view's pods whose
 //!   image is the llm-d inference simulator (`llm-d-inference-sim`) and that request or limit
 //!   `nvidia.com/gpu` above 0.
@@ -34,6 +36,38 @@ use crate::index::{Index, ObjId};
 use serde_json::{Map, Value, json};
 
 /// The serving layer's facts for one view.
+/// Label prefixes and image fragments that mark a pod as part of a serving stack, with the
+/// stack's name.
+const STACK_MARKS: &[(&str, &str)] = &[
+    ("nvidia.com/dynamo-", "dynamo"),
+    ("ai-dynamo/", "dynamo"),
+    ("llm-d.ai/", "llm-d"),
+    ("/llm-d/", "llm-d"),
+    ("serving.kserve.io/", "kserve"),
+];
+
+/// The serving stack a pod belongs to, by its labels or its containers' images: the stack's
+/// operator or chart wrote the pod, its probes included.
+fn stack_of(pod: &Value) -> Option<&'static str> {
+    let labels = pod
+        .pointer("/metadata/labels")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|l| l.keys().map(String::as_str));
+    let images = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["image"].as_str());
+    labels.chain(images).find_map(|s| {
+        STACK_MARKS
+            .iter()
+            .find(|(m, _)| s.contains(m))
+            .map(|(_, n)| *n)
+    })
+}
+
 pub fn facts(ctx: &Ctx) -> Value {
     let mut out = Map::new();
     // These depend on the DGD or pool alone: computed once per index for all views that link it.
@@ -57,6 +91,9 @@ pub fn facts(ctx: &Ctx) -> Value {
         .collect();
     if !sims.is_empty() {
         out.insert("simulatorGpu".into(), Value::Array(sims));
+    }
+    if let Some(stack) = ctx.pod_value().and_then(|p| stack_of(&p)) {
+        out.insert("stack".into(), json!(stack));
     }
     if out.is_empty() {
         Value::Null

@@ -97,6 +97,8 @@ pub struct Signal {
     pub text: String,
     pub count: u64,
     pub current: bool,
+    /// The signal is about the target itself, not an object linked to it.
+    pub on_target: bool,
 }
 
 /// The strongest current signal of one layer, and how many more it has.
@@ -130,6 +132,16 @@ pub fn signals(ix: &Index, objects: &[ObjId], settled: bool) -> Signals {
         let current = !settled && !superseded(ix, id, objects);
         read_object(ix, id, current, &mut out);
         read_events(ix, id, current, &mut out);
+    }
+    if let Some(&target) = objects.first() {
+        let o = ix.object(target);
+        let me = match &o.namespace {
+            Some(ns) => format!("{} {ns}/{}", o.kind, o.name),
+            None => format!("{} {}", o.kind, o.name),
+        };
+        for s in out.iter_mut() {
+            s.on_target = s.object == me;
+        }
     }
     let mut floor: BTreeMap<Layer, Floor> = BTreeMap::new();
     for s in out.iter().filter(|s| s.current) {
@@ -242,6 +254,7 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
         text,
         count: r.count.max(1),
         current,
+        on_target: false,
     });
 }
 
