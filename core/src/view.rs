@@ -199,14 +199,11 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     b.event_sources.push(target);
 
     // The pods of the work, and the one that best explains it.
-    let mut pods: Vec<ObjId> = if target_is_pod {
+    let pods: Vec<ObjId> = if target_is_pod {
         vec![target]
     } else {
-        ix.descendant_pods(target)
+        work_pods(ix, target)
     };
-    if !target_is_pod && pods.is_empty() {
-        pods = pods_by_selector(ix, target);
-    }
     // The pod that best explains the work: the worst off among those that make it up now. A
     // failed pod beside its running replacement is history, not the work's state.
     let pod = if target_is_pod {
@@ -1030,6 +1027,30 @@ fn link_serving(b: &mut Builder, pv: &Value) {
     }
 }
 
+/// The pods of a piece of work: those below it by ownerReferences, else those its
+/// controller's labels or its selector name; a Kueue Workload's are its job's (the Workload
+/// is owned by the Job, JobSet or LWS whose pods it admits).
+fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
+    let own = |id: ObjId| {
+        let pods = ix.descendant_pods(id);
+        if pods.is_empty() {
+            pods_by_selector(ix, id)
+        } else {
+            pods
+        }
+    };
+    let pods = own(target);
+    let t = ix.object(target);
+    if !pods.is_empty() || !(t.kind == "Workload" && t.group() == "kueue.x-k8s.io") {
+        return pods;
+    }
+    ix.owner_chain(target)
+        .into_iter()
+        .map(own)
+        .find(|p| !p.is_empty())
+        .unwrap_or_default()
+}
+
 /// The label a kind's controller puts on every pod it makes, naming its owner: how a pasted
 /// LWS, JobSet or Job finds its pods when the pods' ownerReferences were cut or lead through an
 /// object the bundle lacks.
@@ -1121,13 +1142,11 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
 /// the target list).
 pub fn status_of(ix: &Index, target: ObjId) -> (String, bool) {
     let v = ix.value(target);
-    let mut pods = Vec::new();
-    if ix.pod(target).is_none() {
-        pods = ix.descendant_pods(target);
-        if pods.is_empty() {
-            pods = pods_by_selector(ix, target);
-        }
-    }
+    let pods = if ix.pod(target).is_none() {
+        work_pods(ix, target)
+    } else {
+        Vec::new()
+    };
     let w = judge(ix, target, &v, &pods);
     (w.status, w.settled)
 }
