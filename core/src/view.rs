@@ -1041,7 +1041,8 @@ fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
     };
     let pods = own(target);
     let t = ix.object(target);
-    if !pods.is_empty() || !(t.kind == "Workload" && t.group() == "kueue.x-k8s.io") {
+    let workload = t.kind == "Workload" && t.group() == "kueue.x-k8s.io";
+    if !(pods.is_empty() && workload) {
         return pods;
     }
     ix.owner_chain(target)
