@@ -143,8 +143,18 @@ pub fn signals(ix: &Index, objects: &[ObjId], settled: bool) -> Signals {
             s.on_target = s.object == me;
         }
     }
+    // A layer's floor quotes its strongest signal: the target's own before a linked object's,
+    // then what a component wrote in words (a container's state, a condition, an event) before
+    // what the numbers say (a DaemonSet short of pods).
+    let mut ranked: Vec<&Signal> = out.iter().filter(|s| s.current).collect();
+    ranked.sort_by_key(|s| {
+        (
+            !s.on_target,
+            s.reason.is_empty() && s.source == Source::Status,
+        )
+    });
     let mut floor: BTreeMap<Layer, Floor> = BTreeMap::new();
-    for s in out.iter().filter(|s| s.current) {
+    for s in ranked {
         match floor.get_mut(&s.layer) {
             Some(f) => f.more += 1,
             None => {
