@@ -8,3 +8,4 @@ mod properties;
 mod rule_fixtures;
 mod support;
 mod verdicts;
+mod view_paths;

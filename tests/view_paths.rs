@@ -1,0 +1,223 @@
+//! Every key a rule's path names must appear in some view: a misspelt fact or field in a rule
+//! file (`$.facts.grouping.lws.nestedWorkerSet`) would make the rule silently never fire, and
+//! only its firing fixture would notice. The views of every scenario target and every real
+//! incident are the catalogue of keys that exist; a rule path whose keys none of them has fails
+//! here with the rule and the path named.
+
+use crate::support;
+use layer_core::rule::Cond;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// Key paths of a JSON value: `facts.resources[].name`, array elements folded into `[]`.
+fn keys(v: &Value, at: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            // A filter or `*` over an object selects its members: `services[]` is any member.
+            let any = format!("{at}[]");
+            for (k, x) in m {
+                let p = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                out.insert(p.clone());
+                keys(x, &p, out);
+                if !at.is_empty() {
+                    out.insert(any.clone());
+                    keys(x, &any, out);
+                }
+            }
+        }
+        Value::Array(a) => {
+            let p = format!("{at}[]");
+            out.insert(p.clone());
+            for x in a {
+                keys(x, &p, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The key paths a rule path names: its own (`$.facts.resources[?@.fit=='x'].name` →
+/// `facts.resources[].name`) and those its filters read (`facts.resources[].fit`).
+fn named_keys(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let b = path.as_bytes();
+    let mut i = 1; // after `$`
+    while i < b.len() {
+        match b[i] {
+            b'.' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < b.len() && b[j] != b'.' && b[j] != b'[' {
+                    j += 1;
+                }
+                let name = &path[start..j];
+                if name == "*" {
+                    cur.push_str(".*");
+                } else {
+                    if !cur.is_empty() {
+                        cur.push('.');
+                    }
+                    cur.push_str(name);
+                    out.push(cur.clone());
+                }
+                i = j;
+            }
+            b'[' => {
+                // Find the matching `]`, minding quotes and nested brackets.
+                let mut depth = 0;
+                let mut j = i;
+                let mut quote = None;
+                while j < b.len() {
+                    match (quote, b[j]) {
+                        (Some(q), c) if c == q => quote = None,
+                        (Some(_), _) => {}
+                        (None, b'\'' | b'"') => quote = Some(b[j]),
+                        (None, b'[') => depth += 1,
+                        (None, b']') => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let inner = &path[i + 1..j];
+                if let Some(name) = inner.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+                    if !cur.is_empty() {
+                        cur.push('.');
+                    }
+                    cur.push_str(name);
+                    out.push(cur.clone());
+                } else {
+                    cur.push_str("[]");
+                    if let Some(filter) = inner.strip_prefix('?') {
+                        let re = regex::Regex::new(r"@\.([A-Za-z_][A-Za-z0-9_]*)").expect("regex");
+                        for c in re.captures_iter(filter) {
+                            out.push(format!("{cur}.{}", &c[1]));
+                        }
+                    }
+                }
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+fn tests(c: &Cond, out: &mut Vec<String>) {
+    match c {
+        Cond::All(cs) | Cond::Any(cs) => cs.iter().for_each(|c| tests(c, out)),
+        Cond::Not(c) => tests(c, out),
+        Cond::Test(t) => out.push(t.source.clone()),
+    }
+}
+
+#[test]
+fn every_key_a_rule_names_appears_in_some_view() {
+    let mut seen = BTreeSet::new();
+    let mut views = 0;
+    for s in scenarios::all() {
+        let ix = support::index(&s);
+        for e in &s.expectations {
+            let id =
+                layer_core::target::resolve(&ix, &layer_core::TargetSpec::parse(&e.target, None))
+                    .expect("scenario targets resolve");
+            keys(&layer_core::view::build(&ix, id, None).value, "", &mut seen);
+            views += 1;
+        }
+    }
+    for inc in scenarios::incidents::all().unwrap_or_else(|e| panic!("{e}")) {
+        let text = std::fs::read_to_string(&inc.bundle_path).expect("incident bundle");
+        let ix = layer_core::Index::new(layer_core::Bundle::parse(text).expect("parses"));
+        let id = layer_core::target::resolve(
+            &ix,
+            &layer_core::TargetSpec::parse(&inc.thread.target, None),
+        )
+        .expect("incident targets resolve");
+        keys(&layer_core::view::build(&ix, id, None).value, "", &mut seen);
+        views += 1;
+    }
+    // `nowSource` is added by the engine after the view is built.
+    seen.insert("facts.nowSource".into());
+    // Fields of the Kubernetes APIs that rules read and that no bundle here happens to carry;
+    // each is in its API's types, so a rule may name it.
+    for k in [
+        "workload.status.clusterName", // Kueue MultiKueue: the worker that won
+        "owners[].spec.managedBy",     // batch/v1 Job spec.managedBy (1.30+)
+        "pod.status.initContainerStatuses[].state.waiting.message", // core/v1 ContainerStateWaiting
+        "dynamoGraphDeployment.spec.components[].multinode", // Dynamo v1beta1 component
+    ] {
+        seen.insert(k.into());
+    }
+    let mut unknown = Vec::new();
+    for rule in support::engine().rules() {
+        let mut paths = Vec::new();
+        tests(&rule.when, &mut paths);
+        for p in paths {
+            for k in named_keys(&p) {
+                // Keys under a Kubernetes object's own maps (labels, annotations, allocatable,
+                // capacity) are the cluster's, not the view's: any name is valid there.
+                let open = [
+                    "labels",
+                    "annotations",
+                    "allocatable",
+                    "capacity",
+                    "nodeSelector",
+                    "limits",
+                    "requests",
+                ];
+                if k.split('.')
+                    .any(|seg| open.contains(&seg.trim_end_matches("[]")))
+                    && !open.contains(&k.rsplit('.').next().unwrap_or("").trim_end_matches("[]"))
+                {
+                    continue;
+                }
+                if !seen.contains(&k) {
+                    unknown.push(format!("{}: {p}: `{k}` is in no view", rule.id));
+                }
+            }
+        }
+    }
+    unknown.sort();
+    unknown.dedup();
+    assert!(views > 200, "only {views} views built");
+    assert!(
+        unknown.is_empty(),
+        "{} unknown key(s):\n{}",
+        unknown.len(),
+        unknown.join("\n")
+    );
+}
+
+#[test]
+fn named_keys_reads_dots_brackets_and_filters() {
+    assert_eq!(
+        named_keys(
+            "$.facts.resources[?@.fit=='noneFreeNow' && @.schedulerInsufficient==true].name"
+        ),
+        vec![
+            "facts",
+            "facts.resources",
+            "facts.resources[].fit",
+            "facts.resources[].schedulerInsufficient",
+            "facts.resources[].name"
+        ]
+    );
+    assert_eq!(
+        named_keys("$.pod.metadata.annotations['gpu-memory']"),
+        vec![
+            "pod",
+            "pod.metadata",
+            "pod.metadata.annotations",
+            "pod.metadata.annotations.gpu-memory"
+        ]
+    );
+}
