@@ -43,6 +43,7 @@ fn keys(v: &Value, at: &str, out: &mut BTreeSet<String>) {
 /// The key paths a rule path names: its own (`$.facts.resources[?@.fit=='x'].name` →
 /// `facts.resources[].name`) and those its filters read (`facts.resources[].fit`).
 fn named_keys(path: &str) -> Vec<String> {
+    let filter_key = regex::Regex::new(r"@\.([A-Za-z_][A-Za-z0-9_]*)").expect("regex");
     let mut out = Vec::new();
     let mut cur = String::new();
     let b = path.as_bytes();
@@ -98,8 +99,7 @@ fn named_keys(path: &str) -> Vec<String> {
                 } else {
                     cur.push_str("[]");
                     if let Some(filter) = inner.strip_prefix('?') {
-                        let re = regex::Regex::new(r"@\.([A-Za-z_][A-Za-z0-9_]*)").expect("regex");
-                        for c in re.captures_iter(filter) {
+                        for c in filter_key.captures_iter(filter) {
                             out.push(format!("{cur}.{}", &c[1]));
                         }
                     }
