@@ -8,7 +8,7 @@
 //! core's `scale` example as a child process per measurement (its own peak memory, read from
 //! `/proc/self/status`); `jq` as the peer; the npm package in Node for the WASM rows.
 
-use crate::{root, run};
+use crate::{root, run, target_dir};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,7 +36,7 @@ impl Plan {
                 growth: (50, 1_000),
                 wasm: (100, 2_000),
                 scenario_rounds: "3",
-                dir: root().join("target/bench-quick"),
+                dir: target_dir().join("bench-quick"),
             }
         } else {
             Plan {
@@ -45,7 +45,7 @@ impl Plan {
                 growth: (500, 10_000),
                 wasm: (1_000, 20_000),
                 scenario_rounds: "30",
-                dir: root().join("target/bench"),
+                dir: target_dir().join("bench"),
             }
         }
     }
@@ -59,7 +59,7 @@ fn lines(out: &[u8]) -> Vec<Value> {
 }
 
 fn exe(name: &str) -> PathBuf {
-    root().join("target/release").join(name)
+    target_dir().join("release").join(name)
 }
 
 /// A bundle of `nodes`/`pods` from gen-cluster (seed 1), written afresh on each run so that
@@ -391,7 +391,7 @@ pub fn bench(quick: bool) -> Result<(), String> {
     doc.insert_str(split, &head);
     // A quick run only proves the harness works; it must not replace the committed figures.
     let out = if quick {
-        root().join("target/benchmarks-quick.md")
+        target_dir().join("benchmarks-quick.md")
     } else {
         root().join("docs/benchmarks.md")
     };

@@ -87,11 +87,32 @@ fn main() -> ExitCode {
     }
 }
 
+/// The workspace root, read when the task runs (cargo sets `CARGO_MANIFEST_DIR` for `cargo
+/// run`): an xtask binary built in one checkout and run from another (one shared target
+/// directory) must act on the checkout it runs in.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest.parent().expect("workspace root").to_path_buf()
+}
+
+/// Cargo's target directory, as cargo itself reports it (`CARGO_TARGET_DIR`, a config file or
+/// `<root>/target`), asked once per run.
+pub fn target_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = cargo()
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .current_dir(root())
+            .output()
+            .ok()
+            .filter(|o| o.status.success());
+        out.and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.stdout).ok())
+            .and_then(|m| m["target_directory"].as_str().map(PathBuf::from))
+            .unwrap_or_else(|| root().join("target"))
+    })
+    .clone()
 }
 
 pub fn run(cmd: &mut Command) -> Result<(), String> {
@@ -233,7 +254,7 @@ fn incidents(verbose: bool) -> Result<(), String> {
 /// Diagnose the first target of every scenario with the real CLI, as a user would.
 fn demo() -> Result<(), String> {
     run(cargo().args(["build", "--quiet", "-p", "kubectl-layer"]))?;
-    let bin = root().join("target/debug/kubectl-layer");
+    let bin = target_dir().join("debug/kubectl-layer");
     for (dir, bundle, expected) in scenarios()? {
         let target = expected
             .as_array()

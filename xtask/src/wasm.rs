@@ -5,14 +5,17 @@
 //! one API. `index.d.ts` is generated from the contract's JSON Schemas, so the TypeScript types
 //! are the Rust types.
 
-use crate::{root, run};
+use crate::{root, run, target_dir};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CRATE: &str = "kubectl-layer-wasm";
-const WASM: &str = "target/wasm32-unknown-unknown/wasm-release/layer_wasm.wasm";
+/// The module cargo builds for the npm package, in cargo's target directory.
+fn wasm_module() -> PathBuf {
+    target_dir().join("wasm32-unknown-unknown/wasm-release/layer_wasm.wasm")
+}
 
 /// The wasm-bindgen version pinned in Cargo.lock.
 pub fn locked_bindgen_version() -> Result<String, String> {
@@ -64,15 +67,16 @@ pub fn build() -> Result<(), String> {
     let pkg = root().join("wasm/pkg");
     let _ = std::fs::remove_dir_all(&pkg);
     for (target, dir) in [("nodejs", "node"), ("web", "web")] {
-        run(Command::new("wasm-bindgen").args([
-            "--target",
-            target,
-            "--remove-name-section",
-            "--remove-producers-section",
-            "--out-dir",
-            &format!("wasm/pkg/{dir}"),
-            WASM,
-        ]))?;
+        run(Command::new("wasm-bindgen")
+            .args([
+                "--target",
+                target,
+                "--remove-name-section",
+                "--remove-producers-section",
+                "--out-dir",
+                &format!("wasm/pkg/{dir}"),
+            ])
+            .arg(wasm_module()))?;
     }
     // The Node glue is CommonJS inside a `"type": "module"` package.
     write(&pkg.join("node/package.json"), "{\"type\": \"commonjs\"}\n")?;
@@ -360,7 +364,7 @@ pub fn test() -> Result<(), String> {
     let result = run(Command::new("node")
         .args(["--test", "--test-reporter=spec", "package.test.mjs"])
         .env("KL_SCENARIOS", root().join("tests/scenarios"))
-        .env("KL_CLI", root().join("target/debug/kubectl-layer"))
+        .env("KL_CLI", target_dir().join("debug/kubectl-layer"))
         .current_dir(&consumer));
     let _ = std::fs::remove_dir_all(&work);
     result
