@@ -7,5 +7,6 @@ mod input_forms;
 mod properties;
 mod rule_fixtures;
 mod support;
+mod terminal;
 mod verdicts;
 mod view_paths;

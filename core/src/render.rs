@@ -94,7 +94,65 @@ fn said_yes_words(m: &crate::diagnosis::Misalignment) -> String {
     }
 }
 
+/// A character a terminal would act on rather than show: C0 and C1 controls (ESC starts colour,
+/// cursor and OSC title sequences; BEL, CR and backspace rewrite what was shown), DEL, and the
+/// bidirectional and line-separator formatting marks that reorder or break a line (U+202E
+/// shows the rest of a line backwards).
+fn acts_on_terminal(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+        )
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Text from a bundle, made safe to print on a terminal: every character a terminal would act
+/// on is written as a visible escape (`\u{1b}`), a newline as `↵`, so nothing is lost and
+/// nothing is obeyed. Any pod can set its own termination message; the admin who runs `why`
+/// must not have their terminal driven by it.
+pub fn for_terminal(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(acts_on_terminal) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push('↵'),
+            c if acts_on_terminal(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Every string of a serializable value, through [`for_terminal`]: the renderers for
+/// terminals work on a cleaned copy, so no field a future change adds can slip through.
+fn cleaned<T: serde::Serialize + serde::de::DeserializeOwned + Clone>(v: &T) -> T {
+    fn walk(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(s) => {
+                if let std::borrow::Cow::Owned(c) = for_terminal(s) {
+                    *s = c;
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(walk),
+            serde_json::Value::Object(m) => m.values_mut().for_each(walk),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(v) else {
+        return v.clone();
+    };
+    walk(&mut value);
+    serde_json::from_value(value).unwrap_or_else(|_| v.clone())
+}
+
 pub fn text(d: &Diagnosis, style: Style) -> String {
+    let d = &cleaned(d);
     let mut out = String::new();
     let t = &d.target;
     let name = match &t.namespace {
@@ -324,6 +382,7 @@ pub fn markdown(d: &Diagnosis) -> String {
 
 /// One line per piece of work, grouped by blocking layer (scan's text output).
 pub fn scan_text(r: &ScanReport, style: Style) -> String {
+    let r = &cleaned(r);
     let mut out = String::new();
     if r.diagnoses.is_empty() {
         out.push_str("Every piece of work in the bundle is running, ready or finished.\n");

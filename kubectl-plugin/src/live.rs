@@ -551,7 +551,10 @@ impl Cluster {
                 let ms = sent.elapsed().as_millis();
                 match &answer {
                     Ok(t) => eprintln!("GET {uri} -> {} bytes in {ms} ms", t.len()),
-                    Err(f) => eprintln!("GET {uri} -> {} after {ms} ms", f.why),
+                    Err(f) => eprintln!(
+                        "GET {uri} -> {} after {ms} ms",
+                        layer_core::render::for_terminal(&f.why)
+                    ),
                 }
             }
             let text = answer?;

@@ -296,7 +296,12 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
             let _ = stdout.flush();
-            eprintln!("error[{}]: {}", f.code, f.message);
+            // Errors quote the input and the API server's words: shown, never obeyed.
+            eprintln!(
+                "error[{}]: {}",
+                f.code,
+                layer_core::render::for_terminal(&f.message)
+            );
             ExitCode::from(f.exit)
         }
     }

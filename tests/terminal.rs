@@ -1,0 +1,115 @@
+//! Text from a bundle is data on a terminal: no character of it may drive the terminal of the
+//! person who runs `why` or `scan` (escape sequences, BEL, CR, backspace, C1 controls, bidi
+//! overrides), and none of it may be lost.
+
+use crate::support;
+use layer_core::render::{self, Style};
+use layer_core::{Bundle, Index, Options};
+
+/// Characters a terminal acts on, as the renderer must never emit them raw.
+fn acts(c: char) -> bool {
+    (c.is_control() && c != '\n')
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+        )
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+const HOSTILE: &str = "boom \u{1b}]0;pwned\u{7} \u{1b}[2J\rfake line\u{8}\u{9b}31m \u{202e}gnp.exe\nHeadline: all good";
+
+fn hostile_bundle() -> String {
+    let msg = serde_json::to_string(HOSTILE).expect("json string");
+    format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[
+        {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"ml","uid":"u1"}},
+          "spec":{{"nodeName":"n1","containers":[{{"name":"c","image":"i"}}]}},
+          "status":{{"phase":"Pending","message":{msg},"reason":"Evil",
+            "containerStatuses":[{{"name":"c","ready":false,"restartCount":3,
+              "state":{{"waiting":{{"reason":"CrashLoopBackOff","message":{msg}}}}},
+              "lastState":{{"terminated":{{"exitCode":1,"reason":"Error","message":{msg}}}}}}}]}}}},
+        {{"apiVersion":"v1","kind":"Event","metadata":{{"name":"e","namespace":"ml"}},"type":"Warning",
+          "reason":"BackOff","message":{msg},"involvedObject":{{"kind":"Pod","name":"p","namespace":"ml","uid":"u1"}},
+          "lastTimestamp":"2026-01-01T00:00:00Z","count":3}}]}}"#
+    )
+}
+
+#[test]
+fn text_and_scan_show_every_control_character_and_obey_none() {
+    let ix = Index::new(Bundle::parse(hostile_bundle()).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Pod/ml/p");
+    // The raw diagnosis keeps the text as the bundle had it: JSON consumers get the data.
+    assert!(
+        serde_json::to_string(&d)
+            .expect("json")
+            .contains("\\u001b]0;pwned"),
+        "the JSON keeps the bundle's text"
+    );
+    let text = render::text(&d, Style { color: false });
+    let scan = render::scan_text(
+        &layer_core::target::scan(support::engine(), &ix, &Options::default()),
+        Style { color: false },
+    );
+    for (what, out) in [("text", &text), ("scan", &scan)] {
+        let raw: Vec<String> = out
+            .chars()
+            .filter(|&c| acts(c))
+            .map(|c| format!("U+{:04X}", c as u32))
+            .collect();
+        assert!(raw.is_empty(), "{what} writes raw {raw:?}:\n{out}");
+    }
+    // Nothing is lost: the escapes are visible, and the bundle's newline cannot start a line.
+    assert!(text.contains("\\u{1b}]0;pwned\\u{7}"), "{text}");
+    assert!(text.contains("\\u{202e}gnp.exe"), "{text}");
+    assert!(
+        !text.lines().any(|l| l.starts_with("Headline: all good")),
+        "a bundle's newline started a line of its own:\n{text}"
+    );
+}
+
+#[test]
+fn colour_is_the_renderers_own_and_survives_cleaning() {
+    let ix = Index::new(Bundle::parse(hostile_bundle()).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Pod/ml/p");
+    let coloured = render::text(&d, Style { color: true });
+    assert!(
+        coloured.contains("\u{1b}[1m"),
+        "the renderer still paints its own text"
+    );
+    assert!(
+        !coloured.contains("\u{1b}]0;pwned"),
+        "but the bundle's sequences are shown, not sent"
+    );
+}
+
+#[test]
+fn clean_scenarios_render_unchanged() {
+    // The cleaning copy changes nothing but the characters a terminal acts on: every finding
+    // and headline is there, as for_terminal writes it (a scenario's multi-line container
+    // message shows its newline as ↵).
+    for s in scenarios::all() {
+        let ix = support::index(&s);
+        for e in &s.expectations {
+            let (d, _) = support::diagnose(&ix, &e.target);
+            let text = render::text(&d, Style { color: false });
+            for f in &d.findings {
+                let shown = render::for_terminal(&f.message);
+                assert!(
+                    text.contains(shown.as_ref()) || f.severity == layer_core::Severity::Info,
+                    "{} {}: finding {} lost",
+                    s.name,
+                    e.target,
+                    f.rule
+                );
+            }
+            let headline = render::for_terminal(&d.verdict.headline);
+            assert!(
+                text.contains(headline.as_ref()),
+                "{} {}: headline lost",
+                s.name,
+                e.target
+            );
+        }
+    }
+}
