@@ -318,26 +318,25 @@ fn sub_group(v: &Value) -> Value {
 /// many of those are Ready. A rolling update replaces old replicas only as the ones it already
 /// replaced become ready, so old replicas that never become ready can hold it still.
 fn rollout(ctx: &Ctx, v: &Value) -> Value {
-    let images: Vec<&str> = v
-        .pointer("/spec/leaderWorkerTemplate/workerTemplate/spec/containers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["image"].as_str())
-        .collect();
+    let images_at = |v: &'_ Value, ptr: &str| -> Vec<String> {
+        v.pointer(ptr)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["image"].as_str().map(str::to_string))
+            .collect()
+    };
+    let images = images_at(
+        v,
+        "/spec/leaderWorkerTemplate/workerTemplate/spec/containers",
+    );
     if images.is_empty() {
         return Value::Null;
     }
     let mut stale = Vec::new();
     let mut stale_ready = 0;
     for (id, p) in ctx.view_pods() {
-        let pod_images: Vec<&str> = p
-            .pointer("/spec/containers")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|c| c["image"].as_str())
-            .collect();
+        let pod_images = images_at(p, "/spec/containers");
         if !pod_images.is_empty() && pod_images.iter().all(|i| !images.contains(i)) {
             stale.push(ctx.ix.object(id).name.clone());
             stale_ready += usize::from(ctx.ix.pod(id).is_some_and(|i| i.ready));

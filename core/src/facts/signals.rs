@@ -204,6 +204,20 @@ struct Raw<'a> {
     count: u64,
 }
 
+impl<'a> Raw<'a> {
+    /// A signal read from an object's status fields (not an event, condition or container).
+    fn status(field: &'a str, reason: &'a str, message: &'a str) -> Raw<'a> {
+        Raw {
+            source: Source::Status,
+            field,
+            reason,
+            message,
+            component: "",
+            count: 1,
+        }
+    }
+}
+
 fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
     let o = ix.object(id);
     let owner_group = ix
@@ -287,15 +301,7 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
             .and_then(Value::as_str)
             .unwrap_or("");
         if !reason.is_empty() || !message.is_empty() {
-            let raw = Raw {
-                source: Source::Status,
-                field: "status",
-                reason,
-                message,
-                component: "",
-                count: 1,
-            };
-            push(ix, id, current, raw, out);
+            push(ix, id, current, Raw::status("status", reason, message), out);
         }
     }
     // Gateway API routes and InferencePool v1 report per parent (each Gateway).
@@ -369,17 +375,14 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
                 .or_else(|| e["message"].as_str())
                 .or_else(|| e["description"].as_str())
                 .unwrap_or("");
-            let raw = Raw {
-                source: Source::Status,
-                field: "lastErrors",
-                reason: e["reason"]
+            let raw = Raw::status(
+                "lastErrors",
+                e["reason"]
                     .as_str()
                     .or_else(|| e["code"].as_str())
                     .unwrap_or(""),
                 message,
-                component: "",
-                count: 1,
-            };
+            );
             push(ix, id, current, raw, out);
         }
         let state = v
@@ -391,14 +394,7 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
                 .pointer("/status/message")
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            let raw = Raw {
-                source: Source::Status,
-                field: "state",
-                reason: state,
-                message,
-                component: "",
-                count: 1,
-            };
+            let raw = Raw::status("state", state, message);
             push(ix, id, current, raw, out);
         }
     }
@@ -450,15 +446,7 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Si
         _ => {}
     }
     for (field, message) in &notes {
-        let raw = Raw {
-            source: Source::Status,
-            field,
-            reason: "",
-            message,
-            component: "",
-            count: 1,
-        };
-        push(ix, id, current, raw, out);
+        push(ix, id, current, Raw::status(field, "", message), out);
     }
 }
 
