@@ -113,3 +113,84 @@ fn clean_scenarios_render_unchanged() {
         }
     }
 }
+
+const HOSTILE_MD: &str = "x\n# Injected heading\n| fake | row |\n<script>alert(1)</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) ![i](http://e/x.png) ``` unclosed fence";
+
+#[test]
+fn markdown_keeps_bundle_text_inside_its_cell_or_item() {
+    let bundle = hostile_bundle().replace(
+        &serde_json::to_string(HOSTILE).expect("json"),
+        &serde_json::to_string(HOSTILE_MD).expect("json"),
+    );
+    let ix = Index::new(Bundle::parse(bundle).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Pod/ml/p");
+    assert!(
+        d.findings.iter().any(|f| f.message.contains("<script>")),
+        "the hostile text reaches a finding, so the test tests something"
+    );
+    let md = render::markdown(&d);
+    let headings = md.lines().filter(|l| l.starts_with('#')).count();
+    let own_headings = md
+        .lines()
+        .filter(|l| l.starts_with("### ") || l.starts_with("#### "))
+        .count();
+    assert_eq!(
+        headings, own_headings,
+        "a bundle line became a heading:\n{md}"
+    );
+    assert!(!md.lines().any(|l| l.starts_with("# Injected")), "{md}");
+    // The layer table has its header, its separator and six rows, and each row its 4 cells.
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    assert_eq!(rows.len(), 8, "{md}");
+    for r in &rows {
+        let cells = r.replace("\\|", "").matches('|').count();
+        assert_eq!(cells, 5, "a bundle `|` split a cell: {r}");
+    }
+    // Inside a code span HTML and links are literal text; outside one they must not appear.
+    let prose = outside_code_spans(&md);
+    for raw in ["<script>", "<img"] {
+        assert!(!prose.contains(raw), "raw {raw} outside code in:\n{md}");
+    }
+    // A link or image needs an unescaped `]` before `(`; every bracket of the bundle's is escaped.
+    let link = regex::Regex::new(r"(^|[^\\])\]\(").expect("regex");
+    assert!(!link.is_match(&prose), "an unescaped link in:\n{md}");
+    // Every fence the report opens it closes: an odd count would leave the rest as code.
+    let fences = md
+        .lines()
+        .filter(|l| l.trim_start().starts_with("```"))
+        .count();
+    assert_eq!(fences % 2, 0, "{md}");
+    // Nothing is lost: the words are there, escaped.
+    assert!(md.contains("&lt;script&gt;alert"), "{md}");
+    assert!(md.contains("\\[click\\]"), "{md}");
+}
+
+/// The text of each line with its inline code spans removed (a span opens with a run of
+/// backticks and closes with a run of the same length).
+fn outside_code_spans(md: &str) -> String {
+    let mut out = String::new();
+    for line in md.lines() {
+        let mut rest = line;
+        // An escaped backtick (`\``) is text, not a delimiter.
+        while let Some(i) = rest
+            .char_indices()
+            .find(|&(i, c)| c == '`' && !rest[..i].ends_with('\\'))
+            .map(|(i, _)| i)
+        {
+            out.push_str(&rest[..i]);
+            let run = rest[i..].chars().take_while(|&c| c == '`').count();
+            let fence = "`".repeat(run);
+            let after = &rest[i + run..];
+            match after.find(&fence) {
+                Some(j) => rest = &after[j + run..],
+                None => {
+                    rest = after;
+                    break;
+                }
+            }
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
+}

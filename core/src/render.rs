@@ -264,19 +264,61 @@ fn capitalize(s: &str) -> String {
 }
 
 /// Markdown for an upstream issue: headline as title, the trace, evidence, and where to report.
+/// Bundle text for a Markdown paragraph, list item or table cell: on one line (controls shown
+/// as [`for_terminal`] shows them), with every character Markdown or HTML would act on
+/// escaped, so the text cannot start a heading, a table row, a link, an image or an HTML tag,
+/// nor leave its cell or list item.
+pub fn for_markdown(s: &str) -> String {
+    let s = for_terminal(s);
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            // Brackets open links and images; with no newline, `#`, `-` and `>` cannot start
+            // a block, and parentheses mean nothing without a bracket before them.
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The longest run of backticks in a text: a code span or fence must be longer to hold it.
+fn longest_backtick_run(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
+}
+
+/// Bundle text as an inline code span, whole: delimited by more backticks than it holds.
+fn md_code(s: &str) -> String {
+    let s = for_terminal(s);
+    let fence = "`".repeat(longest_backtick_run(&s) + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{s}{pad}{fence}")
+}
+
 pub fn markdown(d: &Diagnosis) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "### {}\n", d.verdict.headline);
+    let _ = writeln!(out, "### {}\n", for_markdown(&d.verdict.headline));
     let t = &d.target;
+    let name = match &t.namespace {
+        Some(ns) => format!("{ns}/{}", t.name),
+        None => t.name.clone(),
+    };
     let _ = writeln!(
         out,
-        "**Target:** `{}` {} — status `{}`\n",
-        t.kind,
-        t.namespace.as_ref().map_or_else(
-            || format!("`{}`", t.name),
-            |ns| format!("`{ns}/{}`", t.name)
-        ),
-        t.status
+        "**Target:** {} {} — status {}\n",
+        md_code(&t.kind),
+        md_code(&name),
+        md_code(&t.status)
     );
     if let Some(m) = &d.verdict.misalignment {
         let _ = writeln!(
@@ -284,7 +326,7 @@ pub fn markdown(d: &Diagnosis) -> String {
             "**Misalignment:** {} said yes, {} said no — {}\n",
             said_yes_words(m),
             m.said_no.as_str(),
-            m.why
+            for_markdown(&m.why)
         );
     }
     let _ = writeln!(
@@ -297,8 +339,8 @@ pub fn markdown(d: &Diagnosis) -> String {
             "| {} | {} | {} | {} |",
             l.layer.as_str(),
             l.state.as_str(),
-            l.decided_by.join(", "),
-            l.summary.replace('|', "\\|")
+            for_markdown(&l.decided_by.join(", ")),
+            for_markdown(&l.summary)
         );
     }
     if !d.findings.is_empty() {
@@ -309,19 +351,33 @@ pub fn markdown(d: &Diagnosis) -> String {
                 "- **{}** `{}` — {}",
                 f.severity.as_str(),
                 f.rule,
-                f.message
+                for_markdown(&f.message)
             );
             for e in &f.evidence {
-                let _ = writeln!(out, "  - `{}`", evidence_line(e).replace('`', "'"));
+                let _ = writeln!(out, "  - {}", md_code(&evidence_line(e)));
             }
         }
     }
     if !d.next.is_empty() {
-        let _ = writeln!(out, "\n#### Next\n\n```sh");
-        for n in &d.next {
+        // A fence longer than any backtick run in the commands: a command cannot close it.
+        let commands: Vec<String> = d
+            .next
+            .iter()
+            .map(|n| for_terminal(n).into_owned())
+            .collect();
+        let fence = "`".repeat(
+            commands
+                .iter()
+                .map(|c| longest_backtick_run(c) + 1)
+                .max()
+                .unwrap_or(0)
+                .max(3),
+        );
+        let _ = writeln!(out, "\n#### Next\n\n{fence}sh");
+        for n in &commands {
             let _ = writeln!(out, "{n}");
         }
-        let _ = writeln!(out, "```");
+        let _ = writeln!(out, "{fence}");
     }
     // Configuration is fixed in the user's cluster; only a known upstream behaviour goes to
     // the project, under its contribution rules.

@@ -49,7 +49,10 @@ fn why_matches_the_library_on_every_scenario() {
                 s.name
             );
             let md = run(&["why", &e.target, "-f", &path, "-o", "markdown"]);
-            assert!(stdout(&md).starts_with(&format!("### {}", lib.verdict.headline)));
+            assert!(stdout(&md).starts_with(&format!(
+                "### {}",
+                layer_core::render::for_markdown(&lib.verdict.headline)
+            )));
         }
     }
 }
