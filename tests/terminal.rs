@@ -194,3 +194,32 @@ fn outside_code_spans(md: &str) -> String {
     }
     out
 }
+
+#[test]
+fn suggested_commands_pass_bundle_names_as_single_words() {
+    // Names no API server would accept, but a bundle file can hold anything.
+    let bundle = hostile_bundle()
+        .replace(
+            r#""name":"p","namespace":"ml""#,
+            r#""name":"p$(id);x","namespace":"d;id""#,
+        )
+        .replace(
+            r#""name":"p","namespace":"ml","uid":"u1""#,
+            r#""name":"p$(id);x","namespace":"d;id","uid":"u1""#,
+        )
+        .replace(r#""namespace":"ml"}"#, r#""namespace":"d;id"}"#);
+    let ix = Index::new(Bundle::parse(bundle).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Pod/d;id/p$(id);x");
+    assert!(!d.next.is_empty(), "the finding suggests commands");
+    for n in &d.next {
+        assert!(
+            !n.contains("-n d;id") && !n.contains(" p$(id);x"),
+            "unquoted: {n}"
+        );
+    }
+    assert!(
+        d.next.iter().any(|n| n.contains("'d;id'")),
+        "the namespace is quoted: {:?}",
+        d.next
+    );
+}

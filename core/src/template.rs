@@ -41,7 +41,8 @@ pub fn render(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
     render_joined(t, vars, Joining::Sentence)
 }
 
-/// Fill a shell command: several values of a capture become several arguments.
+/// Fill a shell command: several values of a capture become several arguments, each a single
+/// shell word ([`shell_quote`]).
 pub fn render_command(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
     render_joined(t, vars, Joining::Command)
 }
@@ -145,7 +146,23 @@ fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, joining: Joining) 
     match joining {
         Joining::Sentence if more > 0 => format!("{}, and {more} more", shown.join(", ")),
         Joining::Sentence => shown.join(", "),
-        Joining::Command => shown.join(" "),
+        Joining::Command => shown
+            .iter()
+            .map(|v| shell_quote(v))
+            .collect::<Vec<_>>()
+            .join(" "),
+    }
+}
+
+/// A value as one shell word: as it is when it holds only characters no shell treats
+/// specially (every valid Kubernetes name does), else in single quotes. A bundle is any text:
+/// a namespace `d;id` or a pod `p$(id)` must reach kubectl as a name, not run as a command.
+pub fn shell_quote(v: &str) -> Cow<'_, str> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "._/:=@%+,-".contains(c);
+    if !v.is_empty() && v.chars().all(plain) {
+        Cow::Borrowed(v)
+    } else {
+        Cow::Owned(format!("'{}'", v.replace('\'', "'\\''")))
     }
 }
 
@@ -193,6 +210,24 @@ mod tests {
             (0..SHOWN_VALUES).map(|i| json!(i)).collect(),
         );
         assert_eq!(render("{nodes}", &vars), "0, 1, 2, 3, 4, 5, 6, 7, 8, 9");
+    }
+
+    #[test]
+    fn commands_quote_what_a_shell_would_run() {
+        let mut vars = BTreeMap::new();
+        vars.insert("namespace".to_string(), vec![json!("d;id")]);
+        vars.insert("pod".to_string(), vec![json!("p$(id);x")]);
+        vars.insert("node".to_string(), vec![json!("gpu-1.example.com")]);
+        vars.insert("quote".to_string(), vec![json!("it's")]);
+        assert_eq!(
+            render_command(
+                "kubectl -n {namespace} describe pod {pod} {node} {quote}",
+                &vars
+            ),
+            "kubectl -n 'd;id' describe pod 'p$(id);x' gpu-1.example.com 'it'\\''s'"
+        );
+        // Sentences are not commands: they keep the text as it is.
+        assert_eq!(render("pod {pod}", &vars), "pod p$(id);x");
     }
 
     #[test]

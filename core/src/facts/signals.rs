@@ -86,8 +86,9 @@ pub struct Signal {
     /// `Kind namespace/name` of the object it is about.
     pub object: String,
     pub kind: String,
-    /// What `kubectl describe` takes to show the object: `pod/x -n ml`, `node/gpu-1`.
-    pub describe: String,
+    /// The arguments `kubectl describe` takes to show the object: `[pod/x, -n, ml]`,
+    /// `[node/gpu-1]` (separate words, so a command quotes each).
+    pub describe: Vec<String>,
     pub source: Source,
     /// The condition type, container name or field it was read from.
     pub field: String,
@@ -261,10 +262,10 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
         r.component.to_string()
     };
     let resource = o.kind.to_lowercase();
-    let describe = match &o.namespace {
-        Some(ns) => format!("{resource}/{} -n {ns}", o.name),
-        None => format!("{resource}/{}", o.name),
-    };
+    let mut describe = vec![format!("{resource}/{}", o.name)];
+    if let Some(ns) = &o.namespace {
+        describe.extend(["-n".to_string(), ns.clone()]);
+    }
     out.push(Signal {
         layer: at.layer,
         by,
