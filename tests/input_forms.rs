@@ -36,6 +36,9 @@ fn every_input_form_gives_the_same_diagnosis() {
             ("yaml list", serde_yaml_ng::to_string(&list).unwrap()),
             ("yaml stream", objs.iter().map(|o| format!("---\n{}", serde_yaml_ng::to_string(o).unwrap())).collect::<String>()),
             ("own bundle", serde_json::to_string(&serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objs, "kubectlLayer": {"bundleVersion": 1}})).unwrap()),
+            // What PowerShell's `>` and Notepad write: a byte-order mark first, CRLF lines.
+            ("json with a BOM", format!("\u{feff}{}", serde_json::to_string_pretty(&list).unwrap().replace('\n', "\r\n"))),
+            ("yaml with a BOM", format!("\u{feff}{}", serde_yaml_ng::to_string(&list).unwrap().replace('\n', "\r\n"))),
         ];
         for (form, text) in forms {
             assert_eq!(

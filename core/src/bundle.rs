@@ -118,18 +118,18 @@ impl Bundle {
     }
 
     pub fn parse_with(text: impl Into<String>, limits: ReadLimits) -> Result<Bundle, BundleError> {
-        let text: String = text.into();
+        let mut text: String = text.into();
+        // A byte-order mark (PowerShell's `>` and Notepad write one) is not part of the text.
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
         if text.len() > limits.max_bytes {
             return Err(BundleError::TooLarge {
                 size: text.len(),
                 limit: limits.max_bytes,
             });
         }
-        let first = text
-            .trim_start_matches('\u{feff}')
-            .trim_start()
-            .chars()
-            .next();
+        let first = text.trim_start().chars().next();
         match first {
             None => Err(BundleError::Empty),
             Some('{' | '[') => {

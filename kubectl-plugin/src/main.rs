@@ -110,7 +110,7 @@ struct Input {
     files: Vec<String>,
     /// Reason as if it were this time (RFC 3339). Default: the bundle's collection time, else
     /// its newest timestamp.
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", value_parser = parse_now)]
     now: Option<String>,
     /// Refuse inputs larger than this many bytes.
     #[arg(long, value_name = "BYTES", default_value_t = 2 << 30)]
@@ -305,6 +305,13 @@ fn main() -> ExitCode {
             ExitCode::from(f.exit)
         }
     }
+}
+
+/// `--now` must be a time: a typo must not silently turn every age-based rule off.
+fn parse_now(s: &str) -> Result<String, String> {
+    layer_core::time::parse_rfc3339(s)
+        .map(|_| s.to_string())
+        .ok_or_else(|| format!("`{s}` is not an RFC 3339 time like 2026-10-14T09:41:07Z"))
 }
 
 fn engine() -> Result<Engine, Failure> {

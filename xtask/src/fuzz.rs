@@ -1,5 +1,6 @@
 //! `cargo xtask fuzz [--seconds N] [TARGET...]`: run the cargo-fuzz targets of `fuzz/` for a
-//! bounded time each, seeded with every scenario bundle.
+//! bounded time each, seeded with every scenario bundle, every real incident and the inputs
+//! that found bugs (a byte-order mark, control characters).
 //!
 //! cargo-fuzz needs nightly compiler flags (the sanitizer and coverage instrumentation); the
 //! machines have only the stable toolchain, which accepts them under `RUSTC_BOOTSTRAP=1`. That
@@ -150,6 +151,39 @@ fn seeds() -> Result<Vec<(String, String)>, String> {
             out.push((format!("object-{name}-{i}.json"), parsed.raw(o).to_string()));
         }
     }
+    // The real incidents: partial, hand-trimmed, CRLF, the shapes people actually paste.
+    let incidents = root().join("tests/incidents");
+    let mut dirs: Vec<_> = std::fs::read_dir(&incidents)
+        .map_err(|e| format!("{}: {e}", incidents.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        for file in ["bundle.json", "bundle.yaml"] {
+            let path = dir.join(file);
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                let name = dir.file_name().unwrap_or_default().to_string_lossy();
+                out.push((format!("incident-{name}-{file}"), text));
+            }
+        }
+    }
+    // Inputs that found bugs: a byte-order mark before JSON and YAML, and control and bidi
+    // characters in the text a renderer prints.
+    if let Some((_, first)) = out.first().cloned() {
+        out.push(("bom.json".into(), format!("\u{feff}{first}")));
+    }
+    out.push((
+        "bom.yaml".into(),
+        "\u{feff}apiVersion: v1\r\nkind: Pod\r\nmetadata:\r\n  name: p\r\n  namespace: ml\r\n"
+            .into(),
+    ));
+    out.push((
+        "controls.json".into(),
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p\u001b]0;x\u0007","namespace":"ml"},"status":{"phase":"Pending","message":"\u001b[2J\r\u202e\n# h\n| a |","reason":"\u009b"}}"#
+            .into(),
+    ));
     Ok(out)
 }
 

@@ -122,6 +122,17 @@ fn errors_have_exit_2_and_say_what_and_where() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("missing.json"));
 
+    // A --now that is not a time is a usage error that says so, not a silent "no now".
+    for bad_now in ["garbage", "2026-13-45T00:00:00Z"] {
+        let o = run(&["why", "x", "-f", &path, "--now", bad_now]);
+        assert_eq!(o.status.code(), Some(2), "--now {bad_now}");
+        assert!(
+            stderr(&o).contains(bad_now) && stderr(&o).contains("RFC 3339"),
+            "{}",
+            stderr(&o)
+        );
+    }
+
     let o = run(&["why", "x", "-f", &path, "--max-input-bytes", "10"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
