@@ -157,8 +157,11 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         "h" => n * 3600.0,
         _ => return Err(format!("`{s}`: unknown unit `{unit}` (use ms, s, m or h)")),
     };
-    if !(secs > 0.0 && secs < 1e7) {
+    if secs.is_nan() || secs <= 0.0 {
         return Err(format!("`{s}` must be more than zero"));
+    }
+    if secs >= 1e7 {
+        return Err(format!("`{s}` is too long: at most 1e7 s (about 115 days)"));
     }
     Ok(Duration::from_secs_f64(secs))
 }
@@ -612,3 +615,39 @@ serving    where do requests go, split how many ways?   NVIDIA Dynamo, llm-d    
 A pod's path: admission -> grouping -> placement -> runtime -> serving.
 The device layer is the floor under placement and runtime.
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_duration, parse_now};
+
+    #[test]
+    fn durations_say_what_is_wrong_with_them() {
+        assert_eq!(parse_duration("2m").unwrap().as_secs(), 120);
+        assert_eq!(parse_duration("1500ms").unwrap().as_millis(), 1500);
+        assert!(parse_duration("0s").unwrap_err().contains("more than zero"));
+        assert!(
+            parse_duration("-5s")
+                .unwrap_err()
+                .contains("more than zero")
+        );
+        // Too long is too long, not "less than zero" (it said so before).
+        assert!(
+            parse_duration("99999999999999999999s")
+                .unwrap_err()
+                .contains("too long")
+        );
+        assert!(parse_duration("3d").unwrap_err().contains("unknown unit"));
+        assert!(
+            parse_duration("soon")
+                .unwrap_err()
+                .contains("not a duration")
+        );
+    }
+
+    #[test]
+    fn now_must_be_a_time() {
+        assert!(parse_now("2026-10-14T09:41:07Z").is_ok());
+        assert!(parse_now("2026-13-45T00:00:00Z").is_err());
+        assert!(parse_now("garbage").is_err());
+    }
+}
