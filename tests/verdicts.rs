@@ -233,3 +233,62 @@ fn bound_pods_without_their_node_name_keep_a_runtime_verdict() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(compared > 5, "only {compared} runtime verdicts compared");
 }
+
+/// What `why` on a pod says blocks, `scan` lists: the pod itself or the work above it. Owners
+/// forming a cycle once hid such a pod from scan ("every piece of work is running").
+#[test]
+fn scan_lists_every_blocked_pod_or_its_work() {
+    let cycle = r#"{"apiVersion":"v1","kind":"List","items":[
+      {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"a","namespace":"ml","uid":"ua","ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"b","uid":"ub","controller":true}]}},
+      {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"b","namespace":"ml","uid":"ub","ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"a","uid":"ua","controller":true}]}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml","uid":"up","ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"b","uid":"ub","controller":true}]},
+       "spec":{"containers":[{"name":"c","image":"i"}]},
+       "status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}]}}]}"#;
+    let mut bundles: Vec<(String, Index)> = vec![(
+        "owner cycle".into(),
+        Index::new(layer_core::Bundle::parse(cycle).expect("parses")),
+    )];
+    for s in scenarios::all() {
+        bundles.push((s.name.clone(), support::index(&s)));
+    }
+    let mut failures = Vec::new();
+    for (place, ix) in &bundles {
+        let report =
+            layer_core::target::scan(support::engine(), ix, &layer_core::Options::default());
+        let listed: Vec<(String, Option<String>, String)> = report
+            .diagnoses
+            .iter()
+            .map(|d| {
+                (
+                    d.target.kind.clone(),
+                    d.target.namespace.clone(),
+                    d.target.name.clone(),
+                )
+            })
+            .collect();
+        let is_listed = |id: layer_core::index::ObjId| {
+            let o = ix.object(id);
+            listed.contains(&(o.kind.clone(), o.namespace.clone(), o.name.clone()))
+                // or a listed piece of work names it among its pods (an InferencePool's).
+                || report.diagnoses.iter().any(|d| {
+                    d.pods
+                        .iter()
+                        .any(|p| p.name == o.name && Some(&p.namespace) == o.namespace.as_ref())
+                })
+        };
+        for &p in ix.of_kind("Pod") {
+            let d = support::engine().diagnose(ix, p, &layer_core::Options::default());
+            if d.verdict.state != LayerState::Blocked {
+                continue;
+            }
+            let top = layer_core::target::top_work(ix, p);
+            if !is_listed(p) && !top.is_some_and(is_listed) {
+                failures.push(format!(
+                    "{place}: pod {} is blocked, yet scan lists neither it nor its work",
+                    ix.object(p).name
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -248,9 +248,28 @@ fn is_work(ix: &Index, id: ObjId) -> bool {
         .any(|(g, k)| o.group() == *g && o.kind == *k)
 }
 
-/// The topmost work object above an object (through any owners), if any.
+/// The topmost work object above an object (through any owners), if any. Owners that form a
+/// cycle (a hand-edited or hostile bundle: Job a owns Job b owns Job a) have no top: the
+/// lowest-numbered work object of the cycle stands for it, so scan still lists the work once.
 pub fn top_work(ix: &Index, id: ObjId) -> Option<ObjId> {
-    ix.owner_chain(id).into_iter().rfind(|&o| is_work(ix, o))
+    let chain = ix.owner_chain(id);
+    let last = chain.last().copied().unwrap_or(id);
+    let cycle_start = ix.owners(last).first().and_then(|&next| {
+        std::iter::once(id)
+            .chain(chain.iter().copied())
+            .position(|o| o == next)
+    });
+    if let Some(start) = cycle_start {
+        let members: Vec<ObjId> = std::iter::once(id)
+            .chain(chain.iter().copied())
+            .skip(start)
+            .collect();
+        let top = members.iter().copied().filter(|&o| is_work(ix, o)).min();
+        if let Some(top) = top {
+            return (top != id).then_some(top);
+        }
+    }
+    chain.into_iter().rfind(|&o| is_work(ix, o))
 }
 
 /// Scan's list of work: each top-level work object that is not settled, and each pod without a
@@ -329,18 +348,38 @@ pub fn scan_namespace(
     opts: &Options,
     namespace: Option<&str>,
 ) -> ScanReport {
-    let work: Vec<ObjId> = work_items(ix)
+    // Serving objects whose pods run can still route nowhere (a pool no gateway took): they
+    // are diagnosed even when settled, and listed if a layer blocks or warns. They are few.
+    let serving = |id: ObjId| {
+        matches!(
+            ix.object(id).kind.as_str(),
+            "InferencePool" | "DynamoGraphDeployment" | "PodCliqueSet"
+        )
+    };
+    let work: Vec<(ObjId, bool)> = work_items(ix)
         .into_iter()
-        .filter(|(_, _, settled)| !settled)
-        .map(|(id, _, _)| id)
-        .filter(|&id| namespace.is_none_or(|ns| ix.object(id).namespace.as_deref() == Some(ns)))
+        .filter(|&(id, _, settled)| !settled || serving(id))
+        .map(|(id, _, settled)| (id, settled))
+        .filter(|&(id, _)| {
+            namespace.is_none_or(|ns| ix.object(id).namespace.as_deref() == Some(ns))
+        })
         .collect();
     // Diagnoses are independent; the index's shared tables are computed once, by whichever
     // thread asks first. A handful per batch: one diagnosis takes about a millisecond.
     let threads = crate::par::threads(opts.threads);
-    let mut diagnoses = crate::par::map(work.len(), threads, 4, |i| {
-        engine.diagnose(ix, work[i], opts)
-    });
+    let mut diagnoses: Vec<_> = crate::par::map(work.len(), threads, 4, |i| {
+        (engine.diagnose(ix, work[i].0, opts), work[i].1)
+    })
+    .into_iter()
+    .filter(|(d, settled)| {
+        !settled
+            || matches!(
+                d.verdict.state,
+                crate::layer::LayerState::Blocked | crate::layer::LayerState::Warn
+            )
+    })
+    .map(|(d, _)| d)
+    .collect();
     diagnoses.sort_by(|a, b| {
         let key = |d: &crate::diagnosis::Diagnosis| {
             let state_rank = match d.verdict.state {

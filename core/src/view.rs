@@ -1283,11 +1283,16 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
                 (if s { "Running" } else { "Pending" }.into(), s)
             }
         }
-        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => {
-            ready_of("/spec/replicas", "/status/readyReplicas")
-        }
-        ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => {
-            ready_of("/spec/replicas", "/status/readyReplicas")
+        // A status that counts everyone ready is stale while a live member is not: a worker
+        // recreated since the controller last wrote its status is Pending all the same.
+        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+        | ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => {
+            let (status, settled) = ready_of("/spec/replicas", "/status/readyReplicas");
+            let members_settled = pods
+                .iter()
+                .filter_map(|&p| ix.pod(p))
+                .all(|i| i.settled || i.terminal());
+            (status, settled && members_settled)
         }
         // A DaemonSet that should run nowhere is not settled: the device stack's DaemonSets
         // are what this tool is asked about, and "desired 0" is their failure.
