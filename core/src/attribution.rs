@@ -188,6 +188,20 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
         None,
         at(Layer::Serving, "gateway"),
     ),
+    // Operators that make one body of pods out of a job spec: their failures are grouping's.
+    ("ray.io", None, at(Layer::Grouping, "kuberay")),
+    (
+        "kubeflow.org",
+        None,
+        at(Layer::Grouping, "training-operator"),
+    ),
+    (
+        "trainer.kubeflow.org",
+        None,
+        at(Layer::Grouping, "kubeflow-trainer"),
+    ),
+    // Karpenter's NodeClaims: the node a pod was placed on before it existed.
+    ("karpenter.sh", None, at(Layer::Placement, "karpenter")),
 ];
 
 /// Name fragments of the device stack's own pods and DaemonSets (the device plugin, the GPU

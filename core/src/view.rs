@@ -664,7 +664,8 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         "facts".into(),
         json!({
             "target": {"kind": t.kind, "status": status, "settled": settled, "isPod": target_is_pod, "podCount": pods.len(),
-                       "deviceStack": crate::attribution::is_device_stack(&t.kind, &t.name)},
+                       "deviceStack": crate::attribution::is_device_stack(&t.kind, &t.name),
+                       "requestsWithoutLimits": requests_without_limits(&tv)},
             "scheduling": sched_fact,
             "resources": resources_fact,
             "group": group_fact,
@@ -1029,7 +1030,8 @@ fn link_serving(b: &mut Builder, pv: &Value) {
 
 /// The pods of a piece of work: those below it by ownerReferences, else those its
 /// controller's labels or its selector name; a Kueue Workload's are its job's (the Workload
-/// is owned by the Job, JobSet or LWS whose pods it admits).
+/// is owned by the Job, JobSet or LWS whose pods it admits); a GPU Operator ClusterPolicy's
+/// are the device stack's pods.
 fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
     let own = |id: ObjId| {
         let pods = ix.descendant_pods(id);
@@ -1041,6 +1043,17 @@ fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
     };
     let pods = own(target);
     let t = ix.object(target);
+    // The GPU Operator's ClusterPolicy owns its operands through DaemonSets a paste often
+    // leaves out: its pods are the device stack's.
+    if pods.is_empty() && t.kind == "ClusterPolicy" && t.group() == "nvidia.com" {
+        return ix
+            .of_kind("Pod")
+            .iter()
+            .copied()
+            .filter(|&p| crate::attribution::is_device_stack("Pod", &ix.object(p).name))
+            .take(256)
+            .collect();
+    }
     let workload = t.kind == "Workload" && t.group() == "kueue.x-k8s.io";
     if !(pods.is_empty() && workload) {
         return pods;
@@ -1050,6 +1063,36 @@ fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
         .map(own)
         .find(|p| !p.is_empty())
         .unwrap_or_default()
+}
+
+/// Device resources (names with a `/`) that some `resources` block of an object asks for in
+/// `requests` without the same key in `limits`, anywhere in its spec (a pod, a pod template, a
+/// TrainJob's `resourcesPerNode`). The API server refuses such a pod ("Limit must be set for
+/// non overcommitable resources"), so whatever generates pods from the spec cannot create them.
+fn requests_without_limits(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(req) = m.get("requests").and_then(Value::as_object) {
+                    let limits = m.get("limits").and_then(Value::as_object);
+                    for k in req.keys().filter(|k| k.contains('/')) {
+                        if limits.is_none_or(|l| !l.contains_key(k)) && !out.contains(k) {
+                            out.push(k.clone());
+                        }
+                    }
+                }
+                m.values().for_each(|x| walk(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(spec) = v.get("spec") {
+        walk(spec, &mut out);
+    }
+    out.sort();
+    out
 }
 
 /// The label a kind's controller puts on every pod it makes, naming its owner: how a pasted

@@ -48,7 +48,12 @@ for (const s of scenarios) {
       assert.deepStrictEqual(fromPackage, fromCli, `${s.name} ${e.target}`);
       assert.equal(fromPackage.verdict.state, e.verdict.state);
       assert.equal(fromPackage.verdict.layer, e.verdict.layer);
-      assert.ok(markdown(fromPackage).startsWith(`### ${fromPackage.verdict.headline}`));
+      // The Markdown title is the headline with Markdown's own characters escaped.
+      const title = markdown(fromPackage).split('\n')[0];
+      assert.ok(title.startsWith('### '), title);
+      const unescaped = title.slice(4).replace(/\\(.)/g, '$1')
+        .replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+      assert.equal(unescaped, fromPackage.verdict.headline);
       assert.ok(text(fromPackage).includes(fromPackage.verdict.headline));
     }
   });

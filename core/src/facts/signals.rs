@@ -37,6 +37,8 @@ pub const POSITIVE: &[&str] = &[
     "Programmed",
     "PodCliqueScheduled",
     "Initialized",
+    "Registered",
+    "Launched",
 ];
 
 /// Condition types whose `"True"` reports failure.
@@ -322,7 +324,10 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
     {
         let ty = c["type"].as_str().unwrap_or("");
         let status = c["status"].as_str().unwrap_or("");
-        let failing = (POSITIVE.contains(&ty) && status == "False")
+        // `Unknown` on a positive type with a reason says the controller could not confirm it
+        // (a NodeClaim whose node never registered): a failure as much as `False`.
+        let failing = (POSITIVE.contains(&ty)
+            && (status == "False" || (status == "Unknown" && c["reason"].is_string())))
             || (NEGATIVE.contains(&ty) && status == "True");
         if !failing || (is_pod && POD_ECHOES.contains(&ty)) {
             continue;
@@ -391,8 +396,10 @@ fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
             .and_then(Value::as_str)
             .unwrap_or("");
         if state.eq_ignore_ascii_case("failed") || state.eq_ignore_ascii_case("error") {
+            // KubeRay writes why in `status.reason`, others in `status.message`.
             let message = v
                 .pointer("/status/message")
+                .or_else(|| v.pointer("/status/reason"))
                 .and_then(Value::as_str)
                 .unwrap_or("");
             let raw = Raw::status("state", state, message);
