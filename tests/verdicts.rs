@@ -7,7 +7,7 @@ use layer_core::{Diagnosis, Index, Layer, LayerState, Severity};
 use serde_json::Value;
 
 /// Every (where, index, target) the properties run over: scenario targets and incidents.
-fn cases() -> Vec<(String, Index, String)> {
+pub(crate) fn cases() -> Vec<(String, Index, String)> {
     let mut out = Vec::new();
     for s in scenarios::all() {
         for e in &s.expectations {

@@ -124,24 +124,9 @@ fn tests(c: &Cond, out: &mut Vec<String>) {
 fn every_key_a_rule_names_appears_in_some_view() {
     let mut seen = BTreeSet::new();
     let mut views = 0;
-    for s in scenarios::all() {
-        let ix = support::index(&s);
-        for e in &s.expectations {
-            let id =
-                layer_core::target::resolve(&ix, &layer_core::TargetSpec::parse(&e.target, None))
-                    .expect("scenario targets resolve");
-            keys(&layer_core::view::build(&ix, id, None).value, "", &mut seen);
-            views += 1;
-        }
-    }
-    for inc in scenarios::incidents::all().unwrap_or_else(|e| panic!("{e}")) {
-        let text = std::fs::read_to_string(&inc.bundle_path).expect("incident bundle");
-        let ix = layer_core::Index::new(layer_core::Bundle::parse(text).expect("parses"));
-        let id = layer_core::target::resolve(
-            &ix,
-            &layer_core::TargetSpec::parse(&inc.thread.target, None),
-        )
-        .expect("incident targets resolve");
+    for (_, ix, target) in crate::verdicts::cases() {
+        let id = layer_core::target::resolve(&ix, &layer_core::TargetSpec::parse(&target, None))
+            .expect("targets resolve");
         keys(&layer_core::view::build(&ix, id, None).value, "", &mut seen);
         views += 1;
     }
