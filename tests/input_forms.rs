@@ -113,3 +113,63 @@ fn both_event_shapes_are_read() {
         layer_core::time::parse_rfc3339("2026-01-01T00:00:01Z")
     );
 }
+
+/// One mistyped field costs that field, never the object's facts: an unquoted number as a
+/// label value (`version: 2` in pasted YAML) or a boolean annotation once made a Pending GPU
+/// pod "Unknown" that "asks for no GPU". The verdict stays, and the diagnosis says what it read
+/// leniently.
+#[test]
+fn a_mistyped_label_costs_only_that_label() {
+    let mut compared = 0;
+    for s in scenarios::all() {
+        let Ok(mut bundle) = serde_json::from_str::<Value>(&s.bundle_text()) else {
+            continue;
+        };
+        let ix = Index::new(Bundle::parse(s.bundle_text()).expect("parses"));
+        for e in s
+            .expectations
+            .iter()
+            .filter(|e| e.target.starts_with("Pod/"))
+        {
+            let name = e.target.rsplit('/').next().unwrap_or_default();
+            let Some(items) = bundle["items"].as_array_mut() else {
+                continue;
+            };
+            for o in items.iter_mut() {
+                if o["kind"] == "Pod" && o["metadata"]["name"] == name {
+                    o["metadata"]["labels"]["version"] = serde_json::json!(2);
+                    o["metadata"]["annotations"]["checked"] = serde_json::json!(true);
+                }
+            }
+            let (before, _) = support::diagnose(&ix, &e.target);
+            let mended = Index::new(Bundle::parse(bundle.to_string()).expect("parses"));
+            let (after, _) = support::diagnose(&mended, &e.target);
+            assert_eq!(
+                (
+                    after.verdict.state,
+                    after.verdict.layer,
+                    &after.target.status
+                ),
+                (
+                    before.verdict.state,
+                    before.verdict.layer,
+                    &before.target.status
+                ),
+                "{} {}",
+                s.name,
+                e.target
+            );
+            assert!(
+                after
+                    .missing
+                    .iter()
+                    .any(|m| m.why.contains("read leniently")),
+                "{} {}: the lenient reading is reported",
+                s.name,
+                e.target
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 20, "only {compared} pods compared");
+}

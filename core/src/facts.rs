@@ -375,8 +375,15 @@ pub fn resources(
 pub fn pod_status(pod: &Value) -> (String, bool) {
     use serde::Deserialize as _;
     // The same typed reader the index uses for every pod, so both agree by construction.
-    crate::index::PodIdx::deserialize(pod)
-        .map_or_else(|_| ("Unknown".into(), false), |p| p.status())
+    match crate::index::PodIdx::deserialize(pod) {
+        Ok(p) => p.status(),
+        // One mistyped field (a label `version: 2`) must not make the pod "Unknown".
+        Err(_) => {
+            let mended = crate::index::lenient(pod.clone(), &mut false);
+            crate::index::PodIdx::deserialize(&mended)
+                .map_or_else(|_| ("Unknown".into(), false), |p| p.status())
+        }
+    }
 }
 
 /// How bad a pod's state is, for picking the pod that best explains its owner (lower = worse).

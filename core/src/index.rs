@@ -170,6 +170,8 @@ pub struct Index {
     /// others are kept only as `owner_at`/`owner_ids`: every pod's and ReplicaSet's references
     /// would otherwise stay in memory.
     unresolved_owners: Vec<(ObjId, OwnerRef)>,
+    /// Objects whose typed reading failed and that were read leniently (sorted).
+    repaired: Vec<ObjId>,
     /// The resolved owners of each object ([`Index::owners`]), object `id`'s at
     /// `owner_ids[owner_at[id]..owner_at[id + 1]]`: resolved once when the index is built, as
     /// scan walks the owner chain of every object and each step would search by uid again.
@@ -780,6 +782,9 @@ impl Index {
                 Decoded::of(&bundle, &block[i])
             });
             for (id, (o, d)) in (first..).zip(block.iter().zip(decoded)) {
+                if d.repaired {
+                    ix.repaired.push(id);
+                }
                 by_key.push((d.key, id));
                 if let Some(uid) = d.uid {
                     by_uid.push((uid, id));
@@ -940,6 +945,11 @@ impl Index {
             .iter()
             .take_while(move |(i, _)| *i == id)
             .map(|(_, r)| r)
+    }
+
+    /// Whether the object's typed reading failed and it was read leniently ([`lenient`]).
+    pub fn repaired(&self, id: ObjId) -> bool {
+        self.repaired.binary_search(&id).is_ok()
     }
 
     /// Whether an object has any ownerReferences, found in the bundle or not.
@@ -1176,6 +1186,8 @@ impl Index {
 
 /// What the index keeps of one object, decoded from its JSON on any thread ([`Index::build`]).
 struct Decoded {
+    /// The typed reading failed and the object was read again leniently ([`lenient`]).
+    repaired: bool,
     key: u64,
     uid: Option<u64>,
     kind_name: u64,
@@ -1209,11 +1221,45 @@ struct DecodedPod {
     dgd: Option<String>,
 }
 
+/// An object whose typed reading failed, made readable: label and annotation values that are
+/// not strings (an unquoted `version: 2` in pasted YAML) become their text. The JSON `Value`
+/// also keeps the last of duplicate keys where the typed reader refuses the object. What one
+/// bad field costs is that field's type, never the whole object's facts; `repaired` records
+/// that it happened, so the view can say so.
+pub(crate) fn lenient(mut v: serde_json::Value, repaired: &mut bool) -> serde_json::Value {
+    *repaired = true;
+    for map in ["/metadata/labels", "/metadata/annotations"] {
+        if let Some(m) = v
+            .pointer_mut(map)
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            for val in m.values_mut() {
+                if !val.is_string() {
+                    let text = match &*val {
+                        serde_json::Value::Null => String::new(),
+                        other => other.to_string(),
+                    };
+                    *val = serde_json::Value::String(text);
+                }
+            }
+        }
+    }
+    v
+}
+
 impl Decoded {
     fn of(bundle: &Bundle, o: &RawObject) -> Decoded {
+        let mut repaired = false;
         let (owners, created, extra) = match o.kind.as_str() {
             "Pod" => {
-                let p: PodIdx = bundle.typed(o).unwrap_or_default();
+                let mended;
+                let p: PodIdx = match bundle.typed(o) {
+                    Some(p) => p,
+                    None => {
+                        mended = lenient(bundle.value(o), &mut repaired);
+                        PodIdx::deserialize(&mended).unwrap_or_default()
+                    }
+                };
                 let mut groups = Vec::new();
                 for (key, _group, is_annotation) in POD_GROUP_KEYS {
                     let src = if *is_annotation {
@@ -1252,7 +1298,14 @@ impl Decoded {
                 )
             }
             "Node" => {
-                let nd: NodeIdx = bundle.typed(o).unwrap_or_default();
+                let mended;
+                let nd: NodeIdx = match bundle.typed(o) {
+                    Some(n) => n,
+                    None => {
+                        mended = lenient(bundle.value(o), &mut repaired);
+                        NodeIdx::deserialize(&mended).unwrap_or_default()
+                    }
+                };
                 let created = nd
                     .metadata
                     .creation_timestamp
@@ -1276,7 +1329,14 @@ impl Decoded {
                 (Vec::new(), last, Extra::Event { uid, by_ref, last })
             }
             _ => {
-                let g: Generic = bundle.typed(o).unwrap_or_default();
+                let mended;
+                let g: Generic = match bundle.typed(o) {
+                    Some(g) => g,
+                    None => {
+                        mended = lenient(bundle.value(o), &mut repaired);
+                        Generic::deserialize(&mended).unwrap_or_default()
+                    }
+                };
                 let extra = if o.kind == "Workload" && o.group() == "kueue.x-k8s.io" {
                     Extra::Workload(
                         g.metadata
@@ -1299,6 +1359,7 @@ impl Decoded {
         let mut owners = owners;
         owners.shrink_to_fit();
         Decoded {
+            repaired,
             key: key_hash(o.group(), &o.kind, o.namespace.as_deref(), &o.name),
             uid: o.uid.as_deref().map(uid_hash),
             kind_name: kind_name_hash(&o.kind, &o.name),

@@ -552,6 +552,22 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         resources_fact = facts::resources(ix, &requests, &extra, pv);
         link_serving(&mut b, pv);
     }
+    for id in std::iter::once(target).chain(pod) {
+        if ix.repaired(id) {
+            let o = ix.object(id);
+            let m = Missing {
+                kind: o.kind.clone(),
+                api_version: Some(o.api_version.clone()),
+                resource: None,
+                namespace: o.namespace.clone(),
+                name: Some(o.name.clone()),
+                why: "some fields are not of their API type (a label or annotation that is not a string, a repeated key); read leniently".into(),
+            };
+            if !b.missing.contains(&m) {
+                b.missing.push(m);
+            }
+        }
+    }
     if ix.nodes().is_empty() {
         b.missing.push(Missing {
             kind: "Node".into(),
