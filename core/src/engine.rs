@@ -202,7 +202,7 @@ impl Engine {
             }
         }
 
-        // Findings, sorted by severity, layer, id.
+        // Findings (sorted once their severities are settled, below).
         let mut findings: Vec<(&Fired, Finding)> = fired
             .iter()
             .filter(|f| f.rule.kind == RuleKind::Finding)
@@ -220,9 +220,6 @@ impl Engine {
                 (f, finding)
             })
             .collect();
-        findings.sort_by(|a, b| {
-            (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule))
-        });
         let fired_ids: Vec<&str> = findings.iter().map(|(f, _)| f.rule.id.as_str()).collect();
         let explained: Vec<&str> = findings
             .iter()
@@ -260,10 +257,11 @@ impl Engine {
                     x.severity = Severity::Warn;
                 }
             }
-            findings.sort_by(|a, b| {
-                (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule))
-            });
         }
+        // Severities settled: sorted as the contract says, by severity, layer, id.
+        findings.sort_by(|a, b| {
+            (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule))
+        });
 
         // The verdict finding: blocking first, then warnings; causes over symptoms.
         // A specific finding over a floor, then priority, layer order and id.
