@@ -379,7 +379,7 @@ pub fn pod_status(pod: &Value) -> (String, bool) {
         Ok(p) => p.status(),
         // One mistyped field (a label `version: 2`) must not make the pod "Unknown".
         Err(_) => {
-            let mended = crate::index::lenient(pod.clone(), &mut false);
+            let mended = crate::index::lenient(pod.clone());
             crate::index::PodIdx::deserialize(&mended)
                 .map_or_else(|_| ("Unknown".into(), false), |p| p.status())
         }

@@ -1222,12 +1222,10 @@ struct DecodedPod {
 }
 
 /// An object whose typed reading failed, made readable: label and annotation values that are
-/// not strings (an unquoted `version: 2` in pasted YAML) become their text. The JSON `Value`
-/// also keeps the last of duplicate keys where the typed reader refuses the object. What one
-/// bad field costs is that field's type, never the whole object's facts; `repaired` records
-/// that it happened, so the view can say so.
-pub(crate) fn lenient(mut v: serde_json::Value, repaired: &mut bool) -> serde_json::Value {
-    *repaired = true;
+/// not strings (an unquoted `version: 2` in pasted YAML) become their text. What one bad
+/// field costs is that field's type, never the whole object's facts; the index records that it
+/// happened ([`Index::repaired`]), so the view can say so.
+pub(crate) fn lenient(mut v: serde_json::Value) -> serde_json::Value {
     for map in ["/metadata/labels", "/metadata/annotations"] {
         if let Some(m) = v
             .pointer_mut(map)
@@ -1256,7 +1254,8 @@ impl Decoded {
                 let p: PodIdx = match bundle.typed(o) {
                     Some(p) => p,
                     None => {
-                        mended = lenient(bundle.value(o), &mut repaired);
+                        repaired = true;
+                        mended = lenient(bundle.value(o));
                         PodIdx::deserialize(&mended).unwrap_or_default()
                     }
                 };
@@ -1302,7 +1301,8 @@ impl Decoded {
                 let nd: NodeIdx = match bundle.typed(o) {
                     Some(n) => n,
                     None => {
-                        mended = lenient(bundle.value(o), &mut repaired);
+                        repaired = true;
+                        mended = lenient(bundle.value(o));
                         NodeIdx::deserialize(&mended).unwrap_or_default()
                     }
                 };
@@ -1333,7 +1333,8 @@ impl Decoded {
                 let g: Generic = match bundle.typed(o) {
                     Some(g) => g,
                     None => {
-                        mended = lenient(bundle.value(o), &mut repaired);
+                        repaired = true;
+                        mended = lenient(bundle.value(o));
                         Generic::deserialize(&mended).unwrap_or_default()
                     }
                 };

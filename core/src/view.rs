@@ -561,7 +561,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
                 resource: None,
                 namespace: o.namespace.clone(),
                 name: Some(o.name.clone()),
-                why: "some fields are not of their API type (a label or annotation that is not a string, a repeated key); read leniently".into(),
+                why: "some fields are not of their API type (a label or annotation value that is not a string); read leniently".into(),
             };
             if !b.missing.contains(&m) {
                 b.missing.push(m);
@@ -789,7 +789,7 @@ fn linked_objects(
     }
     let mut stack: Vec<ObjId> = ix.children(target).to_vec();
     while let Some(id) = stack.pop() {
-        if out.len() >= 64 {
+        if out.len() >= facts::signals::OBJECT_LIMIT {
             break;
         }
         if !out.contains(&id) {
@@ -1252,8 +1252,9 @@ fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState {
 }
 
 /// A terminal pod whose controller has another pod that runs: the replacement took over, and
-/// this one is history.
-fn superseded_pod(ix: &Index, id: ObjId) -> bool {
+/// this one is history. The one definition: the work's state and its signals' currency both
+/// ask it.
+pub(crate) fn superseded_pod(ix: &Index, id: ObjId) -> bool {
     let Some(p) = ix.pod(id) else { return false };
     if !p.terminal() {
         return false;

@@ -63,8 +63,9 @@ const NORMAL_WAITING: &[&str] = &["ContainerCreating", "PodInitializing"];
 /// Messages are cut here: a container's termination message can be 4 KiB.
 const MESSAGE_LIMIT: usize = 400;
 
-/// At most this many linked objects are read for signals (a JobSet of 1,000 pods).
-const OBJECT_LIMIT: usize = 64;
+/// At most this many linked objects are read for signals (a JobSet of 1,000 pods); the view
+/// links no more than this.
+pub const OBJECT_LIMIT: usize = 64;
 
 /// Where on its object a signal was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -122,28 +123,17 @@ pub struct Signals {
     pub floor: BTreeMap<Layer, Floor>,
 }
 
-/// The signals of `objects` (the view's linked objects, target first). `settled` is the
-/// target's: settled work has history, never a current signal.
+/// The signals of `objects` (the view's linked objects, target first, without repeats).
+/// `settled` is the target's: settled work has history, never a current signal.
 pub fn signals(ix: &Index, objects: &[ObjId], settled: bool) -> Signals {
     let mut out: Vec<Signal> = Vec::new();
-    let mut seen: Vec<ObjId> = Vec::new();
-    for &id in objects {
-        if seen.contains(&id) || seen.len() >= OBJECT_LIMIT {
-            continue;
-        }
-        seen.push(id);
-        let current = !settled && !superseded(ix, id, objects);
+    for (i, &id) in objects.iter().take(OBJECT_LIMIT).enumerate() {
+        let current = !settled && !crate::view::superseded_pod(ix, id);
+        let first = out.len();
         read_object(ix, id, current, &mut out);
         read_events(ix, id, current, &mut out);
-    }
-    if let Some(&target) = objects.first() {
-        let o = ix.object(target);
-        let me = match &o.namespace {
-            Some(ns) => format!("{} {ns}/{}", o.kind, o.name),
-            None => format!("{} {}", o.kind, o.name),
-        };
-        for s in out.iter_mut() {
-            s.on_target = s.object == me;
+        for s in &mut out[first..] {
+            s.on_target = i == 0;
         }
     }
     // A layer's floor quotes its strongest signal: the target's own before a linked object's,
@@ -175,16 +165,6 @@ pub fn signals(ix: &Index, objects: &[ObjId], settled: bool) -> Signals {
         signals: out,
         floor,
     }
-}
-
-/// A terminal pod is history when the work has another pod that is not: a failed pod beside
-/// its running replacement.
-fn superseded(ix: &Index, id: ObjId, objects: &[ObjId]) -> bool {
-    let Some(p) = ix.pod(id) else { return false };
-    p.terminal()
-        && objects
-            .iter()
-            .any(|&o| o != id && ix.pod(o).is_some_and(|q| !q.terminal()))
 }
 
 fn cut(s: &str) -> String {
