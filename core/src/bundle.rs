@@ -655,12 +655,13 @@ fn yaml_to_json(text: &str, max_depth: usize) -> Result<(String, Vec<usize>), Bu
     let mut starts = Vec::new();
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
         let value = serde_json::Value::deserialize(doc).map_err(|e| {
-            let message = strip_yaml_position(&e.to_string());
+            let at = e.location().map(|l| (l.line(), l.column()));
+            let message = strip_yaml_position(&e.to_string(), at);
             if message == "recursion limit exceeded" {
                 too_deep(e.location())
             } else {
                 BundleError::Yaml {
-                    location: e.location().map(|l| (l.line(), l.column())),
+                    location: at,
                     message,
                 }
             }
@@ -798,11 +799,38 @@ fn value_depth(v: &serde_json::Value) -> usize {
     deepest
 }
 
-fn strip_yaml_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
+fn strip_yaml_position(msg: &str, at: Option<(usize, usize)>) -> String {
+    // libyaml writes positions into its sentences ("… at line 2 column 1, while parsing a flow
+    // sequence at line 1 column 4"). The error already leads with where it stopped, so that
+    // position goes; another one (where the construct began) stays, in the error's own words.
+    let mut out = String::with_capacity(msg.len());
+    let mut rest = msg;
+    while let Some(i) = rest.find(" at line ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + " at line ".len()..];
+        let (line, tail) = leading_number(after);
+        let (column, tail) = match (line, tail.strip_prefix(" column ")) {
+            (Some(_), Some(t)) => leading_number(t),
+            _ => (None, tail),
+        };
+        match (line, column) {
+            (Some(l), Some(c)) if at == Some((l, c)) => {}
+            (Some(l), Some(c)) => out.push_str(&format!(" (from line {l}, column {c})")),
+            _ => {
+                out.push_str(" at line ");
+                rest = after;
+                continue;
+            }
+        }
+        rest = tail;
     }
+    out.push_str(rest);
+    out
+}
+
+fn leading_number(s: &str) -> (Option<usize>, &str) {
+    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    (s[..end].parse().ok(), &s[end..])
 }
 
 #[cfg(test)]
@@ -1142,5 +1170,12 @@ mod tests {
             ),
             "{e}"
         );
+        // The position is said once, up front; where the broken construct began is kept.
+        let e = Bundle::parse("a: [1, 2\nb: c").unwrap_err().to_string();
+        assert_eq!(e.matches("line 2").count(), 1, "{e}");
+        assert!(e.contains("(from line 1, column 4)"), "{e}");
+        let e = Bundle::parse("a: \"x\n").unwrap_err().to_string();
+        assert_eq!(e.matches("line 2").count(), 1, "{e}");
+        assert!(!e.contains("line 2 column"), "{e}");
     }
 }
