@@ -223,3 +223,52 @@ fn suggested_commands_pass_bundle_names_as_single_words() {
         d.next
     );
 }
+
+/// Text output is for reading: evidence paths as kubectl writes them (the JSON keeps the
+/// normalized path), and the Pods and scan columns stay aligned whatever the names' lengths.
+#[test]
+fn text_reads_kubectl_paths_in_aligned_columns() {
+    let long = "trainer-with-a-name-far-longer-than-forty-characters-0";
+    let pod = |name: &str, phase: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"ml","uid":"u-{name}",
+              "ownerReferences":[{{"apiVersion":"batch/v1","kind":"Job","name":"j","uid":"uj","controller":true}}],
+              "labels":{{"batch.kubernetes.io/job-name":"j"}}}},
+              "spec":{{"containers":[{{"name":"c","image":"i","resources":{{"limits":{{"nvidia.com/gpu":"1"}}}}}}]}},
+              "status":{{"phase":"{phase}","conditions":[{{"type":"PodScheduled","status":"False","reason":"Unschedulable",
+                "message":"0/1 nodes are available: 1 Insufficient nvidia.com/gpu."}}]}}}}"#
+        )
+    };
+    let bundle = format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[
+        {{"apiVersion":"batch/v1","kind":"Job","metadata":{{"name":"j","namespace":"ml","uid":"uj"}},"spec":{{"parallelism":2}},"status":{{}}}},
+        {},{},
+        {{"apiVersion":"v1","kind":"Node","metadata":{{"name":"n1","uid":"un"}},"status":{{"allocatable":{{"nvidia.com/gpu":"1"}},"capacity":{{"nvidia.com/gpu":"1"}}}}}}]}}"#,
+        pod(long, "Pending"),
+        pod("t-1", "Pending")
+    );
+    let ix = Index::new(Bundle::parse(bundle).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Job/ml/j");
+    let text = render::text(&d, Style { color: false });
+    assert!(!text.contains("$['"), "normalized paths in text:\n{text}");
+    assert!(
+        text.contains(".status.conditions[0].message"),
+        "no kubectl-style path:\n{text}"
+    );
+    let json = serde_json::to_string(&d).expect("json");
+    assert!(
+        json.contains("$['status']['conditions'][0]['message']"),
+        "{json}"
+    );
+    let rows: Vec<&str> = text
+        .split("\nPods:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no Pods section:\n{text}"))
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    let status_at = |row: &str| row.find("Pending").unwrap_or_else(|| panic!("{row}"));
+    assert_eq!(status_at(rows[0]), status_at(rows[1]), "{text}");
+    assert!(status_at(rows[0]) > long.len(), "{text}");
+}

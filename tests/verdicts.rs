@@ -292,3 +292,48 @@ fn scan_lists_every_blocked_pod_or_its_work() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A rule's own words count what they name: `{nodes:node is|nodes are}` picks the form, so no
+/// message says "1 node(s)". Quoted upstream text (`"…"`, backticks) keeps its own spelling.
+#[test]
+fn rule_texts_say_one_or_many_not_s_in_brackets() {
+    let engine = layer_core::Engine::builtin().unwrap_or_else(|e| panic!("{e}"));
+    let own_words = |t: &str| {
+        let mut out = String::new();
+        let mut quoted: Option<char> = None;
+        for c in t.chars() {
+            match (quoted, c) {
+                (None, '"' | '`') => quoted = Some(c),
+                (Some(q), c) if c == q => quoted = None,
+                (None, c) => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    let mut wrong = Vec::new();
+    for r in engine.rules() {
+        for t in [
+            Some(&r.message),
+            r.observation.as_ref(),
+            r.headline.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if own_words(t).contains("(s)") {
+                wrong.push(format!("{}: {t}", r.id));
+            }
+        }
+    }
+    // The check itself: quoted text is skipped, the rule's own words are read.
+    assert_eq!(
+        own_words("say \"node(s) had\" `pod(s)` and x(s)"),
+        "say   and x(s)"
+    );
+    assert!(
+        wrong.is_empty(),
+        "write `{{name:one|many}}` instead:\n{}",
+        wrong.join("\n")
+    );
+}

@@ -366,9 +366,7 @@ impl Engine {
         let mut next: Vec<String> = Vec::new();
         for (_, x) in &findings {
             for n in &x.next {
-                if !next.contains(n) {
-                    next.push(n.clone());
-                }
+                add_command(&mut next, n);
             }
         }
         let mut missing = view.missing.clone();
@@ -598,7 +596,7 @@ fn event_field(object: &ObjectRef, mut rest: Vec<String>) -> Vec<String> {
 }
 
 /// `$['a'][0]['b.c']` → ["'a'", "0", "'b.c'"].
-fn split_path(path: &str) -> Option<Vec<&str>> {
+pub(crate) fn split_path(path: &str) -> Option<Vec<&str>> {
     let mut rest = path.strip_prefix('$')?;
     let mut out = Vec::new();
     while !rest.is_empty() {
@@ -618,6 +616,30 @@ fn split_path(path: &str) -> Option<Vec<&str>> {
         rest = rest.get(end..)?.strip_prefix(']')?;
     }
     Some(out)
+}
+
+/// Add a next command unless it is already there, also as the same command that only says how
+/// much to print: `logs X` and `logs X --tail=100` are one step, and the bounded one (the rule
+/// that wrote it knew how much is worth reading) stands where the first of them stood.
+/// `logs X --previous` reads something else and stays.
+fn add_command(next: &mut Vec<String>, n: &str) {
+    const HOW_MUCH: &[&str] = &["--tail=", "--since=", "--limit-bytes=", "--timestamps"];
+    let only_flags = |rest: &str| {
+        rest.strip_prefix(' ').is_some_and(|r| {
+            r.split(' ')
+                .all(|w| HOW_MUCH.iter().any(|f| w.starts_with(f)))
+        })
+    };
+    for have in next.iter_mut() {
+        if have == n || have.strip_prefix(n).is_some_and(only_flags) {
+            return;
+        }
+        if n.strip_prefix(have.as_str()).is_some_and(only_flags) {
+            *have = n.to_string();
+            return;
+        }
+    }
+    next.push(n.to_string());
 }
 
 /// A layer that found nothing wrong is `unknown`, not `ok`, when a read it needs failed (the
@@ -677,6 +699,31 @@ mod tests {
         assert_eq!(
             split_path("$['a']['nvidia.com/gpu']").unwrap(),
             vec!["'a'", "'nvidia.com/gpu'"]
+        );
+    }
+
+    #[test]
+    fn a_command_with_more_flags_stands_for_the_bare_one() {
+        let mut next = Vec::new();
+        for n in [
+            "kubectl -n ml logs p",
+            "kubectl -n ml describe pod p",
+            "kubectl -n ml logs p --tail=100",
+            "kubectl -n ml logs p",
+            "kubectl -n ml logs p-2",
+            "kubectl -n ml logs p --previous",
+            "kubectl -n ml logs p-2 --tail=50 --timestamps",
+        ] {
+            add_command(&mut next, n);
+        }
+        assert_eq!(
+            next,
+            [
+                "kubectl -n ml logs p --tail=100",
+                "kubectl -n ml describe pod p",
+                "kubectl -n ml logs p-2 --tail=50 --timestamps",
+                "kubectl -n ml logs p --previous",
+            ]
         );
     }
 }

@@ -63,10 +63,42 @@ impl Style {
     }
 }
 
+/// A normalized JSONPath (`$['status']['conditions'][0]['message']`, what JSON output keeps) as
+/// a person reads and kubectl/jq write it: `.status.conditions[0].message`, with keys that are
+/// not plain words quoted (`.status.allocatable["nvidia.com/gpu"]`). A path it cannot read is
+/// shown as it is.
+pub fn kubectl_path(path: &str) -> String {
+    let Some(parts) = crate::engine::split_path(path) else {
+        return path.to_string();
+    };
+    let mut out = String::with_capacity(path.len());
+    for p in parts {
+        match p.strip_prefix('\'').and_then(|q| q.strip_suffix('\'')) {
+            Some(key) => {
+                let key = key.replace("\\'", "'");
+                let plain = key
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if plain {
+                    out.push('.');
+                    out.push_str(&key);
+                } else {
+                    out.push_str(&format!("[{}]", serde_json::Value::String(key)));
+                }
+            }
+            None => out.push_str(&format!("[{p}]")),
+        }
+    }
+    if out.is_empty() { ".".to_string() } else { out }
+}
+
 fn evidence_line(e: &Evidence) -> String {
     let at = e
         .path
-        .clone()
+        .as_deref()
+        .map(kubectl_path)
         .or_else(|| e.fact.as_ref().map(|f| format!("fact {f}")))
         .unwrap_or_default();
     let value = match &e.value {
@@ -223,10 +255,13 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
     }
     if !d.pods.is_empty() {
         let _ = writeln!(out, "\nPods:");
-        for p in d.pods.iter().take(12) {
+        let pods = &d.pods[..d.pods.len().min(12)];
+        let name_width = column_width(pods.iter().map(|p| p.name.as_str()));
+        let status_width = column_width(pods.iter().map(|p| p.status.as_str()));
+        for p in pods {
             let _ = writeln!(
                 out,
-                "  {:<40} {:<20} {}",
+                "  {:<name_width$}  {:<status_width$}  {}",
                 p.name,
                 p.status,
                 p.node.as_deref().unwrap_or("-")
@@ -254,6 +289,12 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         }
     }
     out
+}
+
+/// The width of a text column: its longest entry, counted in characters (names may be any
+/// text, and `{:<N}` pads by characters too).
+fn column_width<'a>(cells: impl Iterator<Item = &'a str>) -> usize {
+    cells.map(|c| c.chars().count()).max().unwrap_or(0)
 }
 
 fn capitalize(s: &str) -> String {
@@ -444,8 +485,19 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
         out.push_str("Every piece of work in the bundle is running, ready or finished.\n");
         return out;
     }
+    let name_of = |d: &Diagnosis| match &d.target.namespace {
+        Some(ns) => format!(
+            "{}/{ns}/{}",
+            d.target.kind.to_ascii_lowercase(),
+            d.target.name
+        ),
+        None => format!("{}/{}", d.target.kind.to_ascii_lowercase(), d.target.name),
+    };
+    let names: Vec<String> = r.diagnoses.iter().map(name_of).collect();
+    let name_width = column_width(names.iter().map(String::as_str));
+    let status_width = column_width(r.diagnoses.iter().map(|d| d.target.status.as_str()));
     let mut current: Option<String> = None;
-    for d in &r.diagnoses {
+    for (d, name) in r.diagnoses.iter().zip(&names) {
         let group = d.verdict.layer.map_or_else(
             || d.verdict.state.as_str().to_string(),
             |l| l.as_str().to_uppercase(),
@@ -459,17 +511,9 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
             );
             current = Some(group);
         }
-        let name = match &d.target.namespace {
-            Some(ns) => format!(
-                "{}/{ns}/{}",
-                d.target.kind.to_ascii_lowercase(),
-                d.target.name
-            ),
-            None => format!("{}/{}", d.target.kind.to_ascii_lowercase(), d.target.name),
-        };
         let _ = writeln!(
             out,
-            "  {} {:<48} {:<18} {}",
+            "  {} {:<name_width$}  {:<status_width$}  {}",
             style.state(d.verdict.state),
             name,
             d.target.status,
@@ -636,6 +680,26 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn paths_read_as_kubectl_writes_them() {
+        use super::kubectl_path;
+        assert_eq!(
+            kubectl_path("$['status']['conditions'][0]['message']"),
+            ".status.conditions[0].message"
+        );
+        assert_eq!(
+            kubectl_path("$['status']['allocatable']['nvidia.com/gpu']"),
+            r#".status.allocatable["nvidia.com/gpu"]"#
+        );
+        assert_eq!(
+            kubectl_path(r"$['metadata']['it\'s']"),
+            r#".metadata["it's"]"#
+        );
+        assert_eq!(kubectl_path("$"), ".");
+        // Not a normalized path: shown as it came.
+        assert_eq!(kubectl_path("status.phase"), "status.phase");
+    }
+
     #[test]
     fn upstreams_load_and_cover_every_rule() {
         let all = super::upstreams().unwrap_or_else(|e| panic!("{e}"));

@@ -1,26 +1,58 @@
 //! Message templates: `{name}` is replaced by what the rule's conditions captured (or a built-in
-//! such as `{target}`). Placeholders are checked when rules load, so rendering never fails.
+//! such as `{target}`), and `{name:node is|nodes are}` by the first word(s) when the capture holds
+//! one value (the number 1, or one name) and by the second otherwise, so no message says
+//! "1 node(s)". Placeholders are checked when rules load, so rendering never fails.
 
 use serde_json::Value;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::hash::BuildHasherDefault;
 
-/// The placeholders in a template, in order.
+/// The placeholders in a template, in order (the capture names, also of `{name:one|many}`).
 pub fn placeholders(t: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = t;
     while let Some(i) = rest.find('{') {
         let after = &rest[i + 1..];
-        match after.find('}') {
-            Some(j) if is_name(&after[..j]) => {
-                out.push(&after[..j]);
+        match after
+            .find('}')
+            .and_then(|j| parse(&after[..j]).map(|p| (j, p)))
+        {
+            Some((j, p)) => {
+                out.push(p.name);
                 rest = &after[j + 1..];
             }
-            _ => rest = after,
+            None => rest = after,
         }
     }
     out
+}
+
+/// One placeholder: a capture's name, and the words to choose between by its number.
+struct Placeholder<'a> {
+    name: &'a str,
+    number: Option<(&'a str, &'a str)>,
+}
+
+fn parse(body: &str) -> Option<Placeholder<'_>> {
+    let (name, number) = match body.split_once(':') {
+        Some((name, words)) => (name, Some(words.split_once('|')?)),
+        None => (body, None),
+    };
+    is_name(name).then_some(Placeholder { name, number })
+}
+
+/// Whether values read as one thing: one distinct value that is not a number other than 1.
+fn is_one(vals: &[Value]) -> bool {
+    let mut distinct = vals.iter().map(display).collect::<Vec<_>>();
+    distinct.sort();
+    distinct.dedup();
+    match (distinct.len(), vals.first()) {
+        (1, Some(Value::Number(n))) => n.as_f64() == Some(1.0),
+        (1, Some(Value::String(s))) => s.parse::<f64>().map_or(true, |n| n == 1.0),
+        (1, _) => true,
+        _ => false,
+    }
 }
 
 /// kubectl's own template keywords (`{range …}{.name}{end}`), left as they are in commands.
@@ -61,11 +93,17 @@ fn render_joined(t: &str, vars: &BTreeMap<String, Vec<Value>>, joining: Joining)
     while let Some(i) = rest.find('{') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        match after.find('}') {
-            Some(j) if is_name(&after[..j]) => {
-                match vars.get(&after[..j]) {
-                    Some(vals) => out.push_str(&join_with(vals, joining)),
-                    None => out.push_str(&rest[i..i + j + 2]),
+        match after
+            .find('}')
+            .and_then(|j| parse(&after[..j]).map(|p| (j, p)))
+        {
+            Some((j, p)) => {
+                match (vars.get(p.name), p.number) {
+                    (Some(vals), None) => out.push_str(&join_with(vals, joining)),
+                    (Some(vals), Some((one, many))) => {
+                        out.push_str(if is_one(vals) { one } else { many });
+                    }
+                    (None, _) => out.push_str(&rest[i..i + j + 2]),
                 }
                 rest = &after[j + 1..];
             }
@@ -166,6 +204,12 @@ pub fn shell_quote(v: &str) -> Cow<'_, str> {
     }
 }
 
+/// A count and its noun, for the sentences facts write: "1 node", "3 nodes".
+pub fn counted(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// A JSON value as a person reads it: strings bare, whole numbers without a fraction.
 pub fn display(v: &Value) -> String {
     match v {
@@ -228,6 +272,30 @@ mod tests {
         );
         // Sentences are not commands: they keep the text as it is.
         assert_eq!(render("pod {pod}", &vars), "pod p$(id);x");
+    }
+
+    #[test]
+    fn words_follow_the_number_of_what_was_captured() {
+        let t = "{n} {n:node is|nodes are} cordoned";
+        let mut vars = BTreeMap::new();
+        for (vals, want) in [
+            (vec![json!(1)], "1 node is cordoned"),
+            (vec![json!(1.0), json!(1)], "1 node is cordoned"),
+            (vec![json!("1")], "1 node is cordoned"),
+            (vec![json!(3)], "3 nodes are cordoned"),
+            (vec![json!(0)], "0 nodes are cordoned"),
+            (vec![json!("gpu-1")], "gpu-1 node is cordoned"),
+            (
+                vec![json!("gpu-1"), json!("gpu-2")],
+                "gpu-1, gpu-2 nodes are cordoned",
+            ),
+        ] {
+            vars.insert("n".to_string(), vals);
+            assert_eq!(render(t, &vars), want);
+        }
+        assert_eq!(placeholders(t), vec!["n", "n"]);
+        // Without a `|` it is not a choice, so not a placeholder.
+        assert!(placeholders("{n:node}").is_empty());
     }
 
     #[test]

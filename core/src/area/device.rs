@@ -530,9 +530,12 @@ fn gpu_operator(ctx: &Ctx) -> Value {
         if !summary.is_empty() {
             summary.push_str("; ");
         }
-        summary.push_str(&format!(
-            "{waiting} more operand pod(s) wait in Init or not ready"
-        ));
+        let pods = crate::template::counted(
+            waiting as u64,
+            "more operand pod waits",
+            "more operand pods wait",
+        );
+        summary.push_str(&format!("{pods} in Init or not ready"));
     }
     let failing: Vec<Value> = failing.into_iter().map(|(_, v)| v).collect();
     json!({
@@ -837,11 +840,13 @@ fn driver_row(d: &str, count: u64, nodes: &BTreeSet<String>, workers: &[String])
     let coverage = match (count, missing_on.is_empty()) {
         (0, _) => format!("driver {d} publishes no ResourceSlice on any node"),
         (_, true) => format!(
-            "driver {d} publishes {count} ResourceSlice(s), on every worker node ({})",
+            "driver {d} publishes {}, on every worker node ({})",
+            crate::template::counted(count, "ResourceSlice", "ResourceSlices"),
             on()
         ),
         (_, false) => format!(
-            "driver {d} publishes {count} ResourceSlice(s) on {} but none on {}",
+            "driver {d} publishes {} on {} but none on {}",
+            crate::template::counted(count, "ResourceSlice", "ResourceSlices"),
             on(),
             crate::template::join_names(missing_on.iter().map(|s| s.as_str()))
         ),
@@ -896,8 +901,7 @@ mod driver_row_tests {
         let row = driver_row("gpu.example.com", 25, &with_slices, &workers);
         let coverage = row["coverage"].as_str().expect("a sentence");
         assert!(
-            coverage
-                .starts_with("driver gpu.example.com publishes 25 ResourceSlice(s) on gpu-00, "),
+            coverage.starts_with("driver gpu.example.com publishes 25 ResourceSlices on gpu-00, "),
             "{coverage}"
         );
         assert!(

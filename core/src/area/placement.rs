@@ -10,7 +10,7 @@
 //!   that do not advertise it: the taints that actually keep the pod off a node it could use.
 //!   Without Node objects in the bundle, `relevant` comes from the ≤1.33 message
 //!   (`untolerated taint {key: value}`, `node`/`effect` null) and `relevantNodes` holds
-//!   "N node(s)". The row lists keep ten rows per distinct taint (the first nodes by name);
+//!   "N nodes". The row lists keep ten rows per distinct taint (the first nodes by name);
 //!   `relevantNodes` names every node. Empty for a pod already bound to a node
 //!   (`spec.nodeName`), as are `cordoned` and `cordonedRelevant`: they say what keeps a pod off
 //!   nodes, and list every such node.
@@ -265,7 +265,7 @@ fn taints(
             relevant.push(
                 json!({"node": null, "key": key, "value": value, "effect": null, "taint": text}),
             );
-            relevant_nodes.push(format!("{count} node(s)"));
+            relevant_nodes.push(crate::template::counted(count, "node", "nodes"));
             if !missing.contains(&text) {
                 missing.push(text);
             }
