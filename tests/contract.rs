@@ -77,16 +77,30 @@ fn targets_resolve_by_kubectl_spellings_and_report_what_is_close() {
         Err(TargetError::Ambiguous { .. })
     ));
     match resolve("trainer-1", Some("ml")) {
+        // Suggested as arguments one can paste after `why`.
         Err(TargetError::NotFound { closest, .. }) => assert!(
-            closest.iter().any(|c| c.contains("trainer-0")),
+            closest.iter().any(|c| c == "pod/trainer-0 -n ml"),
             "{closest:?}"
         ),
         other => panic!("expected not found, got {other:?}"),
     }
     assert!(matches!(
         resolve("flurb/x", None),
-        Err(TargetError::UnknownKind { .. })
+        Err(TargetError::UnknownKind { closest: None, .. })
     ));
+    // A typo gets the kind it was near, as one would type it.
+    match resolve("jb/x", None) {
+        Err(e @ TargetError::UnknownKind { .. }) => {
+            assert_eq!(e.to_string(), "unknown kind `jb`; did you mean `job`?")
+        }
+        other => panic!("expected unknown kind, got {other:?}"),
+    }
+    match resolve("jobsett/x", None) {
+        Err(TargetError::UnknownKind { closest, .. }) => {
+            assert_eq!(closest.as_deref(), Some("jobset"))
+        }
+        other => panic!("expected unknown kind, got {other:?}"),
+    }
 }
 
 #[test]

@@ -163,6 +163,25 @@ fn markdown_keeps_bundle_text_inside_its_cell_or_item() {
     // Nothing is lost: the words are there, escaped.
     assert!(md.contains("&lt;script&gt;alert"), "{md}");
     assert!(md.contains("\\[click\\]"), "{md}");
+
+    // scan's Markdown: the same text in a table cell stays in its cell and makes no heading.
+    let scan = render::scan_markdown(&layer_core::target::scan(
+        support::engine(),
+        &ix,
+        &Options::default(),
+    ));
+    let rows: Vec<&str> = scan.lines().filter(|l| l.starts_with("| `")).collect();
+    assert!(!rows.is_empty(), "{scan}");
+    for r in &rows {
+        assert_eq!(r.replace("\\|", "").matches('|').count(), 5, "{r}");
+    }
+    assert!(!outside_code_spans(&scan).contains("<script>"), "{scan}");
+    assert!(
+        scan.lines()
+            .filter(|l| l.starts_with('#'))
+            .all(|l| l.starts_with("### ") || l.starts_with("#### ")),
+        "{scan}"
+    );
 }
 
 /// The text of each line with its inline code spans removed (a span opens with a run of

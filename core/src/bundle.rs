@@ -17,6 +17,13 @@ use std::collections::HashMap;
 
 mod fast;
 
+/// What to ask `kubectl get` for when making a bundle by hand (`kubectl get <these> -A -o json`):
+/// the kinds most diagnoses read, all of which exist on any cluster with Kueue. The CLI's help,
+/// the README and the web page quote this one list (a test holds them to it). A kind the
+/// cluster lacks makes `kubectl get` fail, so CRDs not every cluster has are left to `kubectl
+/// layer bundle`, which asks the API server what it serves.
+pub const GET_KINDS: &str = "pods,nodes,events,jobs,workloads,localqueues,clusterqueues";
+
 /// Metadata of the tool's own bundle (`kubectlLayer` field of the List).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -126,6 +126,7 @@ impl RuleError {
 /// The target could not be resolved in the bundle.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum TargetError {
+    /// `closest` holds target arguments one can paste after `why` (`job/trainer -n ml`).
     #[error("{what} is not in the bundle{}", closest_hint(closest))]
     NotFound { what: String, closest: Vec<String> },
     #[error("{what} matches several objects; add -n NAMESPACE or KIND/: {}", candidates.join(", "))]
@@ -135,16 +136,33 @@ pub enum TargetError {
     },
     #[error("the bundle has no object to diagnose")]
     NoTargets,
-    #[error("unknown kind `{kind}`")]
-    UnknownKind { kind: String },
+    /// `closest` is the nearest kind spelling we know (`jb` → `job`).
+    #[error("unknown kind `{kind}`{}", kind_hint(closest.as_deref()))]
+    UnknownKind {
+        kind: String,
+        closest: Option<String>,
+    },
 }
 
 fn closest_hint(closest: &[String]) -> String {
-    if closest.is_empty() {
-        String::new()
-    } else {
-        format!("; closest: {}", closest.join(", "))
+    match closest {
+        [] => String::new(),
+        [one] => format!("; did you mean `{one}`?"),
+        many => format!(
+            "; did you mean one of: {}?",
+            many.iter()
+                .map(|c| format!("`{c}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
+}
+
+fn kind_hint(closest: Option<&str>) -> String {
+    closest.map_or_else(
+        || "; `kubectl layer why --help` lists the kinds".to_string(),
+        |k| format!("; did you mean `{k}`?"),
+    )
 }
 
 impl TargetError {

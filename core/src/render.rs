@@ -485,15 +485,7 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
         out.push_str("Every piece of work in the bundle is running, ready or finished.\n");
         return out;
     }
-    let name_of = |d: &Diagnosis| match &d.target.namespace {
-        Some(ns) => format!(
-            "{}/{ns}/{}",
-            d.target.kind.to_ascii_lowercase(),
-            d.target.name
-        ),
-        None => format!("{}/{}", d.target.kind.to_ascii_lowercase(), d.target.name),
-    };
-    let names: Vec<String> = r.diagnoses.iter().map(name_of).collect();
+    let names: Vec<String> = r.diagnoses.iter().map(work_name).collect();
     let name_width = column_width(names.iter().map(String::as_str));
     let status_width = column_width(r.diagnoses.iter().map(|d| d.target.status.as_str()));
     let mut current: Option<String> = None;
@@ -518,6 +510,80 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
             name,
             d.target.status,
             d.verdict.headline
+        );
+    }
+    out
+}
+
+/// How scan names a piece of work: `kind/namespace/name`, the kind as kubectl spells it.
+fn work_name(d: &Diagnosis) -> String {
+    let kind = d.target.kind.to_ascii_lowercase();
+    match &d.target.namespace {
+        Some(ns) => format!("{kind}/{ns}/{}", d.target.name),
+        None => format!("{kind}/{}", d.target.name),
+    }
+}
+
+/// What `rules` says a rule is: a finding's severity, or `status` / `mismatch`.
+pub fn rule_kind_label(r: &crate::rule::Rule) -> &'static str {
+    match r.kind {
+        crate::rule::RuleKind::Finding => r.severity.as_str(),
+        crate::rule::RuleKind::Status => "status",
+        crate::rule::RuleKind::Misalignment => "mismatch",
+    }
+}
+
+/// scan's Markdown output: one table per blocking layer, for an issue or a chat message.
+pub fn scan_markdown(r: &ScanReport) -> String {
+    let mut out = String::new();
+    if r.diagnoses.is_empty() {
+        out.push_str("Every piece of work in the bundle is running, ready or finished.\n");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "### {} not running\n",
+        crate::template::counted(r.diagnoses.len() as u64, "piece of work", "pieces of work")
+    );
+    let mut current: Option<String> = None;
+    for d in &r.diagnoses {
+        let group = d.verdict.layer.map_or_else(
+            || d.verdict.state.as_str().to_string(),
+            |l| l.as_str().to_string(),
+        );
+        if current.as_deref() != Some(group.as_str()) {
+            let _ = writeln!(
+                out,
+                "{}#### {group}\n\n| work | status | verdict | headline |\n|---|---|---|---|",
+                if current.is_some() { "\n" } else { "" },
+            );
+            current = Some(group);
+        }
+        let name = work_name(d);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            md_code(&name),
+            for_markdown(&d.target.status),
+            d.verdict.state.as_str(),
+            for_markdown(&d.verdict.headline)
+        );
+    }
+    let _ = writeln!(out, "\n<sub>Diagnosed by kubectl-layer.</sub>");
+    out
+}
+
+/// `kubectl layer rules -o markdown`: a table of the rules given.
+pub fn rules_markdown(rules: &[&crate::rule::Rule]) -> String {
+    let mut out = String::from("| rule | layer | kind | summary |\n|---|---|---|---|\n");
+    for r in rules {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            r.id,
+            r.layer.as_str(),
+            rule_kind_label(r),
+            for_markdown(&r.summary)
         );
     }
     out

@@ -177,7 +177,10 @@ pub fn resolve(ix: &Index, spec: &TargetSpec) -> Result<ObjId, TargetError> {
             if let Some(k) = &spec.kind
                 && !known_kind(k, ix)
             {
-                return Err(TargetError::UnknownKind { kind: k.clone() });
+                return Err(TargetError::UnknownKind {
+                    kind: k.clone(),
+                    closest: closest_kind(k),
+                });
             }
             Err(TargetError::NotFound {
                 what,
@@ -195,27 +198,38 @@ pub fn resolve(ix: &Index, spec: &TargetSpec) -> Result<ObjId, TargetError> {
     }
 }
 
-/// Up to five names of the same kind (or of any work kind) closest to what was asked for.
+/// Up to five names of the same kind closest to what was asked for, after any work object of
+/// another kind with exactly that name (`why trainer` when `trainer` is a Job: a bare name is
+/// a pod, and the Job is what was meant).
 fn closest(ix: &Index, spec: &TargetSpec) -> Vec<String> {
     let mut scored: Vec<(usize, String)> = ix
         .bundle()
         .objects()
         .iter()
-        .filter(|o| o.kind != "Event")
-        .filter(|o| {
+        .enumerate()
+        .filter(|(_, o)| o.kind != "Event")
+        .filter(|&(id, o)| {
             spec.kind
                 .as_deref()
                 .is_none_or(|k| kind_matches(k, &o.kind, &o.api_version))
+                || (o.name == spec.name && is_work(ix, id))
         })
-        .map(|o| {
+        .map(|(_, o)| {
             let d = levenshtein(&o.name, &spec.name);
+            // As one would type it after `why`: a shell word each, the namespace as -n.
+            let kind = o.kind.to_ascii_lowercase();
             let shown = match &o.namespace {
                 Some(ns) => format!(
-                    "{}/{} (namespace {ns})",
-                    o.kind.to_ascii_lowercase(),
-                    o.name
+                    "{}/{} -n {}",
+                    crate::template::shell_quote(&kind),
+                    crate::template::shell_quote(&o.name),
+                    crate::template::shell_quote(ns)
                 ),
-                None => format!("{}/{}", o.kind.to_ascii_lowercase(), o.name),
+                None => format!(
+                    "{}/{}",
+                    crate::template::shell_quote(&kind),
+                    crate::template::shell_quote(&o.name)
+                ),
             };
             let bonus = usize::from(!(o.name.contains(&spec.name) || spec.name.contains(&o.name)));
             (d + bonus * 2, shown)
@@ -224,6 +238,19 @@ fn closest(ix: &Index, spec: &TargetSpec) -> Vec<String> {
         .collect();
     scored.sort();
     scored.into_iter().take(5).map(|(_, s)| s).collect()
+}
+
+/// The kind spelling nearest to a mistyped one (`jb` → `job`, `jobsets` → `jobset`), when one is
+/// near enough to be what was meant: at most two edits, and fewer than the word's length.
+fn closest_kind(spelling: &str) -> Option<String> {
+    let word = spelling.to_ascii_lowercase();
+    ALIASES
+        .iter()
+        .flat_map(|(_, names)| names.iter())
+        .map(|n| (levenshtein(&word, n), *n))
+        .filter(|(d, n)| *d <= 2 && *d < word.len().max(n.len()) && *d < word.len())
+        .min()
+        .map(|(_, n)| n.to_string())
 }
 
 fn levenshtein(a: &str, b: &str) -> usize {

@@ -817,6 +817,7 @@ impl Cluster {
                 message: format!(
                     "the cluster offers no kind named `{spelling}` among those kubectl-layer reads (see `kubectl layer rbac` for the list)"
                 ),
+                hints: Vec::new(),
             });
         }
         // Round 2: the target.
@@ -847,6 +848,7 @@ impl Cluster {
                     exit: 3,
                     code: "cluster",
                     message: LiveError::Read { what, why: f.why }.to_string(),
+                    hints: Vec::new(),
                 });
             }
             // Not there: list its kind so the core can name the closest matches.
@@ -872,6 +874,7 @@ impl Cluster {
                     "{spelling}/{} not found in namespace {namespace}",
                     spec.name
                 ),
+                hints: Vec::new(),
             }));
         }
         // Round 2b: owners, by name, up the chain.
@@ -946,6 +949,7 @@ impl Cluster {
                     why,
                 }
                 .to_string(),
+                hints: Vec::new(),
             });
         }
         self.index(&haul, None, limits)

@@ -26,6 +26,22 @@ Exit status:
   2  bad usage, unreadable input, or target not found
   3  the cluster could not be read";
 
+/// `why --help`'s examples (the kinds to collect quoted from the core's one list) and exit codes.
+fn why_after_help() -> String {
+    format!(
+        "Examples:
+  kubectl layer why trainer-0 -n ml
+  kubectl layer why jobset/llm-pretrain -n research -o markdown
+  kubectl get {} -A -o json > bundle.json
+  kubectl layer why trainer-0 -n ml -f bundle.json
+  kubectl layer why lws/vllm-70b -n serving -f bundle.yaml -o markdown
+  cat bundle.json | kubectl layer why job/trainer -f -
+
+{EXIT_HELP}",
+        layer_core::bundle::GET_KINDS
+    )
+}
+
 /// Name the layer before you name the tool.
 ///
 /// Who gets a GPU, and when, is decided by layers: device (device plugin, DRA), admission
@@ -46,15 +62,7 @@ enum Command {
     ///
     /// Without -f it reads the cluster of the current kubeconfig context, fetching only what
     /// this target's diagnosis needs.
-    ///
-    /// Examples:
-    ///   kubectl layer why trainer-0 -n ml
-    ///   kubectl layer why jobset/llm-pretrain -n research -o markdown
-    ///   kubectl get pods,nodes,events,workloads -A -o json > bundle.json
-    ///   kubectl layer why trainer-0 -n ml -f bundle.json
-    ///   kubectl layer why lws/vllm-70b -n serving -f bundle.yaml -o markdown
-    ///   cat bundle.json | kubectl layer why job/trainer -f -
-    #[command(after_long_help = EXIT_HELP, verbatim_doc_comment)]
+    #[command(after_long_help = why_after_help())]
     Why(WhyArgs),
     /// List every piece of work that is not running, grouped by the layer that blocks it.
     ///
@@ -87,6 +95,9 @@ enum Command {
     Layers,
     /// List the rules (id, layer, severity, summary).
     Rules {
+        /// Only the rules of this layer.
+        #[arg(short, long, value_parser = parse_layer)]
+        layer: Option<layer_core::Layer>,
         /// Output format.
         #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
         output: ListFormat,
@@ -117,7 +128,8 @@ struct Input {
     max_input_bytes: usize,
     /// Refuse inputs that nest arrays and objects deeper than this (Kubernetes objects stay
     /// far below the default; at most 512 for JSON, 128 for YAML).
-    #[arg(long, value_name = "LEVELS", default_value_t = ReadLimits::DEFAULT_MAX_DEPTH)]
+    #[arg(long, value_name = "LEVELS", default_value_t = ReadLimits::DEFAULT_MAX_DEPTH,
+          value_parser = parse_depth)]
     max_depth: usize,
     /// Threads to index and diagnose on; 0 means one per core. The output is the same for any
     /// number.
@@ -226,6 +238,7 @@ enum Format {
 enum ScanFormat {
     Text,
     Json,
+    Markdown,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,6 +253,8 @@ pub(crate) struct Failure {
     pub exit: u8,
     pub code: &'static str,
     pub message: String,
+    /// Lines to print under the message (commands to try), each escaped like it.
+    pub hints: Vec<String>,
 }
 
 impl From<live::LiveError> for Failure {
@@ -248,6 +263,7 @@ impl From<live::LiveError> for Failure {
             exit: 3,
             code: "cluster",
             message: e.to_string(),
+            hints: Vec::new(),
         }
     }
 }
@@ -266,6 +282,7 @@ fn with_cluster<T>(
             exit: 3,
             code: "cluster",
             message: format!("cannot start the network runtime: {e}"),
+            hints: Vec::new(),
         })?;
     let opts = live::ConnectOptions {
         kubeconfig: live.kubeconfig.clone(),
@@ -285,6 +302,7 @@ impl From<layer_core::Error> for Failure {
             exit: 2,
             code: e.code(),
             message: e.to_string(),
+            hints: Vec::new(),
         }
     }
 }
@@ -305,8 +323,29 @@ fn main() -> ExitCode {
                 f.code,
                 layer_core::render::for_terminal(&f.message)
             );
+            for h in &f.hints {
+                eprintln!("{}", layer_core::render::for_terminal(h));
+            }
             ExitCode::from(f.exit)
         }
+    }
+}
+
+/// `--max-depth` within what the reader can go: a larger number would be silently cut to 512,
+/// and 0 would refuse every input.
+fn parse_layer(s: &str) -> Result<layer_core::Layer, String> {
+    layer_core::Layer::parse(&s.to_ascii_lowercase()).ok_or_else(|| {
+        let all: Vec<&str> = layer_core::Layer::ALL.iter().map(|l| l.as_str()).collect();
+        format!("`{s}` is not a layer; one of: {}", all.join(", "))
+    })
+}
+
+fn parse_depth(s: &str) -> Result<usize, String> {
+    let most = ReadLimits::MAX_DEPTH_JSON;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=most).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("`{s}` is out of range: 1 to {most}")),
+        Err(_) => Err(format!("`{s}` is not a number of levels (1 to {most})")),
     }
 }
 
@@ -322,6 +361,7 @@ fn engine() -> Result<Engine, Failure> {
         exit: 2,
         code: "rules",
         message: e.to_string(),
+        hints: Vec::new(),
     })
 }
 
@@ -350,7 +390,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 ..Options::default()
             };
             let d = layer_core::diagnose(&engine, &ix, &spec, &opts)
-                .map_err(layer_core::Error::from)?;
+                .map_err(|e| not_found_with_commands(e.into(), &args.input.files))?;
             let body = match args.output {
                 Format::Text => render::text(&d, style),
                 Format::Json => json(&d),
@@ -385,6 +425,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 layer_core::target::scan_namespace(&engine, &ix, &opts, namespace.as_deref());
             match args.output {
                 ScanFormat::Text => write(out, &render::scan_text(&report, style))?,
+                ScanFormat::Markdown => write(out, &render::scan_markdown(&report))?,
                 // Streamed: a large cluster's report is tens of MB, and growing one string
                 // that size costs more than writing it.
                 ScanFormat::Json => stream_json(out, &report)?,
@@ -410,6 +451,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 exit: 3,
                 code: "cluster",
                 message: format!("the cluster's answers: {e}"),
+                hints: Vec::new(),
             })?;
             write(out, &text)?;
             let missing = collected
@@ -439,18 +481,20 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             write(out, LAYERS)?;
             Ok(0)
         }
-        Command::Rules { output } => {
+        Command::Rules { layer, output } => {
             let engine = engine()?;
+            let rules: Vec<&layer_core::rule::Rule> = engine
+                .rules()
+                .iter()
+                .filter(|r| layer.is_none_or(|l| r.layer == l))
+                .collect();
             let body = match output {
-                ListFormat::Json => json(&engine.rules().iter().map(rule_json).collect::<Vec<_>>()),
-                ListFormat::Text | ListFormat::Markdown => {
+                ListFormat::Json => json(&rules.iter().map(|r| rule_json(r)).collect::<Vec<_>>()),
+                ListFormat::Markdown => render::rules_markdown(&rules),
+                ListFormat::Text => {
                     let mut s = String::new();
-                    for r in engine.rules() {
-                        let sev = match r.kind {
-                            layer_core::rule::RuleKind::Finding => r.severity.as_str(),
-                            layer_core::rule::RuleKind::Status => "status",
-                            layer_core::rule::RuleKind::Misalignment => "mismatch",
-                        };
+                    for r in rules {
+                        let sev = render::rule_kind_label(r);
                         s.push_str(&format!(
                             "{:<56} {:<9} {:<8} {}\n",
                             r.id,
@@ -480,15 +524,25 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                     .filter(|id| id.contains(rule.split('/').next_back().unwrap_or(&rule)))
                     .collect();
                 close.truncate(5);
-                let hint = if close.is_empty() {
-                    "run `kubectl layer rules` to list them".to_string()
+                let (message, hints) = if close.is_empty() {
+                    (
+                        format!("no rule `{rule}`; `kubectl layer rules` lists them"),
+                        Vec::new(),
+                    )
                 } else {
-                    format!("did you mean: {}", close.join(", "))
+                    (
+                        format!("no rule `{rule}`; did you mean:"),
+                        close
+                            .iter()
+                            .map(|id| format!("  kubectl layer explain {id}"))
+                            .collect(),
+                    )
                 };
                 return Err(Failure {
                     exit: 2,
                     code: "rule-not-found",
-                    message: format!("no rule `{rule}`; {hint}"),
+                    message,
+                    hints,
                 });
             };
             let body = match output {
@@ -498,6 +552,31 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             write(out, &body)?;
             Ok(0)
         }
+    }
+}
+
+/// A target that is not there, with the closest ones as whole commands to paste: the same
+/// input (`-f` files) and another target.
+fn not_found_with_commands(e: layer_core::Error, files: &[String]) -> Failure {
+    let layer_core::Error::Target(layer_core::TargetError::NotFound { what, closest }) = &e else {
+        return e.into();
+    };
+    if closest.is_empty() {
+        return e.into();
+    }
+    let input: String = files
+        .iter()
+        .map(|f| format!(" -f {}", layer_core::template::shell_quote(f)))
+        .collect();
+    let tries: Vec<String> = closest
+        .iter()
+        .map(|c| format!("  kubectl layer why {c}{input}"))
+        .collect();
+    Failure {
+        exit: 2,
+        code: e.code(),
+        message: format!("{what} is not in the bundle; the closest:"),
+        hints: tries,
     }
 }
 
@@ -526,6 +605,7 @@ fn written(done: std::io::Result<()>) -> Result<(), Failure> {
             exit: 2,
             code: "io",
             message: e.to_string(),
+            hints: Vec::new(),
         }),
         Ok(()) => Ok(()),
     }
@@ -562,6 +642,7 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
                     exit: 2,
                     code: "io",
                     message: format!("standard input: {e}"),
+                    hints: Vec::new(),
                 })?;
             s
         } else {
@@ -569,7 +650,19 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
                 exit: 2,
                 code: "io",
                 message: format!("{f}: {e}"),
+                hints: Vec::new(),
             })?;
+            if meta.is_dir() {
+                return Err(Failure {
+                    exit: 2,
+                    code: "usage",
+                    message: format!(
+                        "{f} is a directory: -f takes a file (repeat -f for several, or pipe \
+                         them in with `cat {f}/*.json | kubectl layer … -f -`)"
+                    ),
+                    hints: Vec::new(),
+                });
+            }
             if meta.len() as usize > input.max_input_bytes {
                 return Err(layer_core::Error::from(layer_core::BundleError::TooLarge {
                     size: meta.len() as usize,
@@ -581,6 +674,7 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
                 exit: 2,
                 code: "io",
                 message: format!("{f}: {e}"),
+                hints: Vec::new(),
             })?
         };
         let b = Bundle::parse_with(text, limits).map_err(|e| {
@@ -618,7 +712,7 @@ The device layer is the floor under placement and runtime.
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_duration, parse_now};
+    use super::{parse_depth, parse_duration, parse_now};
 
     #[test]
     fn durations_say_what_is_wrong_with_them() {
@@ -642,6 +736,15 @@ mod tests {
                 .unwrap_err()
                 .contains("not a duration")
         );
+    }
+
+    #[test]
+    fn depth_stays_within_what_the_reader_can_go() {
+        assert_eq!(parse_depth("64"), Ok(64));
+        assert_eq!(parse_depth("512"), Ok(512));
+        assert!(parse_depth("100000").unwrap_err().contains("1 to 512"));
+        assert!(parse_depth("0").unwrap_err().contains("out of range"));
+        assert!(parse_depth("deep").unwrap_err().contains("not a number"));
     }
 
     #[test]

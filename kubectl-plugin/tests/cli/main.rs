@@ -1,6 +1,7 @@
 //! The CLI's one integration-test binary: `offline` runs the real `kubectl-layer` on bundle
 //! files; `live` runs it against the in-process API server, and the real `kubectl` too.
 
+mod conventions;
 mod live;
 mod offline;
 

@@ -1,0 +1,132 @@
+//! kubectl's and ripgrep's conventions, as a new user meets them: every output format where a
+//! report is printed, filters where a list is long, and errors that end in something to paste.
+
+use super::{run, stderr, stdout};
+
+fn scenario_path(name: &str) -> String {
+    scenarios::all()
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no scenario {name}"))
+        .bundle_path
+        .to_string_lossy()
+        .to_string()
+}
+
+/// The commands an error suggests (its indented `kubectl layer …` lines), as argument lists.
+fn suggested(stderr: &str) -> Vec<Vec<String>> {
+    stderr
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("kubectl layer "))
+        .map(|c| c.split(' ').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn scan_prints_markdown_with_a_row_per_piece_of_work() {
+    let path = scenario_path("kueue-admitted-no-gpu-room");
+    let json = run(&["scan", "-f", &path, "-o", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let md = run(&["scan", "-f", &path, "-o", "markdown"]);
+    assert_eq!(md.status.code(), json.status.code());
+    let text = stdout(&md);
+    assert!(text.starts_with("### "), "{text}");
+    for d in v["diagnoses"].as_array().unwrap() {
+        let name = d["target"]["name"].as_str().unwrap();
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("| `") && l.contains(name)),
+            "no row for {name}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn rules_filter_by_layer_and_refuse_an_unknown_one() {
+    let all = layer_core::Engine::builtin().unwrap();
+    for layer in layer_core::Layer::ALL {
+        let o = run(&["rules", "--layer", layer.as_str()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let lines: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
+        let want = all.rules().iter().filter(|r| r.layer == layer).count();
+        assert_eq!(lines.len(), want, "{layer}");
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.starts_with(&format!("{}/", layer.as_str()))),
+            "{layer}: {lines:?}"
+        );
+    }
+    let o = run(&["rules", "-l", "placment"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("placement"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_mistyped_kind_or_name_ends_in_a_command_that_works() {
+    let path = scenario_path("kueue-admitted-no-gpu-room");
+    let o = run(&["why", "jb/trainer", "-n", "ml", "-f", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("did you mean `job`"), "{}", stderr(&o));
+
+    // A bare name is a pod; the Job of that name is what was meant, and the suggestion runs.
+    let o = run(&["why", "trainer", "-f", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    let tries = suggested(&stderr(&o));
+    assert!(!tries.is_empty(), "no command to paste:\n{}", stderr(&o));
+    assert_eq!(tries[0][..2], ["why", "job/trainer"], "{}", stderr(&o));
+    for t in &tries {
+        let args: Vec<&str> = t.iter().map(String::as_str).collect();
+        let again = run(&args);
+        assert!(
+            matches!(again.status.code(), Some(0 | 1)),
+            "{t:?}: {}",
+            stderr(&again)
+        );
+    }
+
+    let o = run(&["explain", "insufficient"]);
+    assert_eq!(o.status.code(), Some(2));
+    let tries = suggested(&stderr(&o));
+    assert!(!tries.is_empty(), "{}", stderr(&o));
+    let args: Vec<&str> = tries[0].iter().map(String::as_str).collect();
+    assert!(run(&args).status.success(), "{args:?}");
+}
+
+#[test]
+fn a_directory_and_an_impossible_depth_are_usage_errors_that_say_so() {
+    let dir = std::env::temp_dir();
+    let o = run(&["why", "x", "-f", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("is a directory") && !e.contains("os error"),
+        "{e}"
+    );
+    let path = scenario_path("healthy-gpu-job");
+    let o = run(&["why", "x", "-f", &path, "--max-depth", "100000"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("1 to 512"), "{}", stderr(&o));
+}
+
+/// One list of the kinds to collect by hand: `why --help`, the README and the web page quote
+/// the core's.
+#[test]
+fn the_kinds_to_collect_are_one_list() {
+    let line = format!("kubectl get {} -A -o json", layer_core::bundle::GET_KINDS);
+    let help = stdout(&run(&["why", "--help"]));
+    assert!(help.contains(&line), "why --help:\n{help}");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for file in ["README.md", "web-demo/src/index.html"] {
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(text.contains(&line), "{file} does not say `{line}`");
+        for other in text.match_indices("kubectl get pods,") {
+            let rest = &text[other.0..];
+            assert!(
+                rest.starts_with(&line),
+                "{file} lists other kinds: {}",
+                &rest[..80.min(rest.len())]
+            );
+        }
+    }
+}
