@@ -477,40 +477,44 @@ pub fn markdown(d: &Diagnosis) -> String {
     out
 }
 
+/// What every scan rendering says of a report with nothing to list.
+const NOTHING_TO_SCAN: &str = "Every piece of work in the bundle is running, ready or finished.\n";
+
+/// scan's groups in report order: the blocking layer, else the verdict state, and its work.
+fn scan_groups(r: &ScanReport) -> impl Iterator<Item = (String, &[Diagnosis])> {
+    let key = |d: &Diagnosis| {
+        d.verdict
+            .layer
+            .map_or_else(|| d.verdict.state.as_str(), |l| l.as_str())
+    };
+    r.diagnoses
+        .chunk_by(move |a, b| key(a) == key(b))
+        .map(move |g| (key(&g[0]).to_string(), g))
+}
+
 /// One line per piece of work, grouped by blocking layer (scan's text output).
 pub fn scan_text(r: &ScanReport, style: Style) -> String {
     let r = &cleaned(r);
-    let mut out = String::new();
     if r.diagnoses.is_empty() {
-        out.push_str("Every piece of work in the bundle is running, ready or finished.\n");
-        return out;
+        return NOTHING_TO_SCAN.to_string();
     }
+    let mut out = String::new();
     let names: Vec<String> = r.diagnoses.iter().map(work_name).collect();
     let name_width = column_width(names.iter().map(String::as_str));
     let status_width = column_width(r.diagnoses.iter().map(|d| d.target.status.as_str()));
-    let mut current: Option<String> = None;
-    for (d, name) in r.diagnoses.iter().zip(&names) {
-        let group = d.verdict.layer.map_or_else(
-            || d.verdict.state.as_str().to_string(),
-            |l| l.as_str().to_uppercase(),
-        );
-        if current.as_deref() != Some(group.as_str()) {
+    for (i, (group, work)) in scan_groups(r).enumerate() {
+        let gap = if i > 0 { "\n" } else { "" };
+        let _ = writeln!(out, "{gap}{}", style.paint("1", &group.to_uppercase()));
+        for d in work {
             let _ = writeln!(
                 out,
-                "{}{}",
-                if current.is_some() { "\n" } else { "" },
-                style.paint("1", &group)
+                "  {} {:<name_width$}  {:<status_width$}  {}",
+                style.state(d.verdict.state),
+                work_name(d),
+                d.target.status,
+                d.verdict.headline
             );
-            current = Some(group);
         }
-        let _ = writeln!(
-            out,
-            "  {} {:<name_width$}  {:<status_width$}  {}",
-            style.state(d.verdict.state),
-            name,
-            d.target.status,
-            d.verdict.headline
-        );
     }
     out
 }
@@ -535,39 +539,31 @@ pub fn rule_kind_label(r: &crate::rule::Rule) -> &'static str {
 
 /// scan's Markdown output: one table per blocking layer, for an issue or a chat message.
 pub fn scan_markdown(r: &ScanReport) -> String {
-    let mut out = String::new();
     if r.diagnoses.is_empty() {
-        out.push_str("Every piece of work in the bundle is running, ready or finished.\n");
-        return out;
+        return NOTHING_TO_SCAN.to_string();
     }
+    let mut out = String::new();
     let _ = writeln!(
         out,
         "### {} not running\n",
         crate::template::counted(r.diagnoses.len() as u64, "piece of work", "pieces of work")
     );
-    let mut current: Option<String> = None;
-    for d in &r.diagnoses {
-        let group = d.verdict.layer.map_or_else(
-            || d.verdict.state.as_str().to_string(),
-            |l| l.as_str().to_string(),
-        );
-        if current.as_deref() != Some(group.as_str()) {
-            let _ = writeln!(
-                out,
-                "{}#### {group}\n\n| work | status | verdict | headline |\n|---|---|---|---|",
-                if current.is_some() { "\n" } else { "" },
-            );
-            current = Some(group);
-        }
-        let name = work_name(d);
+    for (i, (group, work)) in scan_groups(r).enumerate() {
+        let gap = if i > 0 { "\n" } else { "" };
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} |",
-            md_code(&name),
-            for_markdown(&d.target.status),
-            d.verdict.state.as_str(),
-            for_markdown(&d.verdict.headline)
+            "{gap}#### {group}\n\n| work | status | verdict | headline |\n|---|---|---|---|"
         );
+        for d in work {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                md_code(&work_name(d)),
+                for_markdown(&d.target.status),
+                d.verdict.state.as_str(),
+                for_markdown(&d.verdict.headline)
+            );
+        }
     }
     let _ = writeln!(out, "\n<sub>Diagnosed by kubectl-layer.</sub>");
     out
