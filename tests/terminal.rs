@@ -103,6 +103,18 @@ fn clean_scenarios_render_unchanged() {
                     f.rule
                 );
             }
+            // Said once: a finding that wrote its layer's line points at it in Findings.
+            let findings = text.split("\nFindings:\n").nth(1).unwrap_or("");
+            for l in &d.layers {
+                let line = render::for_terminal(&l.summary);
+                assert!(
+                    !findings.contains(&format!("  {line}\n")),
+                    "{} {}: the {} line is repeated under Findings:\n{text}",
+                    s.name,
+                    e.target,
+                    l.layer
+                );
+            }
             let headline = render::for_terminal(&d.verdict.headline);
             assert!(
                 text.contains(headline.as_ref()),

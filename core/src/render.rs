@@ -247,7 +247,17 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
                 Severity::Warn => style.paint("33", "warn "),
                 Severity::Info => style.paint("2", "info "),
             };
-            let _ = writeln!(out, "  {sev} {}  {}", style.paint("36", &f.rule), f.message);
+            // The finding that wrote its layer's line says so instead of repeating it.
+            let repeats = d
+                .layers
+                .iter()
+                .any(|l| l.layer == f.layer && l.summary == f.message);
+            let message = if repeats {
+                format!("(the {} line above)", f.layer.as_str())
+            } else {
+                f.message.clone()
+            };
+            let _ = writeln!(out, "  {sev} {}  {message}", style.paint("36", &f.rule));
             for e in f.evidence.iter().take(4) {
                 let _ = writeln!(out, "          {}", style.paint("2", &evidence_line(e)));
             }

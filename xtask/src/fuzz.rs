@@ -23,7 +23,7 @@ pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
 pub const DEFAULT_SECONDS: u64 = 60;
 
 /// Whether `cargo fuzz` is installed.
-fn installed() -> bool {
+pub fn installed() -> bool {
     cargo()
         .args(["fuzz", "--version"])
         .output()

@@ -3,11 +3,12 @@
 
 mod bench;
 mod fuzz;
+mod tools;
 mod wasm;
 mod web;
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 const HELP: &str = "\
@@ -16,15 +17,19 @@ cargo xtask <task>
   ci            every check CI runs: fmt, clippy (warnings denied), the scenario consistency
                 check, tests, docs --check, the core built for wasm32-unknown-unknown
                 (installs the target if missing), wasm-test, web-test, bench --quick and
-                fuzz --seconds 45; installs what a fresh machine lacks (wasm32 target,
-                wasm-bindgen-cli, Chromium, PyYAML, cargo-fuzz)
-  demo          the main job with no cluster: diagnose the built-in example scenarios
-  wasm          build the npm package into wasm/pkg/ (needs wasm-bindgen-cli = Cargo.lock's)
+                fuzz --seconds 45, then demo; installs what a fresh machine lacks (wasm32
+                target, wasm-bindgen-cli, Chromium, kubectl, PyYAML, cargo-fuzz)
+  demo          the main job with no cluster: the release CLI on every built-in example
+                scenario, then the verdicts by layer
+  wasm          build the npm package into wasm/pkg/ (installs the wasm32 target and the
+                wasm-bindgen-cli of Cargo.lock where missing)
   wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
                 Node against the native CLI
-  web           build the offline page into web-demo/dist/
-  serve [--port N]  serve it on 127.0.0.1 (default 8080) with its Content-Security-Policy
-  web-test      browser tests: Debian's Chromium + playwright-core through every scenario
+  web           build the offline page into web-demo/dist/ (builds the npm package first)
+  serve [--port N]  build and serve it on 127.0.0.1 (default 8080) with its
+                Content-Security-Policy
+  web-test      browser tests: Debian's Chromium (installed where missing) + playwright-core
+                through every scenario
   gen-cluster --nodes N --pods M [--seed S] [--out FILE]
                 a realistic synthetic cluster (kubectl List JSON), deterministic for a seed
   bench [--quick]  scan/why/memory/growth on gen-cluster bundles against serde_json in the
@@ -36,8 +41,9 @@ cargo xtask <task>
   incidents [--verbose]
                 diagnose every real incident of tests/incidents/ and print `N/M layers
                 right`; fails below the floor in tests/incidents/floor.txt
-  docs [--check]  regenerate docs/rules/ and docs/schema/ from rules/ and the Rust types;
-                with --check, fail when the committed files are stale
+  docs [--check]  regenerate docs/rules/, docs/schema/ and the README's sample output from
+                rules/, the Rust types and a real run; with --check, fail when the committed
+                files are stale
 ";
 
 fn main() -> ExitCode {
@@ -148,58 +154,8 @@ pub fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
-/// Install what the checks need and a fresh machine lacks: the wasm32 target, the
-/// wasm-bindgen-cli that matches Cargo.lock (never `--locked`: its own lockfile pins a crate
-/// the registry mirror lacks), PyYAML for the scenario checker, and cargo-fuzz.
-fn ensure_tools() -> Result<(), String> {
-    let has_wasm = Command::new("rustup")
-        .args(["target", "list", "--installed"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
-        .unwrap_or(false);
-    if !has_wasm {
-        run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
-    }
-    let (want, _, matches) = wasm::bindgen_versions()?;
-    if !matches {
-        run(cargo().args([
-            "install",
-            "wasm-bindgen-cli",
-            "--version",
-            &format!("={want}"),
-        ]))?;
-    }
-    // Debian's Chromium for the browser tests (never a browser download: only registries work
-    // here). Not Debian's binaryen, whose old wasm-opt breaks wasm-bindgen output.
-    // The live-cluster tests point the real kubectl at the test API server; the image has
-    // one, and Debian's kubernetes-client stands in where it is missing.
-    let has_kubectl = Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_kubectl {
-        run(Command::new("apt-get").args(["update", "-qq"]))?;
-        run(Command::new("apt-get").args(["install", "-y", "-qq", "kubernetes-client"]))?;
-    }
-    if !Path::new("/usr/bin/chromium").exists() {
-        run(Command::new("apt-get").args(["update", "-qq"]))?;
-        run(Command::new("apt-get")
-            .args(["install", "-y", "-qq", "chromium"])
-            .env("DEBIAN_FRONTEND", "noninteractive"))?;
-    }
-    let has_yaml = Command::new("python3")
-        .args(["-c", "import yaml"])
-        .status()
-        .is_ok_and(|s| s.success());
-    if !has_yaml {
-        run(Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyyaml"]))?;
-    }
-    fuzz::ensure()?;
-    Ok(())
-}
-
 fn ci() -> Result<(), String> {
-    ensure_tools()?;
+    tools::ensure(tools::ALL)?;
     run(cargo().args(["fmt", "--all", "--check"]))?;
     run(cargo().args([
         "clippy",
@@ -230,6 +186,9 @@ fn ci() -> Result<(), String> {
     bench::bench(true)?;
     // The fuzz targets, 45 s each: a crash or a hang fails CI with its input.
     fuzz::ci(45)?;
+    // The README's first command, as a new user runs it (.ci/run sets CARGO_TARGET_DIR outside
+    // the checkout, so this also proves the demo finds its binary there).
+    demo()?;
     eprintln!("==> ci: every check passed");
     Ok(())
 }
@@ -251,11 +210,15 @@ fn incidents(verbose: bool) -> Result<(), String> {
     run(&mut cmd)
 }
 
-/// Diagnose the first target of every scenario with the real CLI, as a user would.
+/// Diagnose the first target of every scenario with the real CLI, as a user would: the
+/// release build (the user's first look is also their first wait), then a summary of the
+/// verdicts by layer.
 fn demo() -> Result<(), String> {
-    run(cargo().args(["build", "--quiet", "-p", "kubectl-layer"]))?;
-    let bin = target_dir().join("debug/kubectl-layer");
-    for (dir, bundle, expected) in scenarios()? {
+    run(cargo().args(["build", "--quiet", "--release", "-p", "kubectl-layer"]))?;
+    let bin = target_dir().join("release/kubectl-layer");
+    let mut verdicts: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let all = scenarios()?;
+    for (dir, bundle, expected) in &all {
         let target = expected
             .as_array()
             .and_then(|a| a.first())
@@ -271,12 +234,12 @@ fn demo() -> Result<(), String> {
         let _ = writeln!(
             std::io::stdout(),
             "\n━━ scenario {name}: kubectl layer why {target} -f {}",
-            bundle.strip_prefix(root()).unwrap_or(&bundle).display()
+            bundle.strip_prefix(root()).unwrap_or(bundle).display()
         );
         // The verdict decides the exit status (1 when something blocks); the demo ran either way.
         let status = Command::new(&bin)
             .args(["why", &target, "-f"])
-            .arg(&bundle)
+            .arg(bundle)
             .status()
             .map_err(|e| format!("{}: {e}", bin.display()))?;
         if status.code().is_none_or(|c| c > 1) {
@@ -284,7 +247,44 @@ fn demo() -> Result<(), String> {
                 "kubectl-layer failed on scenario {name} ({status})"
             ));
         }
+        let json = Command::new(&bin)
+            .args(["why", &target, "-o", "json", "-f"])
+            .arg(bundle)
+            .output()
+            .map_err(|e| format!("{}: {e}", bin.display()))?
+            .stdout;
+        let d: serde_json::Value = serde_json::from_slice(&json).unwrap_or_default();
+        let verdict = match (
+            d["verdict"]["state"].as_str(),
+            d["verdict"]["layer"].as_str(),
+        ) {
+            (Some("blocked"), Some(l)) => format!("blocked at {l}"),
+            (Some("warn"), Some(l)) => format!("warning at {l}"),
+            (Some(state), _) => state.to_string(),
+            _ => "no verdict".to_string(),
+        };
+        verdicts.entry(verdict).or_default().push(name);
     }
+    let mut out = std::io::stdout();
+    let _ = writeln!(
+        out,
+        "\n━━ {} scenarios, one target each, diagnosed by {}:",
+        all.len(),
+        bin.display()
+    );
+    for (verdict, names) in &verdicts {
+        let _ = writeln!(
+            out,
+            "  {:<22} {:>3}  {}",
+            verdict,
+            names.len(),
+            names.join(", ")
+        );
+    }
+    let _ = writeln!(
+        out,
+        "Next: `kubectl layer why <pod>` on your cluster, or `cargo xtask serve` for the page."
+    );
     Ok(())
 }
 
@@ -312,6 +312,56 @@ pub fn scenarios() -> Result<Vec<(PathBuf, PathBuf, serde_json::Value)>, String>
             Ok((d, bundle, v))
         })
         .collect()
+}
+
+/// The README with its sample output made again from a real run: the text between
+/// `<!-- sample: SCENARIO TARGET -->` and `<!-- /sample -->` is what `kubectl layer why TARGET`
+/// prints on that scenario's bundle (the same renderer the CLI calls), so the first thing a
+/// reader sees is never stale.
+fn readme_with_sample(engine: &layer_core::Engine) -> Result<String, String> {
+    const OPEN: &str = "<!-- sample: ";
+    const CLOSE: &str = "<!-- /sample -->";
+    let path = root().join("README.md");
+    let readme = std::fs::read_to_string(&path).map_err(|e| format!("README.md: {e}"))?;
+    let start = readme
+        .find(OPEN)
+        .ok_or("README.md has no `<!-- sample: SCENARIO TARGET -->` marker")?;
+    let line_end = start + readme[start..].find('\n').ok_or("README.md: marker line")?;
+    let end = readme[line_end..]
+        .find(CLOSE)
+        .map(|i| line_end + i)
+        .ok_or("README.md: `<!-- sample: … -->` is not closed by `<!-- /sample -->`")?;
+    let marker = readme[start + OPEN.len()..line_end].trim_end();
+    let words: Vec<&str> = marker.trim_end_matches("-->").split_whitespace().collect();
+    let [scenario, target, ..] = words[..] else {
+        return Err(format!(
+            "README.md: `{marker}` should name a scenario and a target"
+        ));
+    };
+    let dir = root().join("tests/scenarios").join(scenario);
+    let bundle = ["bundle.json", "bundle.yaml"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("README.md: no scenario {scenario}"))?;
+    let text = std::fs::read_to_string(&bundle).map_err(|e| e.to_string())?;
+    let ix = layer_core::Index::new(layer_core::Bundle::parse(text).map_err(|e| e.to_string())?);
+    let spec = layer_core::TargetSpec::parse(target, None);
+    let d = layer_core::diagnose(engine, &ix, &spec, &Default::default())
+        .map_err(|e| format!("README.md sample: {e}"))?;
+    let namespace = d
+        .target
+        .namespace
+        .as_deref()
+        .map(|ns| format!(" -n {ns}"))
+        .unwrap_or_default();
+    let shown_target = target.rsplit('/').next().unwrap_or(target);
+    let kind = d.target.kind.to_ascii_lowercase();
+    let sample = format!(
+        "\n```\n$ kubectl layer why {kind}/{shown_target}{namespace} -f bundle.json\n{}```\n",
+        layer_core::render::text(&d, layer_core::render::Style { color: false })
+    );
+    Ok(format!("{}{sample}{}", &readme[..line_end], &readme[end..]))
 }
 
 /// Generated documentation: one page per rule, an index by layer, and the contract's schemas.
@@ -351,6 +401,7 @@ fn docs(check: bool) -> Result<(), String> {
         }
     }
     files.push((root().join("docs/rules/index.md"), index));
+    files.push((root().join("README.md"), readme_with_sample(&engine)?));
     for (name, schema) in layer_core::diagnosis::schemas() {
         let mut text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?;
         text.push('\n');

@@ -43,18 +43,11 @@ pub fn bindgen_versions() -> Result<(String, String, bool), String> {
     Ok((want, have, ok))
 }
 
-fn check_bindgen() -> Result<(), String> {
-    let (want, have, ok) = bindgen_versions()?;
-    if !ok {
-        return Err(format!(
-            "wasm-bindgen {want} is needed on PATH (found `{have}`): cargo install wasm-bindgen-cli --version ={want}"
-        ));
-    }
-    Ok(())
-}
-
 pub fn build() -> Result<(), String> {
-    check_bindgen()?;
+    crate::tools::ensure(&[
+        crate::tools::Tool::WasmTarget,
+        crate::tools::Tool::WasmBindgen,
+    ])?;
     run(crate::cargo().args([
         "build",
         "-p",

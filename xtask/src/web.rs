@@ -147,11 +147,11 @@ pub fn serve(port: u16) -> Result<(), String> {
 /// Browser tests: Debian's Chromium driven by playwright-core (installed from web-demo's lock).
 pub fn test() -> Result<(), String> {
     build()?;
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !Path::new(&chromium).exists() {
-        return Err(format!(
-            "{chromium} is missing: apt-get install chromium (cargo xtask ci installs it)"
-        ));
+    let chromium = crate::tools::chromium();
+    if std::env::var_os("CHROMIUM").is_none() {
+        crate::tools::ensure(&[crate::tools::Tool::Chromium])?;
+    } else if !Path::new(&chromium).exists() {
+        return Err(format!("CHROMIUM={chromium}: no such file"));
     }
     let demo = root().join("web-demo");
     run(Command::new("npm")

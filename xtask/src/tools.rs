@@ -1,0 +1,102 @@
+//! What the tasks need beyond cargo, and how a fresh machine gets it: one place, so `wasm`,
+//! `web`, `serve`, `web-test` and `ci` each install what they lack the same way instead of
+//! failing with an instruction. Only the registries are reachable here: nothing downloads its
+//! own binaries (Debian's Chromium, never a browser download; never Debian's binaryen, whose
+//! old wasm-opt breaks wasm-bindgen output).
+
+use crate::{cargo, run, wasm};
+use std::path::Path;
+use std::process::Command;
+
+/// A tool a task needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    /// rustup's wasm32-unknown-unknown target, for the core and the npm package.
+    WasmTarget,
+    /// wasm-bindgen-cli at the version Cargo.lock pins.
+    WasmBindgen,
+    /// Debian's Chromium, for the browser tests.
+    Chromium,
+    /// The real kubectl, for the live-cluster tests (Debian's kubernetes-client where missing).
+    Kubectl,
+    /// PyYAML, for the scenario consistency checker.
+    PyYaml,
+    /// cargo-fuzz, for the fuzz targets.
+    CargoFuzz,
+}
+
+/// Everything `ci` needs.
+pub const ALL: &[Tool] = &[
+    Tool::WasmTarget,
+    Tool::WasmBindgen,
+    Tool::Kubectl,
+    Tool::Chromium,
+    Tool::PyYaml,
+    Tool::CargoFuzz,
+];
+
+/// Install each of `tools` that this machine lacks.
+pub fn ensure(tools: &[Tool]) -> Result<(), String> {
+    for &t in tools {
+        if !present(t)? {
+            eprintln!("==> {t:?} is missing: installing it");
+            install(t)?;
+        }
+    }
+    Ok(())
+}
+
+fn succeeds(cmd: &mut Command) -> bool {
+    cmd.output().is_ok_and(|o| o.status.success())
+}
+
+fn present(t: Tool) -> Result<bool, String> {
+    Ok(match t {
+        Tool::WasmTarget => Command::new("rustup")
+            .args(["target", "list", "--installed"])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
+            .unwrap_or(false),
+        Tool::WasmBindgen => wasm::bindgen_versions()?.2,
+        Tool::Chromium => Path::new(&chromium()).exists(),
+        Tool::Kubectl => succeeds(Command::new("kubectl").args(["version", "--client"])),
+        Tool::PyYaml => succeeds(Command::new("python3").args(["-c", "import yaml"])),
+        Tool::CargoFuzz => crate::fuzz::installed(),
+    })
+}
+
+fn install(t: Tool) -> Result<(), String> {
+    match t {
+        Tool::WasmTarget => {
+            run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))
+        }
+        // Never `--locked`: wasm-bindgen-cli's own lockfile pins a crate the registry mirror lacks.
+        Tool::WasmBindgen => {
+            let want = wasm::locked_bindgen_version()?;
+            run(cargo().args([
+                "install",
+                "wasm-bindgen-cli",
+                "--version",
+                &format!("={want}"),
+            ]))
+        }
+        Tool::Chromium => apt("chromium"),
+        Tool::Kubectl => apt("kubernetes-client"),
+        Tool::PyYaml => {
+            run(Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyyaml"]))
+        }
+        Tool::CargoFuzz => crate::fuzz::ensure(),
+    }
+}
+
+fn apt(package: &str) -> Result<(), String> {
+    run(Command::new("apt-get").args(["update", "-qq"]))?;
+    run(Command::new("apt-get")
+        .args(["install", "-y", "-qq", package])
+        .env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
+/// The Chromium the browser tests drive: `$CHROMIUM`, else Debian's.
+pub fn chromium() -> String {
+    std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
+}
