@@ -5,6 +5,7 @@ mod contract;
 mod expectations;
 mod input_forms;
 mod properties;
+mod references;
 mod rule_fixtures;
 mod support;
 mod terminal;
