@@ -134,3 +134,57 @@ fn a_typo_in_a_rule_is_a_load_error() {
         assert!(err.contains(want), "{err} should mention {want}");
     }
 }
+
+/// MultiKueue's check messages were reworded in Kueue v0.19 ("reservation" became
+/// "admitted"): a Workload from either version, with nothing else that names MultiKueue (no
+/// nominated clusters, no managedBy, as a pasted Workload alone shows), is still recognised,
+/// and a check with another message is not taken for MultiKueue.
+#[test]
+fn multikueue_is_recognised_by_its_messages_before_and_after_v0_19() {
+    let s = scenarios::all()
+        .into_iter()
+        .find(|s| s.name == "adm-kueue-holds-and-checks")
+        .expect("scenario");
+    let bundle: serde_json::Value = serde_json::from_str(&s.bundle_text()).expect("json");
+    let workload_only = |message: &str| {
+        let mut wl = bundle["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .find(|o| o["kind"] == "Workload" && o["metadata"]["name"] == "job-mk-train-7b86d")
+            .expect("workload")
+            .clone();
+        wl["metadata"]
+            .as_object_mut()
+            .expect("metadata")
+            .remove("ownerReferences");
+        let status = wl["status"].as_object_mut().expect("status");
+        status.remove("nominatedClusterNames");
+        status["admissionChecks"][0]["message"] = serde_json::json!(message);
+        let ix = layer_core::Index::new(
+            layer_core::Bundle::parse(serde_json::to_string(&wl).expect("json")).expect("parses"),
+        );
+        crate::support::diagnose(&ix, "Workload/ml/job-mk-train-7b86d").1
+    };
+    for message in [
+        "The workload got reservation on \"worker-east\"",
+        "The workload was admitted on \"worker-east\"",
+        "Admitting remote lost",
+        "Remote workload on worker cluster \"worker-east\" is out of sync with its user job, resetting for re-dispatch",
+    ] {
+        let fired = workload_only(message);
+        assert!(
+            fired
+                .iter()
+                .any(|r| r == "admission/multikueue-check-pending"),
+            "{message}: {fired:?}"
+        );
+    }
+    let fired = workload_only("waiting for the provisioning request");
+    assert!(
+        !fired
+            .iter()
+            .any(|r| r == "admission/multikueue-check-pending"),
+        "{fired:?}"
+    );
+}
