@@ -558,7 +558,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
 /// A target that is not there, with the closest ones as whole commands to paste: the same
 /// input (`-f` files) and another target.
 fn not_found_with_commands(e: layer_core::Error, files: &[String]) -> Failure {
-    let layer_core::Error::Target(layer_core::TargetError::NotFound { what, closest }) = &e else {
+    let layer_core::Error::Target(layer_core::TargetError::NotFound { closest, .. }) = &e else {
         return e.into();
     };
     if closest.is_empty() {
@@ -575,7 +575,8 @@ fn not_found_with_commands(e: layer_core::Error, files: &[String]) -> Failure {
     Failure {
         exit: 2,
         code: e.code(),
-        message: format!("{what} is not in the bundle; the closest:"),
+        // The core's words (the npm package says the same), then each as a whole command.
+        message: e.to_string(),
         hints: tries,
     }
 }

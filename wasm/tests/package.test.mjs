@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as layer from 'kubectl-layer';
 import { diagnose, scan, targets, rules, markdown, text, version, init } from 'kubectl-layer';
@@ -136,4 +136,32 @@ test('the TypeScript declarations name every export', () => {
   for (const t of ['Diagnosis', 'Verdict', 'LayerReport', 'Finding', 'Evidence', 'ScanReport', 'TargetEntry', 'RuleInfo']) {
     assert.match(dts, new RegExp(`export interface ${t} \\{`), t);
   }
+});
+
+test('the tarball ships the wasm module once, for both entry points', () => {
+  const root = new URL('.', import.meta.resolve('kubectl-layer/package.json')).pathname;
+  const wasm = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.name.endsWith('.wasm')) wasm.push(join(dir, e.name));
+    }
+  };
+  walk(root);
+  assert.equal(wasm.length, 1, `one .wasm file: ${wasm.join(', ')}`);
+});
+
+// The README's examples are the first thing a user copies: the Node one must run as printed.
+test("the README's Node example runs on a scenario bundle", () => {
+  const readme = readFileSync(new URL('./README.md', import.meta.resolve('kubectl-layer/package.json')), 'utf8');
+  const node = readme.split('## Node')[1] ?? '';
+  const code = node.match(/```js\n([\s\S]*?)```/)?.[1];
+  assert.ok(code, 'the README has a Node example');
+  writeFileSync('example.mjs', code);
+  const s = scenarios.find((x) => x.name === 'kueue-admitted-no-gpu-room') ?? scenarios[0];
+  const run = spawnSync(process.execPath, ['example.mjs', s.bundlePath], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const d = diagnose(s.bundle);
+  assert.ok(run.stdout.includes(d.verdict.headline), run.stdout);
+  assert.ok(run.stdout.includes(text(d)), 'prints the CLI text');
 });

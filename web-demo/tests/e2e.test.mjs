@@ -362,6 +362,44 @@ test('time from paste to verdict for a 20 MB bundle', async () => {
   assert.ok(ms.target, 'a verdict is shown');
 });
 
+// The npm README's browser example, saved as index.html beside node_modules/ the way it says,
+// must diagnose a pasted bundle in a real browser.
+test("the npm README's browser example runs as printed", async () => {
+  const pkg = process.env.KL_PKG ?? resolve(here, '../../wasm/pkg');
+  const readme = readFileSync(join(pkg, 'README.md'), 'utf8');
+  const html = (readme.split('## Browser')[1] ?? '').match(/```html\n([\s\S]*?)```/)?.[1];
+  assert.ok(html, 'the README has a browser example');
+  const site = mkdtempSync(join(tmpdir(), 'kl-readme-'));
+  writeFileSync(join(site, 'index.html'), html);
+  const served = (path) => (path.startsWith('/node_modules/kubectl-layer/') ? join(pkg, path.slice('/node_modules/kubectl-layer/'.length)) : join(site, path === '/' ? 'index.html' : path));
+  const other = http.createServer((req, res) => {
+    const file = served(decodeURIComponent(new URL(req.url, 'http://x').pathname));
+    if (!existsSync(file)) { res.writeHead(404); return res.end(); }
+    res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((r) => other.listen(0, '127.0.0.1', r));
+  const tab = await context.newPage();
+  try {
+    const errors = [];
+    tab.on('pageerror', (e) => errors.push(String(e)));
+    await tab.goto(`http://127.0.0.1:${other.address().port}/`);
+    const s = scenarios.find((x) => x.name === 'kueue-admitted-no-gpu-room') ?? scenarios[0];
+    await tab.evaluate((t) => { document.querySelector('#bundle').value = t; }, s.bundle);
+    // init() may still be loading the module: click until the output appears.
+    await tab.waitForFunction(() => {
+      document.querySelector('#go').click();
+      return document.querySelector('#out').textContent.length > 0;
+    }, null, { timeout: 30_000, polling: 200 });
+    const out = await tab.textContent('#out');
+    assert.match(out, /blocked at PLACEMENT/, out);
+    assert.deepEqual(errors, []);
+  } finally {
+    await tab.close();
+    other.close();
+  }
+});
+
 test('no console errors', () => {
   assert.deepEqual(consoleErrors.filter((e) => !/example\.com|Content Security Policy|net::ERR_/.test(e)), []);
 });

@@ -1,8 +1,8 @@
 //! `cargo xtask wasm`: build the npm package into `wasm/pkg/`. The wasm module is built with the
 //! `wasm-release` profile and bound with wasm-bindgen-cli (whose version must equal the
-//! `wasm-bindgen` in Cargo.lock), once for Node (CommonJS, loads synchronously) and once for
-//! browsers (ES module, `await init()`); the hand-written ES module in `wasm/npm/` gives both
-//! one API. `index.d.ts` is generated from the contract's JSON Schemas, so the TypeScript types
+//! `wasm-bindgen` in Cargo.lock) once, as an ES module: browsers `await init()`, and Node's
+//! entry instantiates the same .wasm synchronously from its file, so the tarball ships it once.
+//! The hand-written ES modules in `wasm/npm/` give both one API. `index.d.ts` is generated from the contract's JSON Schemas, so the TypeScript types
 //! are the Rust types.
 
 use crate::{root, run, target_dir};
@@ -59,20 +59,18 @@ pub fn build() -> Result<(), String> {
     ]))?;
     let pkg = root().join("wasm/pkg");
     let _ = std::fs::remove_dir_all(&pkg);
-    for (target, dir) in [("nodejs", "node"), ("web", "web")] {
-        run(Command::new("wasm-bindgen")
-            .args([
-                "--target",
-                target,
-                "--remove-name-section",
-                "--remove-producers-section",
-                "--out-dir",
-                &format!("wasm/pkg/{dir}"),
-            ])
-            .arg(wasm_module()))?;
-    }
-    // The Node glue is CommonJS inside a `"type": "module"` package.
-    write(&pkg.join("node/package.json"), "{\"type\": \"commonjs\"}\n")?;
+    // One module for both entry points: Node instantiates the browser build's module itself
+    // (index.node.mjs), so the tarball carries the .wasm once.
+    run(Command::new("wasm-bindgen")
+        .args([
+            "--target",
+            "web",
+            "--remove-name-section",
+            "--remove-producers-section",
+            "--out-dir",
+            "wasm/pkg/web",
+        ])
+        .arg(wasm_module()))?;
     let npm = root().join("wasm/npm");
     for f in ["api.mjs", "index.node.mjs", "index.web.mjs", "README.md"] {
         std::fs::copy(npm.join(f), pkg.join(f)).map_err(|e| format!("{f}: {e}"))?;
@@ -275,8 +273,6 @@ export function text(diagnosis: Diagnosis): string;
 export function version(): string;
 "#;
 
-/// `cargo xtask wasm-test`: pack the package, install the tarball into a throwaway consumer
-/// project, and replay every scenario through it against the native CLI (node:test).
 /// Build the package, pack it, and install the tarball into a fresh scratch project, as a user
 /// would. Returns the project directory (its parent is the scratch area to delete).
 pub fn scratch_consumer(tag: &str) -> Result<std::path::PathBuf, String> {

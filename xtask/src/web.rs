@@ -161,5 +161,6 @@ pub fn test() -> Result<(), String> {
         .args(["--test", "--test-reporter=spec", "tests/e2e.test.mjs"])
         .env("CHROMIUM", &chromium)
         .env("KL_SCENARIOS", root().join("tests/scenarios"))
+        .env("KL_PKG", root().join("wasm/pkg"))
         .current_dir(&demo))
 }
