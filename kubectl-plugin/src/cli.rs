@@ -1,8 +1,8 @@
-//! The command line's shape: every subcommand, flag and value the parser accepts. A library
-//! module rather than part of `main.rs`, so that code other than the parser (completion) can
-//! walk the same tree instead of keeping its own list of flags.
+//! The command line's shape: every subcommand, flag and value the parser accepts. The parser
+//! and the completion scripts are both built from it, so what a shell offers after <TAB>
+//! cannot drift from what the parser takes.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 use layer_core::ReadLimits;
 use std::time::Duration;
 
@@ -63,7 +63,13 @@ pub enum Command {
     ///   kubectl layer bundle job/trainer -n ml > trainer-bundle.json
     #[command(after_long_help = EXIT_HELP, verbatim_doc_comment)]
     Bundle(BundleArgs),
-    /// Print shell completions: `source <(kubectl-layer completion bash)`.
+    /// Print shell completions for `kubectl-layer …`: `source <(kubectl-layer completion bash)`.
+    ///
+    /// bash:  add `source <(kubectl-layer completion bash)` to ~/.bashrc
+    /// zsh:   add `source <(kubectl-layer completion zsh)` to ~/.zshrc after `compinit`,
+    ///        or save the output as `_kubectl-layer` in a directory on $fpath
+    /// fish:  kubectl-layer completion fish > ~/.config/fish/completions/kubectl-layer.fish
+    #[command(verbatim_doc_comment)]
     Completion {
         /// The shell.
         shell: clap_complete::Shell,
@@ -93,7 +99,7 @@ pub struct Input {
     /// Read the bundle from FILE instead of the cluster (`-` for standard input). Accepts
     /// `kubectl get … -o json` or `-o yaml` output (Lists, single objects, several documents
     /// one after another) and `kubectl layer bundle` files. Repeat to merge several files.
-    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    #[arg(short = 'f', long = "filename", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub files: Vec<String>,
     /// Reason as if it were this time (RFC 3339). Default: the bundle's collection time, else
     /// its newest timestamp.
@@ -117,7 +123,7 @@ pub struct Input {
 pub struct Live {
     /// Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then
     /// ~/.kube/config, then the in-cluster service account).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub kubeconfig: Option<std::path::PathBuf>,
     /// The kubeconfig context to use.
     #[arg(long, value_name = "NAME")]

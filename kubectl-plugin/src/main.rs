@@ -1,13 +1,13 @@
 //! `kubectl-layer`: the command line. Reads a bundle (a file, standard input, or the live
 //! cluster through `live.rs`), asks the core for a diagnosis and prints it. All judgement lives
 //! in the core; this file only reads input and chooses a rendering (the arguments' shape is
-//! `cli.rs`).
+//! `cli.rs`, which the completion scripts are made from).
 
 mod live;
 mod plan;
 mod redact;
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 use kubectl_layer::cli::{Cli, Command, Format, Input, ListFormat, Live, ScanFormat};
 use layer_core::render::{self, Style};
 use layer_core::{Bundle, Engine, Index, LayerState, Options, ReadLimits, TargetSpec};
@@ -204,9 +204,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Completion { shell } => {
-            let mut buf = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "kubectl-layer", &mut buf);
-            write(out, &String::from_utf8_lossy(&buf))?;
+            write(out, &kubectl_layer::complete::script(shell))?;
             Ok(0)
         }
         Command::Rbac => {

@@ -181,6 +181,18 @@ fn ensure_tools() -> Result<(), String> {
         run(Command::new("apt-get").args(["update", "-qq"]))?;
         run(Command::new("apt-get").args(["install", "-y", "-qq", "kubernetes-client"]))?;
     }
+    // The completion tests source the generated scripts in a real zsh (bash is the image's);
+    // in CI they fail rather than skip without it.
+    let has_zsh = Command::new("zsh")
+        .args(["-c", "exit 0"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !has_zsh {
+        run(Command::new("apt-get").args(["update", "-qq"]))?;
+        run(Command::new("apt-get")
+            .args(["install", "-y", "-qq", "zsh"])
+            .env("DEBIAN_FRONTEND", "noninteractive"))?;
+    }
     if !Path::new("/usr/bin/chromium").exists() {
         run(Command::new("apt-get").args(["update", "-qq"]))?;
         run(Command::new("apt-get")
