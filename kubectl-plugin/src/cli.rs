@@ -1,6 +1,6 @@
-//! The command line's shape: every subcommand, flag and value the parser accepts. The parser
-//! and the completion scripts are both built from it, so what a shell offers after <TAB>
-//! cannot drift from what the parser takes.
+//! The command line's shape: every subcommand, flag and value the parser accepts. Both
+//! binaries build on it, `kubectl-layer` to parse and `kubectl_complete-layer` to complete, so
+//! what a shell offers after `<TAB>` cannot drift from what the parser takes.
 
 use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 use layer_core::ReadLimits;
@@ -69,6 +69,9 @@ pub enum Command {
     /// zsh:   add `source <(kubectl-layer completion zsh)` to ~/.zshrc after `compinit`,
     ///        or save the output as `_kubectl-layer` in a directory on $fpath
     /// fish:  kubectl-layer completion fish > ~/.config/fish/completions/kubectl-layer.fish
+    ///
+    /// `kubectl layer <TAB>` is kubectl's to complete: kubectl 1.26 or later asks the
+    /// `kubectl_complete-layer` program shipped beside kubectl-layer, if it is on $PATH.
     #[command(verbatim_doc_comment)]
     Completion {
         /// The shell.

@@ -1,6 +1,6 @@
-//! What `kubectl-layer` shares beyond its own binary: the command line's shape (`cli`) and the
-//! completion built from it (`complete`), so every program built from this crate reads one
-//! definition of the command line.
+//! What the two binaries share: the command line's shape (`cli`) and completion computed from
+//! it (`complete`). A library rather than a copy in each binary, so `kubectl_complete-layer`
+//! offers exactly the flags `kubectl-layer` parses.
 
 pub mod cli;
 pub mod complete;

@@ -181,16 +181,25 @@ fn ensure_tools() -> Result<(), String> {
         run(Command::new("apt-get").args(["update", "-qq"]))?;
         run(Command::new("apt-get").args(["install", "-y", "-qq", "kubernetes-client"]))?;
     }
-    // The completion tests source the generated scripts in a real zsh (bash is the image's);
-    // in CI they fail rather than skip without it.
+    // The completion tests source the generated scripts in a real zsh (bash is the image's),
+    // and drive kubectl's own bash script, which is built on bash-completion's library. In CI
+    // they fail rather than skip without these.
     let has_zsh = Command::new("zsh")
         .args(["-c", "exit 0"])
         .status()
         .is_ok_and(|s| s.success());
+    let mut shells = Vec::new();
     if !has_zsh {
+        shells.push("zsh");
+    }
+    if !Path::new("/usr/share/bash-completion/bash_completion").exists() {
+        shells.push("bash-completion");
+    }
+    if !shells.is_empty() {
         run(Command::new("apt-get").args(["update", "-qq"]))?;
         run(Command::new("apt-get")
-            .args(["install", "-y", "-qq", "zsh"])
+            .args(["install", "-y", "-qq"])
+            .args(&shells)
             .env("DEBIAN_FRONTEND", "noninteractive"))?;
     }
     if !Path::new("/usr/bin/chromium").exists() {

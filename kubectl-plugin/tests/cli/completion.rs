@@ -1,8 +1,10 @@
-//! Completion as a user meets it: `kubectl-layer completion bash|zsh` is sourced in a real bash
-//! and a real zsh and driven at each depth (subcommand, flag, flag value, rule id).
+//! Completion as a user meets it. `kubectl-layer completion bash|zsh` is sourced in a real bash
+//! and a real zsh and driven at each depth (subcommand, flag, flag value, rule id). The real
+//! `kubectl` completes `kubectl layer …` by running `kubectl_complete-layer` from $PATH: asked
+//! directly (`kubectl __complete layer …`) and through kubectl's own bash and zsh scripts.
 //!
-//! A missing bash or zsh fails the test when `CI` is set (CI installs them: `cargo xtask ci`)
-//! and skips it with a notice otherwise.
+//! A missing bash, zsh, bash-completion or kubectl fails the test when `CI` is set (CI installs
+//! them: `cargo xtask ci`) and skips it with a notice otherwise.
 
 use super::{TempDir, stderr, stdout};
 use std::collections::BTreeSet;
@@ -18,6 +20,8 @@ const HARNESS_ZSH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/cli/complete-harness.zsh"
 );
+/// Where Debian's bash-completion keeps the library kubectl's bash script calls into.
+const BASH_COMPLETION: &str = "/usr/share/bash-completion/bash_completion";
 
 fn in_ci() -> bool {
     std::env::var_os("CI").is_some_and(|v| !v.is_empty())
@@ -59,6 +63,21 @@ fn shell(name: &str) -> Option<PathBuf> {
     found
 }
 
+fn kubectl() -> Option<PathBuf> {
+    let found = which("kubectl").filter(|p| {
+        Command::new(p)
+            .args(["version", "--client"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    require(
+        found.is_some(),
+        "kubectl",
+        "Debian: apt-get install kubernetes-client",
+    );
+    found
+}
+
 /// Run `cmd` to its end, killing it past `limit`: a completion that hangs must fail the test,
 /// not the whole run. Output goes through files so a chatty child cannot fill a pipe and stall.
 fn bounded(mut cmd: Command, limit: Duration) -> Output {
@@ -88,6 +107,52 @@ fn bounded(mut cmd: Command, limit: Duration) -> Output {
         stdout: std::fs::read(&out).unwrap(),
         stderr: std::fs::read(&err).unwrap(),
     }
+}
+
+/// A directory holding only the two binaries (or only the main one), to put first on $PATH:
+/// cargo's target directory also holds files kubectl would list as plugins.
+struct Bin {
+    dir: TempDir,
+}
+
+impl Bin {
+    fn new(with_helper: bool) -> Bin {
+        let dir = TempDir::new("completion-bin");
+        let mut bins = vec![("kubectl-layer", env!("CARGO_BIN_EXE_kubectl-layer"))];
+        if with_helper {
+            bins.push((
+                "kubectl_complete-layer",
+                env!("CARGO_BIN_EXE_kubectl_complete-layer"),
+            ));
+        }
+        for (name, exe) in bins {
+            std::os::unix::fs::symlink(exe, dir.0.join(name)).unwrap();
+        }
+        Bin { dir }
+    }
+
+    /// $PATH for a child: these binaries, kubectl's directory, and the system's, and nothing
+    /// else, so a `kubectl_complete-layer` installed on this machine cannot stand in for ours.
+    fn path(&self, kubectl: Option<&Path>) -> String {
+        let mut dirs = vec![self.dir.0.clone()];
+        if let Some(k) = kubectl.and_then(Path::parent) {
+            dirs.push(k.to_path_buf());
+        }
+        dirs.extend(["/usr/bin", "/bin"].map(PathBuf::from));
+        std::env::join_paths(dirs)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// The environment for kubectl: no kubeconfig to read (completing a plugin must not need one)
+/// and a scratch home, so nothing of this machine's user is read or written.
+fn offline_env(cmd: &mut Command, home: &Path) {
+    cmd.env("HOME", home)
+        .env("KUBECONFIG", home.join("no-such-kubeconfig"))
+        .env_remove("BASH_COMPLETION")
+        .env_remove("ZDOTDIR");
 }
 
 /// What one completion offered: the words, in the shell's order.
@@ -303,7 +368,164 @@ fn the_help_says_how_to_set_each_shell_up() {
         "source <(kubectl-layer completion bash)",
         "source <(kubectl-layer completion zsh)",
         "compinit",
+        "kubectl_complete-layer",
     ] {
         assert!(help.contains(s), "{s} in:\n{help}");
     }
+}
+
+/// `kubectl __complete layer ARGS…`: the candidates kubectl hands its shell scripts, and the
+/// directive number from the closing `:N` line.
+fn kubectl_complete(kubectl: &Path, bin: &Bin, args: &[&str]) -> (Offered, u32) {
+    let home = TempDir::new("completion-home");
+    let mut cmd = Command::new(kubectl);
+    cmd.arg("__complete")
+        .arg("layer")
+        .args(args)
+        .env("PATH", bin.path(Some(kubectl)));
+    offline_env(&mut cmd, &home.0);
+    let o = bounded(cmd, Duration::from_secs(60));
+    assert!(o.status.success(), "kubectl: {}", stderr(&o));
+    let text = stdout(&o);
+    let mut lines: Vec<&str> = text.lines().collect();
+    let directive = lines
+        .pop()
+        .and_then(|l| l.strip_prefix(':'))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no closing :directive in {text:?}"));
+    let words = lines
+        .iter()
+        .map(|l| l.split('\t').next().unwrap().to_string())
+        .collect();
+    (words, directive)
+}
+
+#[test]
+fn kubectl_relays_the_helper_for_kubectl_layer() {
+    let Some(kubectl) = kubectl() else { return };
+    let bin = Bin::new(true);
+    let (top, d) = kubectl_complete(&kubectl, &bin, &[""]);
+    assert_eq!(offered_set(&top), set(SUBCOMMANDS), "depth 1");
+    assert_eq!(d, 4, "no file names among subcommands");
+    let (flags, _) = kubectl_complete(&kubectl, &bin, &["why", "-"]);
+    for f in ["--namespace", "-n", "--filename", "--output", "--context"] {
+        assert!(flags.contains(&f.to_string()), "{f} in {flags:?}");
+    }
+    let (values, d) = kubectl_complete(&kubectl, &bin, &["why", "-o", ""]);
+    assert_eq!(values, ["text", "json", "markdown"]);
+    assert_eq!(d, 4);
+    let (values, _) = kubectl_complete(&kubectl, &bin, &["why", "pod-0", "-n", "ml", "-o", "m"]);
+    assert_eq!(values, ["markdown"]);
+    let (ids, _) = kubectl_complete(&kubectl, &bin, &["explain", ""]);
+    assert_eq!(offered_set(&ids), rule_ids());
+    let (kinds, d) = kubectl_complete(&kubectl, &bin, &["why", "j"]);
+    assert_eq!(kinds, ["job/", "jobset/"]);
+    assert_eq!(d, 2 | 4, "no space after `job/`: the name follows");
+    let (none, d) = kubectl_complete(&kubectl, &bin, &["why", "x", "-f", ""]);
+    assert!(none.is_empty(), "{none:?}");
+    assert_eq!(d, 0, "-f takes a file: the shell completes file names");
+}
+
+#[test]
+fn without_the_helper_kubectl_offers_nothing_after_the_plugin_name() {
+    let Some(kubectl) = kubectl() else { return };
+    // The same command as above with only `kubectl-layer` on $PATH: it is the helper's answer
+    // that kubectl relays, not one kubectl derives from the plugin.
+    let bin = Bin::new(false);
+    let (values, d) = kubectl_complete(&kubectl, &bin, &["why", "-o", ""]);
+    assert!(values.is_empty(), "{values:?}");
+    assert_eq!(d, 0);
+    let home = TempDir::new("completion-home");
+    let mut cmd = Command::new(&kubectl);
+    cmd.args(["__complete", "lay"])
+        .env("PATH", bin.path(Some(&kubectl)));
+    offline_env(&mut cmd, &home.0);
+    let o = bounded(cmd, Duration::from_secs(60));
+    assert!(
+        stdout(&o).lines().any(|l| l.starts_with("layer\t")),
+        "kubectl still finds the plugin itself: {}",
+        stdout(&o)
+    );
+}
+
+/// Lines typed after `kubectl ` in kubectl's own scripts, and what each must offer.
+const KUBECTL_LINES: &[&str] = &[
+    "kubectl layer ",
+    "kubectl layer why -o ",
+    "kubectl layer explain placement/insufficient-e",
+    "kubectl layer scan -",
+];
+
+fn check_through_kubectl(shell: &str, answers: &[Offered]) {
+    // bash's script shows descriptions beside several candidates; the word comes first.
+    let words = |o: &Offered| -> BTreeSet<String> {
+        o.iter()
+            .map(|w| w.split_whitespace().next().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(words(&answers[0]), set(SUBCOMMANDS), "{shell}: depth 1");
+    assert_eq!(
+        words(&answers[1]),
+        set(&["text", "json", "markdown"]),
+        "{shell}: -o"
+    );
+    assert_eq!(
+        words(&answers[2]),
+        set(&["placement/insufficient-extended-resource"]),
+        "{shell}: rule id"
+    );
+    assert!(
+        words(&answers[3]).contains("--all-namespaces"),
+        "{shell}: scan's flags: {:?}",
+        answers[3]
+    );
+}
+
+#[test]
+fn kubectl_layer_tab_completes_in_bash_through_kubectls_script() {
+    let Some(bash) = shell("bash") else { return };
+    let Some(kubectl) = kubectl() else { return };
+    // kubectl's bash script is built on bash-completion's library, as its docs require.
+    if !require(
+        Path::new(BASH_COMPLETION).is_file(),
+        "bash-completion",
+        "Debian: apt-get install bash-completion",
+    ) {
+        return;
+    }
+    let o = Command::new(&kubectl)
+        .args(["completion", "bash"])
+        .output()
+        .unwrap();
+    let bin = Bin::new(true);
+    let home = TempDir::new("completion-home");
+    let answers = in_bash(
+        &bash,
+        &stdout(&o),
+        "kubectl",
+        KUBECTL_LINES,
+        |cmd: &mut Command| {
+            offline_env(cmd, &home.0);
+            cmd.env("PATH", bin.path(Some(&kubectl)))
+                .env("BASH_COMPLETION", BASH_COMPLETION);
+        },
+    );
+    check_through_kubectl("bash", &answers);
+}
+
+#[test]
+fn kubectl_layer_tab_completes_in_zsh_through_kubectls_script() {
+    let Some(zsh) = shell("zsh") else { return };
+    let Some(kubectl) = kubectl() else { return };
+    let o = Command::new(&kubectl)
+        .args(["completion", "zsh"])
+        .output()
+        .unwrap();
+    let bin = Bin::new(true);
+    let home = TempDir::new("completion-home");
+    let answers = in_zsh(&zsh, &stdout(&o), KUBECTL_LINES, |cmd: &mut Command| {
+        offline_env(cmd, &home.0);
+        cmd.env("PATH", bin.path(Some(&kubectl)));
+    });
+    check_through_kubectl("zsh", &answers);
 }

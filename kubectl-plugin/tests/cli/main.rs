@@ -1,6 +1,7 @@
 //! The CLI's one integration-test binary: `offline` runs the real `kubectl-layer` on bundle
 //! files; `live` runs it against the in-process API server, and the real `kubectl` too;
-//! `completion` sources its completion scripts in real shells.
+//! `completion` sources its completion scripts in real shells and has the real `kubectl`
+//! complete `kubectl layer …` through `kubectl_complete-layer`.
 
 #[cfg(unix)]
 mod completion;
