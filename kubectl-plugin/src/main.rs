@@ -1,252 +1,24 @@
 //! `kubectl-layer`: the command line. Reads a bundle (a file, standard input, or the live
 //! cluster through `live.rs`), asks the core for a diagnosis and prints it. All judgement lives
-//! in the core; this file only parses arguments, reads input and chooses a rendering.
+//! in the core; this file only reads input and chooses a rendering (the arguments' shape is
+//! `cli.rs`, shared with the completion helper).
 
 mod live;
 mod plan;
 mod redact;
 
-use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::Parser;
+use kubectl_layer::cli::{Cli, Command, Format, Input, ListFormat, Live, ScanFormat};
 use layer_core::render::{self, Style};
 use layer_core::{Bundle, Engine, Index, LayerState, Options, ReadLimits, TargetSpec};
 use std::io::{IsTerminal, Read, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 // Diagnosing builds and drops many small JSON values: with mimalloc a scan of 100k pods takes
 // about 0.7 of its time with the system allocator (docs/benchmarks.md).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-const EXIT_HELP: &str = "\
-Exit status:
-  0  diagnosed, and nothing blocks or warns
-  1  diagnosed, and a layer blocks or warns
-  2  bad usage, unreadable input, or target not found
-  3  the cluster could not be read";
-
-/// `why --help`'s examples (the kinds to collect quoted from the core's one list) and exit codes.
-fn why_after_help() -> String {
-    format!(
-        "Examples:
-  kubectl layer why trainer-0 -n ml
-  kubectl layer why jobset/llm-pretrain -n research -o markdown
-  kubectl get {} -A -o json > bundle.json
-  kubectl layer why trainer-0 -n ml -f bundle.json
-  kubectl layer why lws/vllm-70b -n serving -f bundle.yaml -o markdown
-  cat bundle.json | kubectl layer why job/trainer -f -
-
-{EXIT_HELP}",
-        layer_core::bundle::GET_KINDS
-    )
-}
-
-/// Name the layer before you name the tool.
-///
-/// Who gets a GPU, and when, is decided by layers: device (device plugin, DRA), admission
-/// (Kueue), grouping (JobSet, LeaderWorkerSet), placement (kube-scheduler, KAI-Scheduler),
-/// runtime (RuntimeClass, sandbox) and serving (Dynamo, llm-d). kubectl-layer reads the objects
-/// those layers write and says which layer blocked the work, the observation that proves it,
-/// where two layers disagree, and what to look at next.
-#[derive(Parser, Debug)]
-#[command(name = "kubectl-layer", bin_name = "kubectl layer", version, after_long_help = EXIT_HELP, max_term_width = 100)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Explain why one pod (or Job, JobSet, LeaderWorkerSet, Workload …) is not running.
-    ///
-    /// Without -f it reads the cluster of the current kubeconfig context, fetching only what
-    /// this target's diagnosis needs.
-    #[command(after_long_help = why_after_help())]
-    Why(WhyArgs),
-    /// List every piece of work that is not running, grouped by the layer that blocks it.
-    ///
-    /// Lists each top-level Job, JobSet, LeaderWorkerSet, Deployment, StatefulSet,
-    /// DynamoGraphDeployment and ownerless Workload that is not fully running, and each pod
-    /// without such an owner that is neither Running-and-Ready nor Succeeded.
-    ///
-    /// Without -f it reads the cluster: the context's namespace, or every namespace with -A.
-    #[command(after_long_help = EXIT_HELP)]
-    Scan(ScanArgs),
-    /// Write the bundle `why` reads for a target, redacted, to attach to an issue.
-    ///
-    /// The output is what -f and the web page read. Redacted: Secret data, environment
-    /// variable values (names kept), ConfigMap data except keys the rules read, managedFields,
-    /// the last-applied-configuration annotation, and annotation values outside the domains
-    /// the rules read.
-    ///
-    /// Example:
-    ///   kubectl layer bundle job/trainer -n ml > trainer-bundle.json
-    #[command(after_long_help = EXIT_HELP, verbatim_doc_comment)]
-    Bundle(BundleArgs),
-    /// Print shell completions: `source <(kubectl-layer completion bash)`.
-    Completion {
-        /// The shell.
-        shell: clap_complete::Shell,
-    },
-    /// Print the read-only ClusterRole that lists every read the tool makes.
-    Rbac,
-    /// Print the six layers: the question each answers, who decides, where it shows.
-    Layers,
-    /// List the rules (id, layer, severity, summary).
-    Rules {
-        /// Only the rules of this layer.
-        #[arg(short, long, value_parser = parse_layer)]
-        layer: Option<layer_core::Layer>,
-        /// Output format.
-        #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
-        output: ListFormat,
-    },
-    /// Print one rule's documentation: what it detects, why, the fix and where to report.
-    Explain {
-        /// Rule id, e.g. placement/insufficient-extended-resource.
-        rule: String,
-        /// Output format.
-        #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
-        output: ListFormat,
-    },
-}
-
-#[derive(Args, Debug)]
-struct Input {
-    /// Read the bundle from FILE instead of the cluster (`-` for standard input). Accepts
-    /// `kubectl get … -o json` or `-o yaml` output (Lists, single objects, several documents
-    /// one after another) and `kubectl layer bundle` files. Repeat to merge several files.
-    #[arg(short = 'f', long = "filename", value_name = "FILE")]
-    files: Vec<String>,
-    /// Reason as if it were this time (RFC 3339). Default: the bundle's collection time, else
-    /// its newest timestamp.
-    #[arg(long, value_name = "TIME", value_parser = parse_now)]
-    now: Option<String>,
-    /// Refuse inputs larger than this many bytes.
-    #[arg(long, value_name = "BYTES", default_value_t = 2 << 30)]
-    max_input_bytes: usize,
-    /// Refuse inputs that nest arrays and objects deeper than this (Kubernetes objects stay
-    /// far below the default; at most 512 for JSON, 128 for YAML).
-    #[arg(long, value_name = "LEVELS", default_value_t = ReadLimits::DEFAULT_MAX_DEPTH,
-          value_parser = parse_depth)]
-    max_depth: usize,
-    /// Threads to index and diagnose on; 0 means one per core. The output is the same for any
-    /// number.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
-    threads: usize,
-}
-
-/// How to reach the cluster when no -f is given (kubectl's flags).
-#[derive(Args, Debug, Clone)]
-struct Live {
-    /// Path to the kubeconfig file (default: $KUBECONFIG, which may list several files, then
-    /// ~/.kube/config, then the in-cluster service account).
-    #[arg(long, value_name = "FILE")]
-    kubeconfig: Option<std::path::PathBuf>,
-    /// The kubeconfig context to use.
-    #[arg(long, value_name = "NAME")]
-    context: Option<String>,
-    /// Give up on the cluster after this long, for each request and for the whole read
-    /// (`30s`, `2m`, or seconds). What did not arrive in time is listed under `missing`.
-    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
-    request_timeout: Duration,
-}
-
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => s.split_at(i),
-        None => (s, "s"),
-    };
-    let n: f64 = num
-        .parse()
-        .map_err(|_| format!("`{s}` is not a duration like 30s, 2m or 1h"))?;
-    let secs = match unit {
-        "ms" => n / 1000.0,
-        "s" => n,
-        "m" => n * 60.0,
-        "h" => n * 3600.0,
-        _ => return Err(format!("`{s}`: unknown unit `{unit}` (use ms, s, m or h)")),
-    };
-    if secs.is_nan() || secs <= 0.0 {
-        return Err(format!("`{s}` must be more than zero"));
-    }
-    if secs >= 1e7 {
-        return Err(format!("`{s}` is too long: at most 1e7 s (about 115 days)"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-#[derive(Args, Debug)]
-struct BundleArgs {
-    /// What to collect for: NAME (a pod) or KIND/NAME.
-    target: String,
-    /// Namespace of the target (default: the context's).
-    #[arg(short, long)]
-    namespace: Option<String>,
-    #[command(flatten)]
-    live: Live,
-    /// Refuse answers larger than this many bytes in all.
-    #[arg(long, value_name = "BYTES", default_value_t = 2 << 30)]
-    max_input_bytes: usize,
-}
-
-#[derive(Args, Debug)]
-struct WhyArgs {
-    /// What to explain: NAME (a pod) or KIND/NAME (kubectl spellings: pod, job, jobset, lws,
-    /// workload, dgd, deployment, sts …).
-    target: String,
-    /// Namespace of the target. Live, the context's namespace by default; offline, it may be
-    /// left out when the name is unique.
-    #[arg(short, long)]
-    namespace: Option<String>,
-    #[command(flatten)]
-    input: Input,
-    #[command(flatten)]
-    live: Live,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = Format::Text)]
-    output: Format,
-}
-
-#[derive(Args, Debug)]
-struct ScanArgs {
-    /// Only this namespace.
-    #[arg(short, long, conflicts_with = "all_namespaces")]
-    namespace: Option<String>,
-    /// Every namespace (the default offline).
-    #[arg(short = 'A', long)]
-    all_namespaces: bool,
-    #[command(flatten)]
-    input: Input,
-    #[command(flatten)]
-    live: Live,
-    /// Output format.
-    #[arg(short, long, value_enum, default_value_t = ScanFormat::Text)]
-    output: ScanFormat,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
-    Text,
-    Json,
-    Markdown,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum ScanFormat {
-    Text,
-    Json,
-    Markdown,
-}
-
-#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum ListFormat {
-    Text,
-    Json,
-    Markdown,
-}
 
 /// A failure with its exit status and stable code.
 pub(crate) struct Failure {
@@ -329,31 +101,6 @@ fn main() -> ExitCode {
             ExitCode::from(f.exit)
         }
     }
-}
-
-/// `--max-depth` within what the reader can go: a larger number would be silently cut to 512,
-/// and 0 would refuse every input.
-fn parse_layer(s: &str) -> Result<layer_core::Layer, String> {
-    layer_core::Layer::parse(&s.to_ascii_lowercase()).ok_or_else(|| {
-        let all: Vec<&str> = layer_core::Layer::ALL.iter().map(|l| l.as_str()).collect();
-        format!("`{s}` is not a layer; one of: {}", all.join(", "))
-    })
-}
-
-fn parse_depth(s: &str) -> Result<usize, String> {
-    let most = ReadLimits::MAX_DEPTH_JSON;
-    match s.trim().parse::<usize>() {
-        Ok(n) if (1..=most).contains(&n) => Ok(n),
-        Ok(_) => Err(format!("`{s}` is out of range: 1 to {most}")),
-        Err(_) => Err(format!("`{s}` is not a number of levels (1 to {most})")),
-    }
-}
-
-/// `--now` must be a time: a typo must not silently turn every age-based rule off.
-fn parse_now(s: &str) -> Result<String, String> {
-    layer_core::time::parse_rfc3339(s)
-        .map(|_| s.to_string())
-        .ok_or_else(|| format!("`{s}` is not an RFC 3339 time like 2026-10-14T09:41:07Z"))
 }
 
 fn engine() -> Result<Engine, Failure> {
@@ -468,9 +215,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Completion { shell } => {
-            let mut buf = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "kubectl-layer", &mut buf);
-            write(out, &String::from_utf8_lossy(&buf))?;
+            write(out, &kubectl_layer::complete::script(shell))?;
             Ok(0)
         }
         Command::Rbac => {
@@ -622,15 +367,6 @@ fn rule_json(r: &layer_core::rule::Rule) -> layer_core::render::RuleInfo {
     layer_core::render::rule_info(r)
 }
 
-impl Input {
-    fn limits(&self) -> ReadLimits {
-        ReadLimits {
-            max_bytes: self.max_input_bytes,
-            max_depth: self.max_depth,
-        }
-    }
-}
-
 fn read_index(input: &Input) -> Result<Index, Failure> {
     let limits = input.limits();
     let mut bundle: Option<Bundle> = None;
@@ -710,48 +446,3 @@ serving    where do requests go, split how many ways?   NVIDIA Dynamo, llm-d    
 A pod's path: admission -> grouping -> placement -> runtime -> serving.
 The device layer is the floor under placement and runtime.
 ";
-
-#[cfg(test)]
-mod tests {
-    use super::{parse_depth, parse_duration, parse_now};
-
-    #[test]
-    fn durations_say_what_is_wrong_with_them() {
-        assert_eq!(parse_duration("2m").unwrap().as_secs(), 120);
-        assert_eq!(parse_duration("1500ms").unwrap().as_millis(), 1500);
-        assert!(parse_duration("0s").unwrap_err().contains("more than zero"));
-        assert!(
-            parse_duration("-5s")
-                .unwrap_err()
-                .contains("more than zero")
-        );
-        // Too long is too long, not "less than zero" (it said so before).
-        assert!(
-            parse_duration("99999999999999999999s")
-                .unwrap_err()
-                .contains("too long")
-        );
-        assert!(parse_duration("3d").unwrap_err().contains("unknown unit"));
-        assert!(
-            parse_duration("soon")
-                .unwrap_err()
-                .contains("not a duration")
-        );
-    }
-
-    #[test]
-    fn depth_stays_within_what_the_reader_can_go() {
-        assert_eq!(parse_depth("64"), Ok(64));
-        assert_eq!(parse_depth("512"), Ok(512));
-        assert!(parse_depth("100000").unwrap_err().contains("1 to 512"));
-        assert!(parse_depth("0").unwrap_err().contains("out of range"));
-        assert!(parse_depth("deep").unwrap_err().contains("not a number"));
-    }
-
-    #[test]
-    fn now_must_be_a_time() {
-        assert!(parse_now("2026-10-14T09:41:07Z").is_ok());
-        assert!(parse_now("2026-13-45T00:00:00Z").is_err());
-        assert!(parse_now("garbage").is_err());
-    }
-}

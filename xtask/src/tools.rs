@@ -23,6 +23,10 @@ pub enum Tool {
     PyYaml,
     /// cargo-fuzz, for the fuzz targets.
     CargoFuzz,
+    /// zsh, for the completion tests (bash is the image's own).
+    Zsh,
+    /// bash-completion's library, which kubectl's own bash completion script is built on.
+    BashCompletion,
 }
 
 /// Everything `ci` needs.
@@ -33,6 +37,8 @@ pub const ALL: &[Tool] = &[
     Tool::Chromium,
     Tool::PyYaml,
     Tool::CargoFuzz,
+    Tool::Zsh,
+    Tool::BashCompletion,
 ];
 
 /// Install each of `tools` that this machine lacks.
@@ -62,6 +68,8 @@ fn present(t: Tool) -> Result<bool, String> {
         Tool::Kubectl => succeeds(Command::new("kubectl").args(["version", "--client"])),
         Tool::PyYaml => succeeds(Command::new("python3").args(["-c", "import yaml"])),
         Tool::CargoFuzz => crate::fuzz::installed(),
+        Tool::Zsh => succeeds(Command::new("zsh").args(["-c", "exit 0"])),
+        Tool::BashCompletion => Path::new("/usr/share/bash-completion/bash_completion").exists(),
     })
 }
 
@@ -86,6 +94,8 @@ fn install(t: Tool) -> Result<(), String> {
             run(Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyyaml"]))
         }
         Tool::CargoFuzz => crate::fuzz::ensure(),
+        Tool::Zsh => apt("zsh"),
+        Tool::BashCompletion => apt("bash-completion"),
     }
 }
 

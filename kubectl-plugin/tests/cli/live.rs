@@ -2,7 +2,7 @@
 //! bundle, with real API semantics (discovery, selectors, paging, faults). The live diagnosis
 //! must equal the offline one for the same bundle; the real `kubectl` reads the same server.
 
-use super::{bin, stderr, stdout};
+use super::{TempDir, bin, stderr, stdout};
 use apiserver::{Options, Server};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -13,29 +13,6 @@ pub struct Cluster {
     pub server: Server,
     pub kubeconfig: PathBuf,
     _dir: TempDir,
-}
-
-/// A directory removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "kubectl-layer-live-{}-{tag}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The objects of a bundle text, as the core reads them (de-duplicated).

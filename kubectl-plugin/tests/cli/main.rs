@@ -1,10 +1,15 @@
 //! The CLI's one integration-test binary: `offline` runs the real `kubectl-layer` on bundle
-//! files; `live` runs it against the in-process API server, and the real `kubectl` too.
+//! files; `live` runs it against the in-process API server, and the real `kubectl` too;
+//! `completion` sources its completion scripts in real shells and has the real `kubectl`
+//! complete `kubectl layer …` through `kubectl_complete-layer`.
 
+#[cfg(unix)]
+mod completion;
 mod conventions;
 mod live;
 mod offline;
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 pub fn bin() -> Command {
@@ -24,4 +29,27 @@ pub fn stdout(o: &Output) -> String {
 
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// A directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "kubectl-layer-test-{}-{tag}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

@@ -281,6 +281,12 @@ fn krew_manifest_installs_the_binary_on_every_platform() {
         assert!(text.contains(platform), "no archive for {platform}");
     }
     assert_eq!(text.matches("bin: kubectl-layer").count(), 5);
+    // krew links only `bin:`, so the caveats must say how kubectl finds the completion helper.
+    assert!(
+        text.contains("caveats:")
+            && text.contains("store/layer/{{ .TagName }}/kubectl_complete-layer"),
+        "the caveats link kubectl_complete-layer"
+    );
 }
 
 #[test]
