@@ -125,6 +125,11 @@ fn a_typo_in_a_rule_is_a_load_error() {
         (format!("{base}when: {{path: $.pod.status.phse}}\nextra: 1\n"), "unknown field"),
         (format!("{base}when: {{path: \"$.pod[?@.x==]\"}}\n"), "does not parse"),
         (format!("{base}when: {{path: $.nosuchsubject.x}}\n"), "not a view subject"),
+        // A misspelt fact names the rule file and the path, not just "never fires".
+        (
+            format!("{base}when: {{all: [{{path: $.pod.x}}, {{path: $.facts.schedulng.kinds}}]}}\n"),
+            "placement/x.yaml: path `$.facts.schedulng.kinds` reads `$.facts.schedulng`, which no code builds",
+        ),
         ("severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: \"{nope}\"\nwhen: {path: $.pod.x}\n".to_string(), "no condition captures"),
     ];
     for (text, want) in cases {

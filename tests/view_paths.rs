@@ -5,7 +5,6 @@
 //! here with the rule and the path named.
 
 use crate::support;
-use layer_core::rule::Cond;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
@@ -112,14 +111,6 @@ fn named_keys(path: &str) -> Vec<String> {
     out
 }
 
-fn tests(c: &Cond, out: &mut Vec<String>) {
-    match c {
-        Cond::All(cs) | Cond::Any(cs) => cs.iter().for_each(|c| tests(c, out)),
-        Cond::Not(c) => tests(c, out),
-        Cond::Test(t) => out.push(t.source.clone()),
-    }
-}
-
 #[test]
 fn every_key_a_rule_names_appears_in_some_view() {
     let mut seen = BTreeSet::new();
@@ -145,7 +136,7 @@ fn every_key_a_rule_names_appears_in_some_view() {
     let mut unknown = Vec::new();
     for rule in support::engine().rules() {
         let mut paths = Vec::new();
-        tests(&rule.when, &mut paths);
+        paths.extend(rule.when.tests().iter().map(|t| t.source.clone()));
         for p in paths {
             for k in named_keys(&p) {
                 // Keys under a Kubernetes object's own maps (labels, annotations, allocatable,
@@ -205,4 +196,31 @@ fn named_keys_reads_dots_brackets_and_filters() {
             "pod.metadata.annotations.gpu-memory"
         ]
     );
+}
+
+/// The catalog (`core/src/catalog.rs`, what docs/view.md and the rule pages are made from)
+/// names exactly the facts the view builds: a fact added in Rust without its entry, or an entry
+/// whose fact is gone, fails here.
+#[test]
+fn the_catalog_lists_exactly_the_facts_views_hold() {
+    let want: BTreeSet<&str> = layer_core::catalog::FACTS.iter().map(|f| f.name).collect();
+    for (name, ix, target) in crate::verdicts::cases() {
+        let spec = layer_core::TargetSpec::parse(&target, None);
+        let id = layer_core::target::resolve(&ix, &spec).expect("targets resolve");
+        let view = layer_core::view::build(&ix, id, None).value;
+        let facts = view["facts"].as_object().expect("facts");
+        let mut have: BTreeSet<&str> = facts.keys().map(String::as_str).collect();
+        // The engine adds where "now" came from once it has chosen the time (Engine::evaluate).
+        have.insert("nowSource");
+        assert_eq!(
+            have, want,
+            "{name} {target}: the view's facts and the catalog differ"
+        );
+        for s in view.as_object().expect("view").keys() {
+            assert!(
+                layer_core::catalog::subject(s).is_some(),
+                "{name}: subject `{s}` is not in the catalog"
+            );
+        }
+    }
 }

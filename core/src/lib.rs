@@ -22,6 +22,7 @@
 pub mod area;
 pub mod attribution;
 pub mod bundle;
+pub mod catalog;
 pub mod diagnosis;
 pub mod embedded;
 pub mod engine;

@@ -729,6 +729,18 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
             }
         }
     }
+    let facts = r.facts_read();
+    if !facts.is_empty() {
+        // One hop from a path to the code: each fact with the function and file that build it.
+        let _ = writeln!(out, "\n## Facts it reads\n");
+        for f in facts {
+            let _ = writeln!(
+                out,
+                "- `$.facts.{}` — built by `{}` in `{}`",
+                f.name, f.built_by, f.source
+            );
+        }
+    }
     if !r.references.is_empty() {
         let _ = writeln!(out, "\n## References\n");
         for x in &r.references {

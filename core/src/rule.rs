@@ -224,7 +224,38 @@ impl Fixture {
     }
 }
 
+impl Cond {
+    /// Every test below this condition, in file order.
+    pub fn tests(&self) -> Vec<&Test> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(c) = stack.pop() {
+            match c {
+                Cond::All(cs) | Cond::Any(cs) => stack.extend(cs.iter().rev()),
+                Cond::Not(c) => stack.push(c),
+                Cond::Test(t) => out.push(t),
+            }
+        }
+        out
+    }
+}
+
 impl Rule {
+    /// The facts its paths read (`$.facts.<name>`), each once, in the catalog's order: what
+    /// its documentation links to the code that builds them.
+    pub fn facts_read(&self) -> Vec<&'static crate::catalog::Fact> {
+        let read: Vec<&str> = self
+            .when
+            .tests()
+            .into_iter()
+            .filter_map(|t| crate::catalog::path_head(&t.source).and_then(|(_, f)| f))
+            .collect();
+        crate::catalog::FACTS
+            .iter()
+            .filter(|f| read.contains(&f.name))
+            .collect()
+    }
+
     /// Load one rule from its path relative to `rules/` (e.g. `placement/insufficient.yaml`).
     pub fn load(rel_path: &str, text: &str) -> Result<Rule, RuleError> {
         let invalid = |message: String| RuleError::Invalid {
@@ -320,10 +351,10 @@ impl Rule {
             return Err(invalid("a finding explains `why` and `fix`".into()));
         }
         for s in &file.applies_to {
-            if !crate::view::SUBJECTS.contains(&s.as_str()) {
+            if crate::catalog::subject(s).is_none() {
                 return Err(invalid(format!(
                     "appliesTo: `{s}` is not a view subject ({})",
-                    crate::view::SUBJECTS.join(", ")
+                    crate::catalog::subject_names()
                 )));
             }
         }
@@ -424,11 +455,19 @@ fn compile(
             "path `{source}` must start with `$.` and have no surrounding spaces"
         )));
     }
-    let subject = source[2..].split(['.', '[']).next().unwrap_or("");
-    if !crate::view::SUBJECTS.contains(&subject) {
+    let (subject, fact) = crate::catalog::path_head(&source).unwrap_or(("", None));
+    if crate::catalog::subject(subject).is_none() {
         return Err(invalid(&format!(
             "path `{source}` starts at `{subject}`, not a view subject ({})",
-            crate::view::SUBJECTS.join(", ")
+            crate::catalog::subject_names()
+        )));
+    }
+    if let Some(f) = fact
+        && crate::catalog::fact(f).is_none()
+    {
+        return Err(invalid(&format!(
+            "path `{source}` reads `$.facts.{f}`, which no code builds (facts: {})",
+            crate::catalog::fact_names()
         )));
     }
     let path = jsonpath_rust::parser::parse_json_path(&source).map_err(|e| RuleError::Path {

@@ -1,7 +1,7 @@
 //! The view: for one target, the linked objects of every layer plus computed facts, as one JSON
 //! document that rules query with JSONPath (`$.pod…`, `$.workload…`, `$.facts…`).
 //!
-//! Each top-level key is a *subject* (see [`SUBJECTS`] and `docs/view.md`). A subject is one
+//! Each top-level key is a *subject* (see [`crate::catalog`] and `docs/view.md`). A subject is one
 //! object or a list of objects; `facts` holds what Rust computed. Every subject remembers which
 //! object it came from, so a match at `$['pod']['status']…` becomes evidence on that Pod at
 //! `$['status']…`.
@@ -13,40 +13,6 @@ use crate::index::{Index, ObjId, POD_GROUP_KEYS};
 use crate::json::{label, request_device_classes, str_at};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
-
-/// Every subject a rule path may start at, in the order the docs list them.
-pub const SUBJECTS: &[&str] = &[
-    "target",
-    "pod",
-    "pods",
-    "owners",
-    "job",
-    "jobSet",
-    "lws",
-    "leaderPod",
-    "workerStatefulSet",
-    "replicaSet",
-    "deployment",
-    "statefulSet",
-    "workload",
-    "localQueue",
-    "clusterQueue",
-    "resourceFlavors",
-    "podGroup",
-    "kaiQueue",
-    "nodes",
-    "node",
-    "runtimeClass",
-    "resourceClaims",
-    "deviceClasses",
-    "resourceSlices",
-    "dynamoGraphDeployment",
-    "inferencePool",
-    "fakeGpuTopology",
-    "nodeTopologies",
-    "events",
-    "facts",
-];
 
 /// Kinds that stand for a whole piece of work (scan lists them; their pods appear inside).
 pub const WORK_KINDS: &[(&str, &str)] = &[

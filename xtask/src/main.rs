@@ -41,8 +41,8 @@ cargo xtask <task>
   incidents [--verbose]
                 diagnose every real incident of tests/incidents/ and print `N/M layers
                 right`; fails below the floor in tests/incidents/floor.txt
-  docs [--check]  regenerate docs/rules/, docs/schema/ and the README's sample output from
-                rules/, the Rust types and a real run; with --check, fail when the committed
+  docs [--check]  regenerate docs/rules/, docs/view.md, docs/schema/ and the README's sample
+                output from rules/, core/src/catalog.rs, the Rust types and a real run; with --check, fail when the committed
                 files are stale
 ";
 
@@ -401,6 +401,7 @@ fn docs(check: bool) -> Result<(), String> {
         }
     }
     files.push((root().join("docs/rules/index.md"), index));
+    files.push((root().join("docs/view.md"), layer_core::catalog::view_doc()));
     files.push((root().join("README.md"), readme_with_sample(&engine)?));
     for (name, schema) in layer_core::diagnosis::schemas() {
         let mut text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?;

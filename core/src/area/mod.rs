@@ -1,7 +1,8 @@
 //! Facts by area, each in its own file so rule families can grow independently: every function
 //! gets the same context (the index, the target, the representative pod, and the subjects the
 //! view linked) and returns a JSON value placed at `$.facts.<area>` (null when nothing applies).
-//! Document each fact's shape in the file's `//!` and in `docs/view.md`.
+//! Document each fact's shape in the file's `//!` and register it in `core/src/catalog.rs`
+//! (which `docs/view.md` is generated from; a test fails on a fact it does not list).
 
 use crate::index::{Index, ObjId};
 use serde_json::{Map, Value};
