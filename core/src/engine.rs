@@ -374,7 +374,7 @@ impl Engine {
             for u in &meta.unreadable {
                 let mut m = u.clone();
                 if m.kind.is_empty() {
-                    m.kind = kind_of_resource(m.resource.as_deref().unwrap_or(""));
+                    m.kind = crate::kinds::kind_of_plural(m.resource.as_deref().unwrap_or(""));
                 }
                 missing.push(m);
             }
@@ -656,7 +656,7 @@ fn unread_makes_unknown(mut report: LayerReport, ix: &Index) -> LayerReport {
         .unreadable
         .iter()
         .filter(|u| {
-            crate::layer::layers_reading(u.resource.as_deref().unwrap_or(""))
+            crate::kinds::layers_reading(u.resource.as_deref().unwrap_or(""))
                 .contains(&report.layer)
         })
         .map(|u| format!("{} ({})", u.resource.as_deref().unwrap_or(&u.kind), u.why))
@@ -669,21 +669,6 @@ fn unread_makes_unknown(mut report: LayerReport, ix: &Index) -> LayerReport {
     report.state = LayerState::Unknown;
     report.summary = format!("not judged: could not read {}", unread.join(", "));
     report
-}
-
-fn kind_of_resource(resource: &str) -> String {
-    let known = [
-        ("nodes", "Node"),
-        ("pods", "Pod"),
-        ("events", "Event"),
-        ("workloads", "Workload"),
-        ("clusterqueues", "ClusterQueue"),
-        ("localqueues", "LocalQueue"),
-    ];
-    known
-        .iter()
-        .find(|(r, _)| *r == resource)
-        .map_or_else(|| resource.to_string(), |(_, k)| k.to_string())
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ pub mod eval;
 pub mod facts;
 pub mod index;
 pub mod json;
+pub mod kinds;
 pub mod layer;
 pub mod par;
 pub mod quantity;

@@ -5,7 +5,7 @@ use crate::diagnosis::{SCHEMA_VERSION, ScanReport, TargetEntry};
 use crate::engine::{Engine, Options};
 use crate::error::TargetError;
 use crate::index::{Index, ObjId};
-use crate::view::{WORK_KINDS, object_ref};
+use crate::view::object_ref;
 
 /// What the user asked for: an optional kind (any spelling kubectl accepts), an optional
 /// namespace and a name.
@@ -49,47 +49,6 @@ impl TargetSpec {
     }
 }
 
-/// kubectl's short names and plurals for the kinds people name most.
-const ALIASES: &[(&str, &[&str])] = &[
-    ("Pod", &["po", "pod", "pods"]),
-    ("Job", &["job", "jobs"]),
-    ("JobSet", &["jobset", "jobsets", "js"]),
-    (
-        "LeaderWorkerSet",
-        &["lws", "leaderworkerset", "leaderworkersets"],
-    ),
-    (
-        "Workload",
-        &[
-            "wl",
-            "kwl",
-            "workload",
-            "workloads",
-            "kueueworkload",
-            "kueueworkloads",
-        ],
-    ),
-    (
-        "DynamoGraphDeployment",
-        &["dgd", "dynamographdeployment", "dynamographdeployments"],
-    ),
-    ("PodCliqueSet", &["pcs", "podcliqueset", "podcliquesets"]),
-    (
-        "InferencePool",
-        &["infpool", "inferencepool", "inferencepools"],
-    ),
-    ("Deployment", &["deploy", "deployment", "deployments"]),
-    ("StatefulSet", &["sts", "statefulset", "statefulsets"]),
-    ("ReplicaSet", &["rs", "replicaset", "replicasets"]),
-    ("DaemonSet", &["ds", "daemonset", "daemonsets"]),
-    ("Node", &["no", "node", "nodes"]),
-    ("PodGroup", &["pg", "podgroup", "podgroups"]),
-    ("LocalQueue", &["lq", "localqueue", "localqueues"]),
-    ("ClusterQueue", &["cq", "clusterqueue", "clusterqueues"]),
-    ("ResourceClaim", &["resourceclaim", "resourceclaims"]),
-    ("Service", &["svc", "service", "services"]),
-];
-
 /// Does a user's kind spelling name this object's kind? Case-insensitive by kind, plural or
 /// short name, optionally group-qualified (`podgroups.scheduling.run.ai`).
 pub fn kind_matches(spelling: &str, kind: &str, api_version: &str) -> bool {
@@ -107,9 +66,9 @@ pub fn kind_matches(spelling: &str, kind: &str, api_version: &str) -> bool {
     if word == k || word == format!("{k}s") || (k.ends_with('s') && word == format!("{k}es")) {
         return true;
     }
-    ALIASES.iter().any(|(kind_name, names)| {
-        kind_name.eq_ignore_ascii_case(kind) && names.contains(&word.as_str())
-    })
+    crate::kinds::KINDS
+        .iter()
+        .any(|k| k.kind.eq_ignore_ascii_case(kind) && k.names.contains(&word.as_str()))
 }
 
 /// Whether a spelling names any kind we know of (for a clear usage error).
@@ -119,9 +78,7 @@ pub fn known_kind(spelling: &str, ix: &Index) -> bool {
         .next()
         .unwrap_or("")
         .to_ascii_lowercase();
-    ALIASES
-        .iter()
-        .any(|(_, names)| names.contains(&word.as_str()))
+    crate::kinds::spellings().any(|n| n == word)
         || ix.kinds().iter().any(|k| kind_matches(spelling, k, ""))
         || ix
             .bundle()
@@ -244,10 +201,8 @@ fn closest(ix: &Index, spec: &TargetSpec) -> Vec<String> {
 /// near enough to be what was meant: at most two edits, and fewer than the word's length.
 fn closest_kind(spelling: &str) -> Option<String> {
     let word = spelling.to_ascii_lowercase();
-    ALIASES
-        .iter()
-        .flat_map(|(_, names)| names.iter())
-        .map(|n| (levenshtein(&word, n), *n))
+    crate::kinds::spellings()
+        .map(|n| (levenshtein(&word, n), n))
         .filter(|(d, n)| *d <= 2 && *d < word.len().max(n.len()) && *d < word.len())
         .min()
         .map(|(_, n)| n.to_string())
@@ -270,9 +225,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 
 fn is_work(ix: &Index, id: ObjId) -> bool {
     let o = ix.object(id);
-    WORK_KINDS
-        .iter()
-        .any(|(g, k)| o.group() == *g && o.kind == *k)
+    crate::kinds::is_work(o.group(), &o.kind)
 }
 
 /// The topmost work object above an object (through any owners), if any. Owners that form a

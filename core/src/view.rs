@@ -14,20 +14,6 @@ use crate::json::{label, request_device_classes, str_at};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
-/// Kinds that stand for a whole piece of work (scan lists them; their pods appear inside).
-pub const WORK_KINDS: &[(&str, &str)] = &[
-    ("batch", "Job"),
-    ("jobset.x-k8s.io", "JobSet"),
-    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"),
-    ("apps", "Deployment"),
-    ("apps", "StatefulSet"),
-    ("nvidia.com", "DynamoGraphDeployment"),
-    ("grove.io", "PodCliqueSet"),
-    ("kueue.x-k8s.io", "Workload"),
-    ("inference.networking.k8s.io", "InferencePool"),
-    ("inference.networking.x-k8s.io", "InferencePool"),
-];
-
 /// Where a subject's content came from.
 #[derive(Debug, Clone)]
 pub enum SubjectRef {

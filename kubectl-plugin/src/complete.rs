@@ -365,8 +365,8 @@ fn rule_candidates() -> Vec<Candidate> {
 /// includes the lowercase kind): a bare name is a pod, and the rest are the work kinds.
 fn target_kinds() -> Vec<String> {
     let mut kinds = vec!["pod".to_string()];
-    for (_, kind) in layer_core::view::WORK_KINDS {
-        let k = kind.to_ascii_lowercase();
+    for work in layer_core::kinds::work_kinds() {
+        let k = work.kind.to_ascii_lowercase();
         if !kinds.contains(&k) {
             kinds.push(k);
         }

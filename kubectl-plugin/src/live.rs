@@ -10,7 +10,7 @@
 //! Rounds, each with its requests issued together (at most [`CONCURRENCY`] at a time):
 //! 1. discovery (aggregated when the server offers it) and `/version`;
 //! 2. the target, then its owners one by one (owners by name, a handful at most);
-//! 3. every row of `plan::WANTS` whose API exists, plus the pods (the target's namespace, and
+//! 3. every row of `plan::wants()` whose API exists, plus the pods (the target's namespace, and
 //!    every pod still running or pending anywhere, from the API server's cache) and the
 //!    target's Namespace;
 //! 4. events of the objects that make up the target (field selector on the involved object's
@@ -625,7 +625,7 @@ impl Cluster {
     /// The fan-out round: every kind of the plan whose API exists, the pods, the Namespace.
     fn fan_out(&self, namespace: Option<&str>) -> Vec<Read> {
         let mut reads = Vec::new();
-        for want in plan::WANTS {
+        for want in plan::wants() {
             let Some((ar, namespaced)) = self.resource(want.group, want.kind) else {
                 continue; // not installed: its absence is in `apis`
             };
