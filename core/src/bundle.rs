@@ -40,13 +40,31 @@ pub struct BundleMeta {
     pub target: Option<serde_json::Value>,
     /// What the collector could not read (`kind` may be empty when only the resource is known).
     #[serde(default)]
-    pub unreadable: Vec<crate::diagnosis::Missing>,
+    pub unreadable: Vec<Missing>,
     #[serde(default)]
     pub redacted: Option<bool>,
     /// The group/versions the cluster offered among those the tool reads (live reads only),
     /// so "this API is not installed" is an observation rather than a guess.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apis: Option<Vec<String>>,
+}
+
+/// Something that could not be judged or read.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Missing {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub why: String,
 }
 
 /// One object of the bundle: its identity and where its JSON is.

@@ -3,6 +3,7 @@
 //! never rename or remove one. The JSON Schema in `docs/diagnosis.schema.json` is generated from
 //! these types (feature `schema`) and a test keeps it current.
 
+pub use crate::bundle::Missing;
 use crate::layer::{Layer, LayerState, Severity};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -146,24 +147,6 @@ pub enum FixIn {
     Upstream,
 }
 
-/// Something that could not be judged or read.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Missing {
-    #[serde(default)]
-    pub kind: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub api_version: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resource: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub namespace: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub why: String,
-}
-
 /// Which "now" the diagnosis reasoned with (the core has no clock).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -241,7 +224,7 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
     let diag = schemars::schema_for!(Diagnosis);
     let scan = schemars::schema_for!(ScanReport);
     let targets = schemars::schema_for!(Vec<TargetEntry>);
-    let rules = schemars::schema_for!(Vec<crate::render::RuleInfo>);
+    let rules = schemars::schema_for!(Vec<RuleInfo>);
     vec![
         (
             "diagnosis.schema.json",
@@ -260,4 +243,44 @@ pub fn schemas() -> Vec<(&'static str, serde_json::Value)> {
             serde_json::to_value(rules).unwrap_or_default(),
         ),
     ]
+}
+
+/// A rule's metadata and documentation, as `kubectl layer rules -o json` and the npm package's
+/// `rules()` return it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RuleInfo {
+    pub id: String,
+    pub layer: crate::layer::Layer,
+    /// `finding`, `status` or `misalignment`.
+    pub kind: String,
+    /// For findings.
+    pub severity: Option<Severity>,
+    /// For status rules: the layer state it sets.
+    pub state: Option<LayerState>,
+    pub said_yes: Option<crate::layer::Layer>,
+    pub said_no: Option<crate::layer::Layer>,
+    pub summary: String,
+    pub message: String,
+    pub why: String,
+    pub fix: String,
+    pub next: Vec<String>,
+    pub upstream: Option<String>,
+    /// The upstream project's contribution rules.
+    pub contributing: Option<UpstreamInfo>,
+    pub decided_by: Vec<String>,
+    pub versions: Option<String>,
+    pub references: Vec<String>,
+    pub explains: Vec<String>,
+    /// The rule's documentation as Markdown (what `kubectl layer explain` prints).
+    pub documentation: String,
+}
+
+/// An upstream project's contribution rules.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct UpstreamInfo {
+    pub project: String,
+    pub rules: Vec<String>,
 }

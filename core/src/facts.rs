@@ -3,7 +3,7 @@
 
 pub mod signals;
 
-use crate::index::{Index, NodeInfo, NodeTables, ObjId};
+use crate::index::{Index, NodeInfo, NodeTables, ObjId, untolerated};
 use crate::quantity;
 use regex::Regex;
 use serde_json::{Map, Value, json};
@@ -258,32 +258,6 @@ impl<'v> Eligibility<'v> {
     }
 }
 
-/// The taints of `taints` that no toleration of `tolerations` tolerates.
-pub fn untolerated<'t>(
-    tolerations: &[Value],
-    taints: impl IntoIterator<Item = &'t crate::index::Taint>,
-) -> impl Iterator<Item = &'t crate::index::Taint> {
-    taints
-        .into_iter()
-        .filter(move |t| !tolerations.iter().any(|tol| tolerates(tol, t)))
-}
-
-/// Does one toleration (as JSON) tolerate a taint?
-pub fn tolerates(tol: &Value, t: &crate::index::Taint) -> bool {
-    let key = tol["key"].as_str().unwrap_or("");
-    let op = tol["operator"].as_str().unwrap_or("Equal");
-    let effect = tol["effect"].as_str().unwrap_or("");
-    if !effect.is_empty() && effect != t.effect {
-        return false;
-    }
-    if key.is_empty() {
-        return op == "Exists";
-    }
-    key == t.key
-        && (op == "Exists"
-            || tol["value"].as_str().unwrap_or("") == t.value.as_deref().unwrap_or(""))
-}
-
 /// Per extended resource the pod asks for: what the nodes advertise and hold.
 ///
 /// For each resource (names with a `/`, plus any the scheduler called insufficient):
@@ -527,6 +501,55 @@ pub fn quantity_map(v: &Value) -> BTreeMap<String, f64> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// A terminal pod whose controller has another pod that runs: the replacement took over, and
+/// this one is history. The one definition: the work's state and its signals' currency both
+/// ask it.
+pub(crate) fn superseded_pod(ix: &Index, id: ObjId) -> bool {
+    let Some(p) = ix.pod(id) else { return false };
+    if !p.terminal() {
+        return false;
+    }
+    // Only a replacement that runs makes the failure history; one still Pending leaves it the
+    // work's story (its failure may be why the replacement waits).
+    let live = |c: ObjId| c != id && ix.pod(c).is_some_and(|q| !q.terminal() && q.settled);
+    if ix
+        .owners(id)
+        .into_iter()
+        .any(|o| ix.children(o).iter().any(|&c| live(c)))
+    {
+        return true;
+    }
+    // The controller itself may be missing from a pasted bundle: its pods still name it.
+    let missing: Vec<&str> = ix
+        .unresolved_owner_refs(id)
+        .map(|o| o.uid.as_str())
+        .collect();
+    !missing.is_empty()
+        && pods_by_namespace(ix)
+            .get(&ix.object(id).namespace)
+            .is_some_and(|pods| {
+                pods.iter().any(|&c| {
+                    live(c)
+                        && ix
+                            .unresolved_owner_refs(c)
+                            .any(|o| missing.contains(&o.uid.as_str()))
+                })
+            })
+}
+
+type PodsByNamespace = std::collections::HashMap<Option<String>, Vec<ObjId>>;
+
+/// The pods of each namespace, read once per index.
+pub(crate) fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
+    ix.once("view.podsByNamespace", || {
+        let mut m = PodsByNamespace::default();
+        for &p in ix.of_kind("Pod") {
+            m.entry(ix.object(p).namespace.clone()).or_default().push(p);
+        }
+        m
+    })
 }
 
 #[cfg(test)]

@@ -78,6 +78,32 @@ pub struct Taint {
     pub effect: String,
 }
 
+/// The taints of `taints` that no toleration of `tolerations` tolerates.
+pub fn untolerated<'t>(
+    tolerations: &[serde_json::Value],
+    taints: impl IntoIterator<Item = &'t Taint>,
+) -> impl Iterator<Item = &'t Taint> {
+    taints
+        .into_iter()
+        .filter(move |t| !tolerations.iter().any(|tol| tolerates(tol, t)))
+}
+
+/// Does one toleration (as JSON) tolerate a taint?
+pub fn tolerates(tol: &serde_json::Value, t: &Taint) -> bool {
+    let key = tol["key"].as_str().unwrap_or("");
+    let op = tol["operator"].as_str().unwrap_or("Equal");
+    let effect = tol["effect"].as_str().unwrap_or("");
+    if !effect.is_empty() && effect != t.effect {
+        return false;
+    }
+    if key.is_empty() {
+        return op == "Exists";
+    }
+    key == t.key
+        && (op == "Exists"
+            || tol["value"].as_str().unwrap_or("") == t.value.as_deref().unwrap_or(""))
+}
+
 /// What the index keeps of a pod (enough for node totals and scan).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PodInfo {
@@ -391,7 +417,7 @@ impl NodeTables {
     pub fn tolerated_sets(&self, tolerations: &[serde_json::Value]) -> Vec<bool> {
         self.taint_sets
             .iter()
-            .map(|set| crate::facts::untolerated(tolerations, set).next().is_none())
+            .map(|set| untolerated(tolerations, set).next().is_none())
             .collect()
     }
 

@@ -92,3 +92,91 @@ pub fn scan(engine: &Engine, ix: &Index, opts: &Options) -> ScanReport {
 pub fn targets(ix: &Index) -> Vec<TargetEntry> {
     target::targets(ix)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// The modules import each other in one direction, from the bundle reader up to the
+    /// renderers: a cycle makes every module of it depend on all the others, and the flow
+    /// Bundle → Index → View → Rules → Diagnosis unreadable. A module's files below it
+    /// (`area/*.rs`, `facts/*.rs`, `bundle/*.rs`) count as the module.
+    #[test]
+    fn modules_import_each_other_in_one_direction() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut files = Vec::new();
+        for e in std::fs::read_dir(&src).expect("src").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                for f in std::fs::read_dir(&p).expect("dir").flatten() {
+                    files.push(f.path());
+                }
+            } else {
+                files.push(p);
+            }
+        }
+        for f in files.iter().filter(|f| f.extension().is_some_and(|x| x == "rs")) {
+            let rel = f.strip_prefix(&src).expect("under src");
+            let module = rel
+                .components()
+                .next()
+                .and_then(|c| c.as_os_str().to_str())
+                .unwrap_or_default()
+                .trim_end_matches(".rs")
+                .to_string();
+            if module == "lib" {
+                continue;
+            }
+            let text = std::fs::read_to_string(f).expect("readable");
+            let mut deps = BTreeSet::new();
+            for (i, _) in text.match_indices("crate::") {
+                let rest = &text[i + "crate::".len()..];
+                if let Some(group) = rest.strip_prefix('{') {
+                    for item in group.split('}').next().unwrap_or("").split(',') {
+                        deps.insert(item.trim().split("::").next().unwrap_or("").to_string());
+                    }
+                } else {
+                    let end = rest
+                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                        .unwrap_or(rest.len());
+                    deps.insert(rest[..end].to_string());
+                }
+            }
+            deps.remove(&module);
+            deps.remove("");
+            edges.entry(module).or_default().extend(deps);
+        }
+        // Depth-first search for a way back to a module already on the path.
+        fn back_edge(
+            at: &str,
+            edges: &BTreeMap<String, BTreeSet<String>>,
+            path: &mut Vec<String>,
+            done: &mut BTreeSet<String>,
+        ) -> Option<Vec<String>> {
+            if let Some(i) = path.iter().position(|p| p == at) {
+                let mut cycle = path[i..].to_vec();
+                cycle.push(at.to_string());
+                return Some(cycle);
+            }
+            if !done.insert(at.to_string()) {
+                return None;
+            }
+            path.push(at.to_string());
+            for next in edges.get(at).into_iter().flatten() {
+                if let Some(c) = back_edge(next, edges, path, done) {
+                    return Some(c);
+                }
+            }
+            path.pop();
+            None
+        }
+        let mut done = BTreeSet::new();
+        for m in edges.keys() {
+            if let Some(cycle) = back_edge(m, &edges, &mut Vec::new(), &mut done) {
+                panic!("core modules import in a cycle: {}", cycle.join(" → "));
+            }
+        }
+        assert!(edges.len() > 10, "the scan read the modules: {edges:?}");
+    }
+}

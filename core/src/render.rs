@@ -3,6 +3,7 @@
 //! contribution rules, from `rules/upstreams.yaml`).
 
 use crate::diagnosis::{Diagnosis, Evidence, ScanReport};
+pub use crate::diagnosis::{RuleInfo, UpstreamInfo};
 use crate::layer::{LayerState, Severity};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -593,46 +594,6 @@ pub fn rules_markdown(rules: &[&crate::rule::Rule]) -> String {
         );
     }
     out
-}
-
-/// A rule's metadata and documentation, as `kubectl layer rules -o json` and the npm package's
-/// `rules()` return it.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct RuleInfo {
-    pub id: String,
-    pub layer: crate::layer::Layer,
-    /// `finding`, `status` or `misalignment`.
-    pub kind: String,
-    /// For findings.
-    pub severity: Option<Severity>,
-    /// For status rules: the layer state it sets.
-    pub state: Option<LayerState>,
-    pub said_yes: Option<crate::layer::Layer>,
-    pub said_no: Option<crate::layer::Layer>,
-    pub summary: String,
-    pub message: String,
-    pub why: String,
-    pub fix: String,
-    pub next: Vec<String>,
-    pub upstream: Option<String>,
-    /// The upstream project's contribution rules.
-    pub contributing: Option<UpstreamInfo>,
-    pub decided_by: Vec<String>,
-    pub versions: Option<String>,
-    pub references: Vec<String>,
-    pub explains: Vec<String>,
-    /// The rule's documentation as Markdown (what `kubectl layer explain` prints).
-    pub documentation: String,
-}
-
-/// An upstream project's contribution rules.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct UpstreamInfo {
-    pub project: String,
-    pub rules: Vec<String>,
 }
 
 /// A rule's metadata.

@@ -1077,19 +1077,6 @@ const OWNER_LABELS: &[(&str, &[&str])] = &[
     ("PodCliqueSet", &["app.kubernetes.io/part-of"]),
 ];
 
-type PodsByNamespace = std::collections::HashMap<Option<String>, Vec<ObjId>>;
-
-/// The pods of each namespace, read once per index.
-fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
-    ix.once("view.podsByNamespace", || {
-        let mut m = PodsByNamespace::default();
-        for &p in ix.of_kind("Pod") {
-            m.entry(ix.object(p).namespace.clone()).or_default().push(p);
-        }
-        m
-    })
-}
-
 /// Pods that belong to a piece of work without an ownerReference reaching them: by the label
 /// its controller writes on its pods ([`OWNER_LABELS`]), else by its label selector
 /// (`spec.selector.matchLabels`; an InferencePool's v1alpha2 selector is a plain map).
@@ -1108,7 +1095,7 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             .take(256)
             .collect();
     }
-    let by_namespace = pods_by_namespace(ix);
+    let by_namespace = facts::pods_by_namespace(ix);
     let Some(candidates) = by_namespace.get(&t.namespace) else {
         return Vec::new();
     };
@@ -1182,7 +1169,7 @@ fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState {
         None => work_status(ix, target, v, pods),
     };
     let mut history = settled && FINISHED.contains(&status.as_str());
-    if superseded_pod(ix, target) {
+    if facts::superseded_pod(ix, target) {
         settled = true;
         history = true;
     }
@@ -1201,42 +1188,6 @@ fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState {
         settled,
         history,
     }
-}
-
-/// A terminal pod whose controller has another pod that runs: the replacement took over, and
-/// this one is history. The one definition: the work's state and its signals' currency both
-/// ask it.
-pub(crate) fn superseded_pod(ix: &Index, id: ObjId) -> bool {
-    let Some(p) = ix.pod(id) else { return false };
-    if !p.terminal() {
-        return false;
-    }
-    // Only a replacement that runs makes the failure history; one still Pending leaves it the
-    // work's story (its failure may be why the replacement waits).
-    let live = |c: ObjId| c != id && ix.pod(c).is_some_and(|q| !q.terminal() && q.settled);
-    if ix
-        .owners(id)
-        .into_iter()
-        .any(|o| ix.children(o).iter().any(|&c| live(c)))
-    {
-        return true;
-    }
-    // The controller itself may be missing from a pasted bundle: its pods still name it.
-    let missing: Vec<&str> = ix
-        .unresolved_owner_refs(id)
-        .map(|o| o.uid.as_str())
-        .collect();
-    !missing.is_empty()
-        && pods_by_namespace(ix)
-            .get(&ix.object(id).namespace)
-            .is_some_and(|pods| {
-                pods.iter().any(|&c| {
-                    live(c)
-                        && ix
-                            .unresolved_owner_refs(c)
-                            .any(|o| missing.contains(&o.uid.as_str()))
-                })
-            })
 }
 
 /// A short status for the target as kubectl would show it, whether the work is settled

@@ -46,7 +46,7 @@
 //!   bundle holds it.
 
 use super::Ctx;
-use crate::facts::untolerated;
+use crate::index::untolerated;
 use crate::index::{NodeInfo, NodeTables, Taint};
 use crate::json::str_at as s;
 use crate::quantity;

@@ -128,7 +128,7 @@ pub struct Signals {
 pub fn signals(ix: &Index, objects: &[ObjId], settled: bool) -> Signals {
     let mut out: Vec<Signal> = Vec::new();
     for (i, &id) in objects.iter().take(OBJECT_LIMIT).enumerate() {
-        let current = !settled && !crate::view::superseded_pod(ix, id);
+        let current = !settled && !crate::facts::superseded_pod(ix, id);
         let first = out.len();
         read_object(ix, id, current, &mut out);
         read_events(ix, id, current, &mut out);
