@@ -116,7 +116,10 @@ mod tests {
                 files.push(p);
             }
         }
-        for f in files.iter().filter(|f| f.extension().is_some_and(|x| x == "rs")) {
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|x| x == "rs"))
+        {
             let rel = f.strip_prefix(&src).expect("under src");
             let module = rel
                 .components()

@@ -1,0 +1,616 @@
+//! Reading each object's JSON into the little the index keeps: typed partial decodings
+//! (metadata, pod spec and status, nodes, events in both APIs), done on any thread before the
+//! index is assembled ([`Index::build`]).
+
+use super::*;
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct MetaIdx<'a> {
+    owner_references: Vec<OwnerRef>,
+    #[serde(borrow)]
+    creation_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    labels: Option<HashMap<Cow<'a, str>, Cow<'a, str>>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Generic<'a> {
+    #[serde(borrow)]
+    metadata: MetaIdx<'a>,
+}
+
+/// A pod read partially: what the index keeps and what kubectl's STATUS column needs. Also read
+/// from a `&Value` by views, so the status logic exists once.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(crate) struct PodIdx<'a> {
+    #[serde(borrow)]
+    metadata: PodMeta<'a>,
+    spec: PodSpecIdx,
+    status: PodStatusIdx,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PodMeta<'a> {
+    owner_references: Vec<OwnerRef>,
+    deletion_timestamp: Option<serde::de::IgnoredAny>,
+    #[serde(borrow)]
+    creation_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    labels: HashMap<Cow<'a, str>, Cow<'a, str>>,
+    #[serde(borrow)]
+    annotations: HashMap<Cow<'a, str>, Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PodSpecIdx {
+    node_name: Option<String>,
+    scheduling_gates: Vec<serde::de::IgnoredAny>,
+    containers: Vec<ContainerIdx>,
+    init_containers: Vec<ContainerIdx>,
+    overhead: HashMap<String, serde_json::Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContainerIdx {
+    resources: ResourcesIdx,
+    #[serde(rename = "restartPolicy")]
+    restart_policy: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ResourcesIdx {
+    requests: HashMap<String, serde_json::Value>,
+    limits: HashMap<String, serde_json::Value>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct PodStatusIdx {
+    phase: String,
+    reason: Option<String>,
+    conditions: Vec<ConditionIdx>,
+    init_container_statuses: Vec<ContainerStatusIdx>,
+    container_statuses: Vec<ContainerStatusIdx>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContainerStatusIdx {
+    state: ContainerStateIdx,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ContainerStateIdx {
+    waiting: Option<ReasonIdx>,
+    terminated: Option<ReasonIdx>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ReasonIdx {
+    reason: Option<String>,
+}
+
+impl PodIdx<'_> {
+    /// Status as kubectl's STATUS column would show it, and whether the pod is settled
+    /// (Running and Ready, or Succeeded).
+    pub(crate) fn status(&self) -> (String, bool) {
+        let st = &self.status;
+        let phase = if st.phase.is_empty() {
+            "Unknown"
+        } else {
+            st.phase.as_str()
+        };
+        if self.metadata.deletion_timestamp.is_some() {
+            return ("Terminating".into(), false);
+        }
+        if phase == "Pending" && !self.spec.scheduling_gates.is_empty() {
+            return ("SchedulingGated".into(), false);
+        }
+        if let (Some(reason), "Failed") = (&st.reason, phase) {
+            return (reason.clone(), false);
+        }
+        let waiting =
+            |c: &ContainerStatusIdx| c.state.waiting.as_ref().and_then(|w| w.reason.clone());
+        for c in st
+            .init_container_statuses
+            .iter()
+            .chain(&st.container_statuses)
+        {
+            if let Some(r) = waiting(c).filter(|r| r != "ContainerCreating" || phase == "Pending") {
+                return (r, false);
+            }
+        }
+        for c in &st.container_statuses {
+            if let Some(r) = c.state.terminated.as_ref().and_then(|t| t.reason.clone())
+                && phase != "Succeeded"
+                && r != "Completed"
+            {
+                return (r, false);
+            }
+        }
+        let ready = st
+            .conditions
+            .iter()
+            .any(|c| c.type_ == "Ready" && c.status == "True");
+        match phase {
+            "Succeeded" => ("Completed".into(), true),
+            "Running" if ready => ("Running".into(), true),
+            "Running" => ("Running (not ready)".into(), false),
+            other => (other.to_string(), false),
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct ConditionIdx {
+    #[serde(rename = "type")]
+    type_: String,
+    status: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct NodeIdx {
+    metadata: NodeMeta,
+    spec: NodeSpecIdx,
+    status: NodeStatusIdx,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct NodeMeta {
+    labels: BTreeMap<String, String>,
+    creation_timestamp: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct NodeSpecIdx {
+    taints: Vec<Taint>,
+    unschedulable: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct NodeStatusIdx {
+    capacity: HashMap<String, serde_json::Value>,
+    allocatable: HashMap<String, serde_json::Value>,
+    conditions: Vec<ConditionIdx>,
+}
+
+/// An event read partially, borrowing from the bundle's text: the index reads every event but
+/// keeps only its time and whom it is about.
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+pub(super) struct EventIdx<'a> {
+    #[serde(borrow)]
+    involved_object: Option<InvolvedIdx<'a>>,
+    #[serde(borrow)]
+    regarding: Option<InvolvedIdx<'a>>,
+    #[serde(borrow)]
+    reason: Cow<'a, str>,
+    #[serde(borrow)]
+    message: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    note: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow)]
+    type_: Cow<'a, str>,
+    #[serde(borrow)]
+    source: Option<SourceIdx<'a>>,
+    #[serde(borrow)]
+    reporting_controller: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    reporting_component: Option<Cow<'a, str>>,
+    count: Option<u64>,
+    deprecated_count: Option<u64>,
+    #[serde(borrow)]
+    series: Option<SeriesIdx<'a>>,
+    #[serde(borrow)]
+    last_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    first_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    event_time: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    deprecated_last_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    metadata: EventMeta<'a>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct EventMeta<'a> {
+    #[serde(borrow)]
+    labels: BTreeMap<Cow<'a, str>, Cow<'a, str>>,
+    #[serde(borrow)]
+    creation_timestamp: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct InvolvedIdx<'a> {
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow)]
+    uid: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SourceIdx<'a> {
+    #[serde(borrow)]
+    component: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct SeriesIdx<'a> {
+    count: Option<u64>,
+    #[serde(borrow)]
+    last_observed_time: Option<Cow<'a, str>>,
+}
+
+impl<'a> EventIdx<'a> {
+    /// Epoch seconds of the newest occurrence.
+    fn last(&self) -> Option<i64> {
+        [
+            self.series
+                .as_ref()
+                .and_then(|s| s.last_observed_time.as_ref()),
+            self.last_timestamp.as_ref(),
+            self.event_time.as_ref(),
+            self.deprecated_last_timestamp.as_ref(),
+            self.first_timestamp.as_ref(),
+            self.metadata.creation_timestamp.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|t| parse_rfc3339(t))
+    }
+
+    fn involved(&self) -> Option<&InvolvedIdx<'a>> {
+        self.involved_object.as_ref().or(self.regarding.as_ref())
+    }
+}
+
+/// What the index keeps of one object, decoded from its JSON on any thread ([`Index::build`]).
+pub(super) struct Decoded {
+    /// The typed reading failed and the object was read again leniently ([`lenient`]).
+    pub(super) repaired: bool,
+    pub(super) key: u64,
+    pub(super) uid: Option<u64>,
+    pub(super) kind_name: u64,
+    pub(super) owners: Vec<OwnerRef>,
+    /// Creation time; for an event, its newest time.
+    pub(super) created: Option<i64>,
+    pub(super) extra: Extra,
+}
+
+/// The kind-specific part of [`Decoded`]. Boxed where large, so a block of mostly events and
+/// plain objects stays small.
+pub(super) enum Extra {
+    Pod(Box<DecodedPod>),
+    Node(Box<NodeInfo>),
+    Event {
+        uid: Option<u64>,
+        by_ref: u64,
+        last: Option<i64>,
+    },
+    /// A Kueue Workload and the uid of the job it was made for, when labelled.
+    Workload(Option<String>),
+    Other,
+}
+
+pub(super) struct DecodedPod {
+    info: PodInfo,
+    /// The pod-group names it carries ([`POD_GROUP_KEYS`]), its `app` label values, and its
+    /// Dynamo graph deployment.
+    groups: Vec<String>,
+    apps: Vec<String>,
+    dgd: Option<String>,
+}
+
+/// An object whose typed reading failed, made readable: label and annotation values that are
+/// not strings (an unquoted `version: 2` in pasted YAML) become their text. What one bad
+/// field costs is that field's type, never the whole object's facts; the index records that it
+/// happened ([`Index::repaired`]), so the view can say so.
+pub(crate) fn lenient(mut v: serde_json::Value) -> serde_json::Value {
+    for map in ["/metadata/labels", "/metadata/annotations"] {
+        if let Some(m) = v
+            .pointer_mut(map)
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            for val in m.values_mut() {
+                if !val.is_string() {
+                    let text = match &*val {
+                        serde_json::Value::Null => String::new(),
+                        other => other.to_string(),
+                    };
+                    *val = serde_json::Value::String(text);
+                }
+            }
+        }
+    }
+    v
+}
+
+impl Decoded {
+    pub(super) fn of(bundle: &Bundle, o: &RawObject) -> Decoded {
+        let mut repaired = false;
+        let (owners, created, extra) = match o.kind.as_str() {
+            "Pod" => {
+                let mended;
+                let p: PodIdx = match bundle.typed(o) {
+                    Some(p) => p,
+                    None => {
+                        repaired = true;
+                        mended = lenient(bundle.value(o));
+                        PodIdx::deserialize(&mended).unwrap_or_default()
+                    }
+                };
+                let mut groups = Vec::new();
+                for (key, _group, is_annotation) in POD_GROUP_KEYS {
+                    let src = if *is_annotation {
+                        &p.metadata.annotations
+                    } else {
+                        &p.metadata.labels
+                    };
+                    if let Some(g) = src.get(*key) {
+                        groups.push(g.to_string());
+                    }
+                }
+                let apps = ["app", "app.kubernetes.io/name"]
+                    .iter()
+                    .filter_map(|key| p.metadata.labels.get(*key).map(|v| v.to_string()))
+                    .collect();
+                let dgd = p
+                    .metadata
+                    .labels
+                    .get("nvidia.com/dynamo-graph-deployment-name")
+                    .map(|d| d.to_string());
+                let info = pod_info(&p);
+                let created = p
+                    .metadata
+                    .creation_timestamp
+                    .and_then(|t| parse_rfc3339(&t));
+                let pod = DecodedPod {
+                    info,
+                    groups,
+                    apps,
+                    dgd,
+                };
+                (
+                    p.metadata.owner_references,
+                    created,
+                    Extra::Pod(Box::new(pod)),
+                )
+            }
+            "Node" => {
+                let mended;
+                let nd: NodeIdx = match bundle.typed(o) {
+                    Some(n) => n,
+                    None => {
+                        repaired = true;
+                        mended = lenient(bundle.value(o));
+                        NodeIdx::deserialize(&mended).unwrap_or_default()
+                    }
+                };
+                let created = nd
+                    .metadata
+                    .creation_timestamp
+                    .as_deref()
+                    .and_then(parse_rfc3339);
+                // The id is filled in when the node is added to the index.
+                let info = node_info(0, &o.name, nd);
+                (Vec::new(), created, Extra::Node(Box::new(info)))
+            }
+            "Event" => {
+                let e: EventIdx = bundle.typed(o).unwrap_or_default();
+                let none = InvolvedIdx::default();
+                let inv = e.involved().unwrap_or(&none);
+                let uid = inv.uid.as_deref().filter(|u| !u.is_empty()).map(uid_hash);
+                let by_ref = ref_hash(
+                    &inv.kind,
+                    inv.namespace.as_deref().filter(|n| !n.is_empty()),
+                    &inv.name,
+                );
+                let last = e.last();
+                (Vec::new(), last, Extra::Event { uid, by_ref, last })
+            }
+            _ => {
+                let mended;
+                let g: Generic = match bundle.typed(o) {
+                    Some(g) => g,
+                    None => {
+                        repaired = true;
+                        mended = lenient(bundle.value(o));
+                        Generic::deserialize(&mended).unwrap_or_default()
+                    }
+                };
+                let extra = if o.kind == "Workload" && o.group() == "kueue.x-k8s.io" {
+                    Extra::Workload(
+                        g.metadata
+                            .labels
+                            .as_ref()
+                            .and_then(|l| l.get("kueue.x-k8s.io/job-uid"))
+                            .map(|u| u.to_string()),
+                    )
+                } else {
+                    Extra::Other
+                };
+                let created = g
+                    .metadata
+                    .creation_timestamp
+                    .and_then(|t| parse_rfc3339(&t));
+                (g.metadata.owner_references, created, extra)
+            }
+        };
+        // serde grows a Vec to four entries for one owner; most objects have one.
+        let mut owners = owners;
+        owners.shrink_to_fit();
+        Decoded {
+            repaired,
+            key: key_hash(o.group(), &o.kind, o.namespace.as_deref(), &o.name),
+            uid: o.uid.as_deref().map(uid_hash),
+            kind_name: kind_name_hash(&o.kind, &o.name),
+            owners,
+            created,
+            extra,
+        }
+    }
+}
+
+impl Index {
+    /// Fold one decoded pod into the pod tables.
+    pub(super) fn add_pod(&mut self, id: ObjId, o: &RawObject, pod: DecodedPod) {
+        let DecodedPod {
+            info,
+            groups,
+            apps,
+            dgd,
+        } = pod;
+        if let (Some(node), false) = (&info.node, info.terminal()) {
+            let totals = self.requested_by_node.entry(node.clone()).or_default();
+            for (r, q) in &info.requests {
+                *totals.entry(r.clone()).or_default() += q;
+            }
+        }
+        let ns = o.namespace.clone().unwrap_or_default();
+        for g in groups {
+            self.pods_by_group
+                .entry((ns.clone(), g))
+                .or_default()
+                .push(id);
+        }
+        for app in apps {
+            self.pods_by_app.entry(app).or_default().push(id);
+        }
+        if let Some(d) = dgd {
+            self.pods_by_dgd.entry((ns, d)).or_default().push(id);
+        }
+        self.pods.push((id, info));
+    }
+}
+
+fn quantities(m: &HashMap<String, serde_json::Value>) -> BTreeMap<String, f64> {
+    m.iter()
+        .filter_map(|(k, v)| quantity::from_value(v).map(|q| (k.clone(), q)))
+        .collect()
+}
+
+/// Requests of one container: requests, falling back to limits (the API server defaults
+/// requests to limits for extended resources and when requests are unset).
+fn container_requests(c: &ContainerIdx) -> BTreeMap<String, f64> {
+    let mut r = quantities(&c.resources.limits);
+    r.extend(quantities(&c.resources.requests));
+    r
+}
+
+fn pod_info(p: &PodIdx) -> PodInfo {
+    let mut sum: BTreeMap<String, f64> = BTreeMap::new();
+    for c in &p.spec.containers {
+        for (k, v) in container_requests(c) {
+            *sum.entry(k).or_default() += v;
+        }
+    }
+    // Sidecars (init containers with restartPolicy Always) run alongside the main containers.
+    for c in p
+        .spec
+        .init_containers
+        .iter()
+        .filter(|c| c.restart_policy.as_deref() == Some("Always"))
+    {
+        for (k, v) in container_requests(c) {
+            *sum.entry(k).or_default() += v;
+        }
+    }
+    for c in p
+        .spec
+        .init_containers
+        .iter()
+        .filter(|c| c.restart_policy.as_deref() != Some("Always"))
+    {
+        for (k, v) in container_requests(c) {
+            let e = sum.entry(k).or_default();
+            *e = e.max(v);
+        }
+    }
+    for (k, v) in quantities(&p.spec.overhead) {
+        *sum.entry(k).or_default() += v;
+    }
+    let ready = p
+        .status
+        .conditions
+        .iter()
+        .any(|c| c.type_ == "Ready" && c.status == "True");
+    let (status, settled) = p.status();
+    PodInfo {
+        status,
+        settled,
+        node: p.spec.node_name.clone().filter(|n| !n.is_empty()),
+        phase: p.status.phase.clone(),
+        ready,
+        requests: sum.into_iter().collect(),
+    }
+}
+
+fn node_info(id: ObjId, name: &str, n: NodeIdx) -> NodeInfo {
+    NodeInfo {
+        id,
+        name: name.to_string(),
+        labels: n.metadata.labels,
+        taints: n.spec.taints,
+        unschedulable: n.spec.unschedulable,
+        ready: n
+            .status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == "Ready")
+            .map(|c| c.status == "True"),
+        capacity: quantities(&n.status.capacity),
+        allocatable: quantities(&n.status.allocatable),
+    }
+}
+
+pub(super) fn event_info(e: EventIdx) -> EventInfo {
+    let last = e.last();
+    let involved = e.involved_object.or(e.regarding).unwrap_or_default();
+    let owned = |c: Option<Cow<str>>| c.map(Cow::into_owned);
+    EventInfo {
+        reason: e.reason.into_owned(),
+        message: owned(e.message.or(e.note)).unwrap_or_default(),
+        type_: e.type_.into_owned(),
+        component: owned(
+            e.source
+                .and_then(|s| s.component)
+                .or(e.reporting_controller)
+                .or(e.reporting_component),
+        )
+        .unwrap_or_default(),
+        count: e
+            .series
+            .and_then(|s| s.count)
+            .or(e.count)
+            .or(e.deprecated_count)
+            .unwrap_or(1),
+        last,
+        involved_kind: involved.kind.into_owned(),
+        involved_namespace: owned(involved.namespace).filter(|n| !n.is_empty()),
+        involved_name: involved.name.into_owned(),
+        involved_uid: owned(involved.uid).filter(|u| !u.is_empty()),
+    }
+}

@@ -1,0 +1,653 @@
+//! The index: every join a view needs, built once per bundle so that no view scans all objects.
+//!
+//! Objects by identity, by uid and by kind; owner → children; events by the object they are
+//! about (uid, or kind/namespace/name for events without one); pods by node and by gang group;
+//! Kueue Workloads by job uid; and per-node resource totals (allocatable, and requested by the
+//! pods bound there) for the "free GPUs per node" fact. Reads are typed partial deserializations
+//! of the raw JSON, so the index does not hold a tree of every object.
+//!
+//! Scale: `scan` builds a view for each of thousands of targets, so nothing a view computes may
+//! cost O(cluster) per target. What is the same for every view (node tables by resource and by
+//! label, the GPU Operator's state, the Workload queue) is computed once per index, on first use,
+//! through [`Index::once`]; [`NodeTables`] is the node side of that.
+
+mod decode;
+mod memo;
+mod nodes;
+
+use decode::{Decoded, EventIdx, Extra, event_info};
+pub(crate) use decode::{PodIdx, lenient};
+use memo::Memo;
+pub use nodes::{NodeInfo, NodeTables, ResourceRow, ResourceTable, Taint, tolerates, untolerated};
+
+use crate::bundle::{Bundle, RawObject, group_of};
+use crate::quantity;
+use crate::time::parse_rfc3339;
+use serde::Deserialize;
+use std::any::Any;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+/// Index of an object in the bundle.
+pub type ObjId = usize;
+
+/// An owner reference as written in `metadata.ownerReferences`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct OwnerRef {
+    #[serde(default)]
+    pub api_version: String,
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub uid: String,
+    #[serde(default)]
+    pub controller: Option<bool>,
+}
+
+/// An event in either shape (`v1` and `events.k8s.io/v1`), normalized.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventInfo {
+    pub reason: String,
+    pub message: String,
+    pub type_: String,
+    pub component: String,
+    pub count: u64,
+    /// Epoch seconds of the newest occurrence.
+    pub last: Option<i64>,
+    pub involved_kind: String,
+    pub involved_namespace: Option<String>,
+    pub involved_name: String,
+    pub involved_uid: Option<String>,
+}
+
+/// What the index keeps of a pod (enough for node totals and scan).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PodInfo {
+    pub node: Option<String>,
+    pub phase: String,
+    pub ready: bool,
+    /// Effective requests: max(sum of containers, largest init container) plus overhead, sorted
+    /// by resource name (a list, not a map: a map's node costs more than a pod's whole entry).
+    pub requests: Vec<(String, f64)>,
+    /// kubectl-style status (`Pending`, `Running`, `CrashLoopBackOff`, `SchedulingGated` …).
+    pub status: String,
+    /// Running and Ready, or Succeeded.
+    pub settled: bool,
+}
+
+impl PodInfo {
+    pub fn terminal(&self) -> bool {
+        matches!(self.phase.as_str(), "Succeeded" | "Failed")
+    }
+}
+
+/// (hash, object id) pairs sorted, for lookups that verify candidates against the objects.
+#[derive(Debug, Default)]
+struct HashIndex(Vec<(u64, ObjId)>);
+
+impl HashIndex {
+    fn sorted(mut v: Vec<(u64, ObjId)>) -> HashIndex {
+        v.sort_unstable();
+        v.shrink_to_fit();
+        HashIndex(v)
+    }
+
+    /// Candidate ids with this hash, ascending.
+    fn get(&self, h: u64) -> impl Iterator<Item = ObjId> + '_ {
+        let start = self.0.partition_point(|e| e.0 < h);
+        self.0[start..]
+            .iter()
+            .take_while(move |e| e.0 == h)
+            .map(|e| e.1)
+    }
+}
+
+/// FNV-1a over the parts, each followed by a separator (`None` hashes apart from `""`).
+fn hash_parts(parts: &[Option<&str>]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |b: u8| {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    };
+    for p in parts {
+        match p {
+            Some(s) => {
+                s.bytes().for_each(&mut eat);
+                eat(0xff);
+            }
+            None => eat(0xfe),
+        }
+    }
+    h
+}
+
+fn key_hash(group: &str, kind: &str, namespace: Option<&str>, name: &str) -> u64 {
+    hash_parts(&[Some(group), Some(kind), namespace, Some(name)])
+}
+
+fn kind_name_hash(kind: &str, name: &str) -> u64 {
+    hash_parts(&[Some(kind), Some(name)])
+}
+
+fn uid_hash(uid: &str) -> u64 {
+    hash_parts(&[Some(uid)])
+}
+
+fn ref_hash(kind: &str, namespace: Option<&str>, name: &str) -> u64 {
+    hash_parts(&[Some(kind), namespace, Some(name)])
+}
+
+/// All lookups over one bundle.
+#[derive(Debug, Default)]
+pub struct Index {
+    bundle: Bundle,
+    // Lookups by identity, uid, kind and name, and events by the object they name, keep only a
+    // hash and the object id (16 bytes an entry) and compare against the object itself: string
+    // keys would cost more memory than the bundle's text on a large cluster.
+    by_key: HashIndex,
+    by_uid: HashIndex,
+    by_kind: HashMap<String, Vec<ObjId>>,
+    by_kind_name: HashIndex,
+    /// The ownerReferences that name no object of the bundle, by object id (sorted). The
+    /// others are kept only as `owner_at`/`owner_ids`: every pod's and ReplicaSet's references
+    /// would otherwise stay in memory.
+    unresolved_owners: Vec<(ObjId, OwnerRef)>,
+    /// Objects whose typed reading failed and that were read leniently (sorted).
+    repaired: Vec<ObjId>,
+    /// The resolved owners of each object ([`Index::owners`]), object `id`'s at
+    /// `owner_ids[owner_at[id]..owner_at[id + 1]]`: resolved once when the index is built, as
+    /// scan walks the owner chain of every object and each step would search by uid again.
+    owner_at: Vec<usize>,
+    owner_ids: Vec<ObjId>,
+    created: Vec<Option<i64>>,
+    children: HashMap<ObjId, Vec<ObjId>>,
+    /// Events (with their newest time) and pods by object id, in id order (binary search).
+    /// An event's other fields are read from its JSON when asked for: events are most of a
+    /// large bundle's objects, and a view reads only the few about its objects.
+    events: Vec<(ObjId, Option<i64>)>,
+    events_by_uid: HashIndex,
+    events_by_ref: HashIndex,
+    nodes: BTreeMap<String, NodeInfo>,
+    pods: Vec<(ObjId, PodInfo)>,
+    requested_by_node: HashMap<String, BTreeMap<String, f64>>,
+    pods_by_group: HashMap<(String, String), Vec<ObjId>>,
+    /// Pods by the value of their `app` / `app.kubernetes.io/name` label, so area facts can find
+    /// infrastructure pods (device plugins, operator operands) without parsing every pod.
+    pods_by_app: HashMap<String, Vec<ObjId>>,
+    workloads_by_job_uid: HashMap<String, Vec<ObjId>>,
+    /// Pods by (namespace, `nvidia.com/dynamo-graph-deployment-name` label).
+    pods_by_dgd: HashMap<(String, String), Vec<ObjId>>,
+    newest: Option<i64>,
+    memo: Memo,
+}
+
+/// Annotations and labels that name a pod's gang group, with the API group of the PodGroup kind
+/// they point at: KAI (`pod-group-name`), Volcano, scheduler-plugins coscheduling.
+pub const POD_GROUP_KEYS: &[(&str, &str, bool)] = &[
+    ("pod-group-name", "scheduling.run.ai", true),
+    (
+        "scheduling.k8s.io/group-name",
+        "scheduling.volcano.sh",
+        true,
+    ),
+    (
+        "scheduling.x-k8s.io/pod-group",
+        "scheduling.x-k8s.io",
+        false,
+    ),
+    (
+        "pod-group.scheduling.sigs.k8s.io",
+        "scheduling.sigs.k8s.io",
+        false,
+    ),
+];
+
+impl Index {
+    pub fn new(bundle: Bundle) -> Index {
+        Index::build(bundle, 0)
+    }
+
+    /// [`Index::new`], decoding objects on up to `threads` threads (0: one per core; see
+    /// [`crate::par`]). The index is the same for any number.
+    pub fn build(bundle: Bundle, threads: usize) -> Index {
+        // Objects are decoded (the costly part: each one's JSON read into typed fields) a block
+        // at a time in parallel, then folded into the tables in order on this thread. Blocks
+        // bound the decoded fields alive at once to a few thousand objects' worth.
+        const BLOCK: usize = 16 * 1024;
+        let threads = crate::par::threads(threads);
+        let n = bundle.objects().len();
+        // Each object's ownerReferences, until they are resolved below.
+        let mut owner_refs: Vec<Vec<OwnerRef>> = Vec::with_capacity(n);
+        let mut ix = Index {
+            created: Vec::with_capacity(n),
+            ..Index::default()
+        };
+        let mut newest: Option<i64> = None;
+        let (mut by_key, mut by_uid, mut by_kind_name) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        // Sized up front: grown step by step, these lists are copied into fresh pages again
+        // and again on a large cluster.
+        let mut kinds: HashMap<&str, usize> = HashMap::new();
+        for o in bundle.objects() {
+            *kinds.entry(o.kind.as_str()).or_default() += 1;
+        }
+        #[allow(clippy::iter_over_hash_type)] // one list per kind, whatever the order
+        for (kind, n) in &kinds {
+            ix.by_kind.insert(kind.to_string(), Vec::with_capacity(*n));
+        }
+        let count = |kind: &str| kinds.get(kind).copied().unwrap_or(0);
+        let (pods, events) = (count("Pod"), count("Event"));
+        ix.pods.reserve_exact(pods);
+        ix.events.reserve_exact(events);
+        let (mut ev_uid, mut ev_ref) = (Vec::with_capacity(events), Vec::with_capacity(events));
+        for first in (0..n).step_by(BLOCK) {
+            let block = &bundle.objects()[first..(first + BLOCK).min(n)];
+            let decoded = crate::par::map(block.len(), threads, 256, |i| {
+                Decoded::of(&bundle, &block[i])
+            });
+            for (id, (o, d)) in (first..).zip(block.iter().zip(decoded)) {
+                if d.repaired {
+                    ix.repaired.push(id);
+                }
+                by_key.push((d.key, id));
+                if let Some(uid) = d.uid {
+                    by_uid.push((uid, id));
+                }
+                // Every kind has its list already (sized above).
+                if let Some(v) = ix.by_kind.get_mut(&o.kind) {
+                    v.push(id);
+                }
+                by_kind_name.push((d.kind_name, id));
+                match d.extra {
+                    Extra::Pod(pod) => ix.add_pod(id, o, *pod),
+                    Extra::Node(mut node) => {
+                        node.id = id;
+                        ix.nodes.insert(o.name.clone(), *node);
+                    }
+                    Extra::Event { uid, by_ref, last } => {
+                        if let Some(uid) = uid {
+                            ev_uid.push((uid, id));
+                        }
+                        ev_ref.push((by_ref, id));
+                        ix.events.push((id, last));
+                    }
+                    Extra::Workload(Some(job_uid)) => {
+                        ix.workloads_by_job_uid.entry(job_uid).or_default().push(id);
+                    }
+                    Extra::Workload(None) | Extra::Other => {}
+                }
+                if let Some(t) = d.created {
+                    newest = Some(newest.map_or(t, |n| n.max(t)));
+                }
+                owner_refs.push(d.owners);
+                ix.created.push(d.created);
+            }
+        }
+        ix.newest = newest;
+        ix.by_key = HashIndex::sorted(by_key);
+        ix.by_uid = HashIndex::sorted(by_uid);
+        ix.by_kind_name = HashIndex::sorted(by_kind_name);
+        ix.events_by_uid = HashIndex::sorted(ev_uid);
+        ix.events_by_ref = HashIndex::sorted(ev_ref);
+        ix.events.shrink_to_fit();
+        ix.pods.shrink_to_fit();
+        ix.bundle = bundle;
+        // Second pass, once every uid and key is known: owner → children by object id, so
+        // owners named without a uid (hand-written bundles) link too.
+        let mut owner_at = Vec::with_capacity(n + 1);
+        let mut owner_ids = Vec::new();
+        owner_at.push(0);
+        let mut unresolved = Vec::new();
+        for (id, refs) in owner_refs.into_iter().enumerate() {
+            let (found, missing) = ix.resolve_owners(id, refs);
+            for owner in found {
+                ix.children.entry(owner).or_default().push(id);
+                owner_ids.push(owner);
+            }
+            unresolved.extend(missing.into_iter().map(|r| (id, r)));
+            owner_at.push(owner_ids.len());
+        }
+        ix.unresolved_owners = unresolved;
+        owner_ids.shrink_to_fit();
+        ix.owner_at = owner_at;
+        ix.owner_ids = owner_ids;
+        // Order inside each list matters (outputs are sorted); the map's own order does not.
+        #[allow(clippy::iter_over_hash_type)]
+        for v in ix.children.values_mut() {
+            v.sort_unstable();
+            v.dedup();
+            v.shrink_to_fit();
+        }
+        ix
+    }
+
+    pub fn bundle(&self) -> &Bundle {
+        &self.bundle
+    }
+
+    pub fn len(&self) -> usize {
+        self.bundle.objects().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn object(&self, id: ObjId) -> &RawObject {
+        &self.bundle.objects()[id]
+    }
+
+    /// Parse one object.
+    pub fn value(&self, id: ObjId) -> serde_json::Value {
+        self.bundle.value(self.object(id))
+    }
+
+    /// Deserialize one object into a typed partial view.
+    pub fn typed<'a, T: Deserialize<'a>>(&'a self, id: ObjId) -> Option<T> {
+        self.bundle.typed(self.object(id))
+    }
+
+    /// Look an object up by identity.
+    pub fn get(
+        &self,
+        group: &str,
+        kind: &str,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Option<ObjId> {
+        self.by_key
+            .get(key_hash(group, kind, namespace, name))
+            .filter(|&id| {
+                let o = self.object(id);
+                o.name == name
+                    && o.kind == kind
+                    && o.namespace.as_deref() == namespace
+                    && o.group() == group
+            })
+            .last()
+    }
+
+    /// Look an object up by kind (any API group), namespace and name.
+    pub fn find(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
+        self.named(kind, name)
+            .into_iter()
+            .find(|&id| self.object(id).namespace.as_deref() == namespace)
+    }
+
+    /// Every object of a kind with a name, in any namespace (sorted by position).
+    pub fn named(&self, kind: &str, name: &str) -> Vec<ObjId> {
+        self.by_kind_name
+            .get(kind_name_hash(kind, name))
+            .filter(|&id| self.object(id).name == name && self.object(id).kind == kind)
+            .collect()
+    }
+
+    /// The object with this uid (the last one, should several claim it).
+    pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
+        self.by_uid
+            .get(uid_hash(uid))
+            .filter(|&id| self.object(id).uid.as_deref() == Some(uid))
+            .last()
+    }
+
+    /// Every object of a kind, in bundle order.
+    pub fn of_kind(&self, kind: &str) -> &[ObjId] {
+        self.by_kind.get(kind).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every kind present, sorted.
+    pub fn kinds(&self) -> Vec<&str> {
+        let mut k: Vec<&str> = self.by_kind.keys().map(String::as_str).collect();
+        k.sort_unstable();
+        k
+    }
+
+    /// The ownerReferences of an object that name no object of the bundle.
+    pub fn unresolved_owner_refs(&self, id: ObjId) -> impl Iterator<Item = &OwnerRef> {
+        let from = self.unresolved_owners.partition_point(|(i, _)| *i < id);
+        self.unresolved_owners[from..]
+            .iter()
+            .take_while(move |(i, _)| *i == id)
+            .map(|(_, r)| r)
+    }
+
+    /// Whether the object's typed reading failed and it was read leniently ([`lenient`]).
+    pub fn repaired(&self, id: ObjId) -> bool {
+        self.repaired.binary_search(&id).is_ok()
+    }
+
+    /// Whether an object has any ownerReferences, found in the bundle or not.
+    pub fn has_owner_refs(&self, id: ObjId) -> bool {
+        !self.owner_slice(id).is_empty() || self.unresolved_owner_refs(id).next().is_some()
+    }
+
+    pub fn created(&self, id: ObjId) -> Option<i64> {
+        self.created[id]
+    }
+
+    /// The objects an object's ownerReferences point at, controller first.
+    pub fn owners(&self, id: ObjId) -> Vec<ObjId> {
+        self.owner_slice(id).to_vec()
+    }
+
+    fn owner_slice(&self, id: ObjId) -> &[ObjId] {
+        &self.owner_ids[self.owner_at[id]..self.owner_at[id + 1]]
+    }
+
+    /// [`Index::owners`] looked up from the ownerReferences (once, when the index is built),
+    /// and the references that name no object of the bundle.
+    fn resolve_owners(&self, id: ObjId, mut refs: Vec<OwnerRef>) -> (Vec<ObjId>, Vec<OwnerRef>) {
+        refs.sort_by_key(|r| !r.controller.unwrap_or(false));
+        let namespace = self.object(id).namespace.as_deref();
+        let (mut found, mut missing) = (Vec::new(), Vec::new());
+        for r in refs {
+            let owner = (!r.uid.is_empty())
+                .then(|| self.by_uid(&r.uid))
+                .flatten()
+                .or_else(|| self.get(group_of(&r.api_version), &r.kind, namespace, &r.name));
+            match owner {
+                Some(o) => found.push(o),
+                None => missing.push(r),
+            }
+        }
+        (found, missing)
+    }
+
+    /// The owner chain from an object to its top owner (controller owners first, no cycles).
+    pub fn owner_chain(&self, id: ObjId) -> Vec<ObjId> {
+        let mut chain = Vec::new();
+        let mut cur = id;
+        while let Some(&next) = self.owner_slice(cur).first() {
+            if next == id || chain.contains(&next) || chain.len() > 16 {
+                break;
+            }
+            chain.push(next);
+            cur = next;
+        }
+        chain
+    }
+
+    /// Objects whose ownerReferences name this object.
+    pub fn children(&self, id: ObjId) -> &[ObjId] {
+        self.children.get(&id).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every pod below an object in the ownership tree (sorted by namespace and name).
+    pub fn descendant_pods(&self, id: ObjId) -> Vec<ObjId> {
+        let mut out = Vec::new();
+        let mut stack = vec![id];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(cur) = stack.pop() {
+            if !seen.insert(cur) || seen.len() > 100_000 {
+                continue;
+            }
+            for &c in self.children(cur) {
+                if self.object(c).kind == "Pod" {
+                    out.push(c);
+                }
+                stack.push(c);
+            }
+        }
+        out.sort_by(|a, b| {
+            let (a, b) = (self.object(*a), self.object(*b));
+            (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+        });
+        out.dedup();
+        out
+    }
+
+    /// Events about an object: by uid, and by kind/namespace/name for events that lack a uid or
+    /// name an earlier incarnation. Sorted oldest first.
+    pub fn events_for(&self, id: ObjId) -> Vec<ObjId> {
+        let o = self.object(id);
+        let ev = |e: ObjId| self.event(e).unwrap_or_default();
+        let mut ids: Vec<ObjId> = match o.uid.as_deref() {
+            Some(u) => self
+                .events_by_uid
+                .get(uid_hash(u))
+                .filter(|&e| ev(e).involved_uid.as_deref() == Some(u))
+                .collect(),
+            None => Vec::new(),
+        };
+        for e in self
+            .events_by_ref
+            .get(ref_hash(&o.kind, o.namespace.as_deref(), &o.name))
+        {
+            let i = ev(e);
+            let same = i.involved_name == o.name
+                && i.involved_kind == o.kind
+                && i.involved_namespace == o.namespace;
+            // Same name but another uid is a previous object of that name: not this one.
+            let other_uid = matches!((&i.involved_uid, &o.uid), (Some(a), Some(b)) if a != b);
+            if same && !other_uid {
+                ids.push(e);
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        ids.sort_by_key(|&e| (self.event_time(e), e));
+        ids
+    }
+
+    /// An event, normalized (read from its JSON on each call).
+    pub fn event(&self, id: ObjId) -> Option<EventInfo> {
+        self.events.binary_search_by_key(&id, |e| e.0).ok()?;
+        Some(event_info(self.typed::<EventIdx>(id).unwrap_or_default()))
+    }
+
+    /// Epoch seconds of an event's newest occurrence.
+    pub fn event_time(&self, id: ObjId) -> Option<i64> {
+        let i = self.events.binary_search_by_key(&id, |e| e.0).ok()?;
+        self.events[i].1
+    }
+
+    pub fn nodes(&self) -> &BTreeMap<String, NodeInfo> {
+        &self.nodes
+    }
+
+    pub fn pod(&self, id: ObjId) -> Option<&PodInfo> {
+        self.pods
+            .binary_search_by_key(&id, |p| p.0)
+            .ok()
+            .map(|i| &self.pods[i].1)
+    }
+
+    /// Sum of effective requests of non-terminal pods bound to a node.
+    pub fn requested_on(&self, node: &str) -> Option<&BTreeMap<String, f64>> {
+        self.requested_by_node.get(node)
+    }
+
+    /// Pods naming a gang group (`namespace`, group name).
+    pub fn pods_in_group(&self, namespace: &str, group: &str) -> &[ObjId] {
+        self.pods_by_group
+            .get(&(namespace.to_string(), group.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Pods whose `app` or `app.kubernetes.io/name` label value satisfies `wanted`, in bundle
+    /// order.
+    pub fn pods_with_app(&self, wanted: impl Fn(&str) -> bool) -> Vec<ObjId> {
+        // Sorted below, so the map's iteration order does not leak into results.
+        #[allow(clippy::iter_over_hash_type)]
+        let mut ids: Vec<ObjId> = self
+            .pods_by_app
+            .iter()
+            .filter(|(k, _)| wanted(k))
+            .flat_map(|(_, v)| v.iter().copied())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    pub fn workloads_for_job_uid(&self, uid: &str) -> &[ObjId] {
+        self.workloads_by_job_uid
+            .get(uid)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Pods of a namespace labelled `nvidia.com/dynamo-graph-deployment-name=<dgd>`, in bundle
+    /// order.
+    pub fn pods_of_dgd(&self, namespace: Option<&str>, dgd: &str) -> &[ObjId] {
+        self.pods_by_dgd
+            .get(&(namespace.unwrap_or("").to_string(), dgd.to_string()))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Newest timestamp in the bundle (creation times and event times), epoch seconds.
+    pub fn newest_timestamp(&self) -> Option<i64> {
+        self.newest
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// A memoized result is kept under its type and name: one name used for two types gives
+    /// two results (not one computed again on every call, nor the wrong type), each computed
+    /// once.
+    #[test]
+    fn memoized_results_are_kept_by_type_and_name() {
+        let ix = Index::new(
+            Bundle::parse(
+                r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml"}}"#,
+            )
+            .expect("parses"),
+        );
+        let calls = AtomicUsize::new(0);
+        let count = || calls.fetch_add(1, Ordering::SeqCst);
+        for _ in 0..3 {
+            assert_eq!(
+                *ix.once("shared", || {
+                    count();
+                    7u32
+                }),
+                7
+            );
+            assert_eq!(
+                *ix.once("shared", || {
+                    count();
+                    "seven".to_string()
+                }),
+                "seven"
+            );
+            assert_eq!(
+                *ix.once_for("shared", 0, || {
+                    count();
+                    8u32
+                }),
+                8
+            );
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 3, "each computed once");
+    }
+}
