@@ -328,3 +328,24 @@ fn scan_of_one_namespace_is_the_whole_scan_filtered() {
     }
     assert!(compared > 40, "{compared} namespaces compared");
 }
+
+/// fake-gpu-operator's pool label is read from its topology (`nodePoolLabelKey`) once, and
+/// every fact about the operator uses that key: the pool facts and the install facts agree.
+#[test]
+fn fake_gpu_facts_share_the_configured_pool_label() {
+    let text = r#"{"apiVersion":"v1","kind":"List","items":[
+      {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"topology","namespace":"gpu-operator"},
+       "data":{"topology.yml":"nodePoolLabelKey: example.com/gpu-pool\nnodePools:\n  a100:\n    gpuCount: 4\n"}},
+      {"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"example.com/gpu-pool":"a100"}},
+       "status":{"allocatable":{"nvidia.com/gpu":"4"},"capacity":{"nvidia.com/gpu":"4"}}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml","uid":"u1"},
+       "spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"nvidia.com/gpu":"1"}}}]},
+       "status":{"phase":"Pending"}}]}"#;
+    let ix = Index::new(Bundle::parse(text).unwrap());
+    let id = layer_core::target::resolve(&ix, &TargetSpec::parse("pod/p", Some("ml"))).unwrap();
+    let view = layer_core::view::build(&ix, id, None).value;
+    assert_eq!(view["facts"]["fakeGpu"]["poolLabelKey"], "example.com/gpu-pool");
+    let install = &view["facts"]["device"]["fakeGpuInstall"];
+    assert_eq!(install["poolLabelKey"], "example.com/gpu-pool", "{install}");
+    assert_eq!(install["poolNodes"], serde_json::json!(["n1"]), "{install}");
+}

@@ -398,6 +398,17 @@ pub fn group(
     })
 }
 
+/// The node label fake-gpu-operator reads a node's pool from, unless its topology names
+/// another (`nodePoolLabelKey`). The live reader looks for it too, to know whether to read the
+/// operator's ConfigMaps at all.
+pub const FAKE_GPU_POOL_LABEL: &str = "run.ai/simulated-gpu-node-pool";
+
+/// [`fake_gpu`], computed once per index: the view's `fakeGpu` fact and the install facts read
+/// the same state.
+pub fn fake_gpu_state(ix: &Index) -> std::sync::Arc<(Value, Option<ObjId>, Vec<ObjId>)> {
+    ix.once("facts.fakeGpu", || fake_gpu(ix))
+}
+
 /// fake-gpu-operator: the pools the Helm values configure (ConfigMap `topology`, key
 /// `topology.yml`) against what each pool node advertises and what its per-node ConfigMap
 /// `topology-<node>` lists. Returns `{namespace, configMap, poolLabelKey, pools: [{name,
@@ -421,7 +432,7 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
         .unwrap_or(Value::Null);
     let label_key = topo["nodePoolLabelKey"]
         .as_str()
-        .unwrap_or("run.ai/simulated-gpu-node-pool")
+        .unwrap_or(FAKE_GPU_POOL_LABEL)
         .to_string();
     let mut pools = BTreeMap::new();
     if let Some(ps) = topo["nodePools"].as_object() {

@@ -532,7 +532,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     }
 
     // fake-gpu-operator topology.
-    let fake = ix.once("facts.fakeGpu", || facts::fake_gpu(ix));
+    let fake = facts::fake_gpu_state(ix);
     let (fake_fact, topo_cm, node_cms) = (&fake.0, fake.1, &fake.2);
     if let Some(id) = topo_cm {
         b.set_one("fakeGpuTopology", id);
@@ -598,13 +598,14 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         pods.iter()
             .take(64)
             .map(|&p| {
-                let v = b.value(p);
                 let o = ix.object(p);
+                // The index decoded every pod's status and node once; nothing is read again.
+                let info = ix.pod(p);
                 PodSummary {
                     namespace: o.namespace.clone().unwrap_or_default(),
                     name: o.name.clone(),
-                    status: facts::pod_status(&v).0,
-                    node: str_at(&v, "/spec/nodeName").map(str::to_string),
+                    status: info.map_or_else(|| "Unknown".into(), |i| i.status.clone()),
+                    node: info.and_then(|i| i.node.clone()),
                 }
             })
             .collect()
@@ -762,13 +763,12 @@ fn group_of_pods(
     let rows: Vec<(String, String, bool, Option<String>)> = members
         .iter()
         .map(|&m| {
-            let v = b.value(m);
-            let (status, settled) = facts::pod_status(&v);
+            let info = b.ix.pod(m);
             (
                 b.ix.object(m).name.clone(),
-                status,
-                settled,
-                str_at(&v, "/spec/nodeName").map(str::to_string),
+                info.map_or_else(|| "Unknown".into(), |i| i.status.clone()),
+                info.is_some_and(|i| i.settled),
+                info.and_then(|i| i.node.clone()),
             )
         })
         .collect();
@@ -934,7 +934,10 @@ fn link_dra(b: &mut Builder, pv: &Value) {
         let by_node = ix.once("view.slicesByNode", || {
             let mut m: std::collections::HashMap<String, Vec<ObjId>> = Default::default();
             for &s in ix.of_kind("ResourceSlice") {
-                if let Some(n) = ix.typed::<SliceNode>(s).and_then(|x| x.spec.node_name) {
+                let node = ix
+                    .typed::<crate::index::SliceIdx>(s)
+                    .and_then(|x| x.spec.node_name);
+                if let Some(serde_json::Value::String(n)) = node {
                     m.entry(n).or_default().push(s);
                 }
             }
@@ -946,18 +949,6 @@ fn link_dra(b: &mut Builder, pv: &Value) {
             .unwrap_or_default();
         b.set_many("resourceSlices", &slices);
     }
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct SliceNode {
-    spec: SliceSpec,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct SliceSpec {
-    node_name: Option<String>,
 }
 
 /// The DynamoGraphDeployment or InferencePool that selects the pod.
@@ -1227,7 +1218,9 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
         (format!("{ready}/{want} ready"), ready >= want)
     };
     match (t.group(), t.kind.as_str()) {
-        ("", "Pod") => facts::pod_status(v),
+        ("", "Pod") => ix
+            .pod(target)
+            .map_or_else(|| facts::pod_status(v), |i| (i.status.clone(), i.settled)),
         // Jobs and JobSets: finished, failed, held (suspended), or as their pods are.
         ("batch", "Job") | ("jobset.x-k8s.io", "JobSet") => {
             let done = if t.kind == "Job" {

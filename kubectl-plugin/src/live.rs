@@ -744,11 +744,10 @@ impl Cluster {
             }
         }
         // fake-gpu-operator keeps its topology in ConfigMaps next to it.
-        if ix
-            .nodes()
-            .values()
-            .any(|n| n.labels.contains_key("run.ai/simulated-gpu-node-pool"))
-        {
+        if ix.nodes().values().any(|n| {
+            n.labels
+                .contains_key(layer_core::facts::FAKE_GPU_POOL_LABEL)
+        }) {
             reads.push(
                 Read::list(&core("ConfigMap", "configmaps"), None)
                     .with("fieldSelector", "metadata.name=topology"),

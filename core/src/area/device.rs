@@ -586,7 +586,11 @@ fn plugin_pods(ctx: &Ctx) -> Value {
 /// the nodes labelled for a pool, the operator's pods and its Helm release records.
 fn fake_gpu_install(ctx: &Ctx) -> Value {
     let ix = ctx.ix;
-    let label_key = "run.ai/simulated-gpu-node-pool";
+    // The key the operator's topology configures, as the fakeGpu fact read it.
+    let fake = crate::facts::fake_gpu_state(ix);
+    let label_key = fake.0["poolLabelKey"]
+        .as_str()
+        .unwrap_or(crate::facts::FAKE_GPU_POOL_LABEL);
     let pool_nodes: Vec<&String> = ix
         .nodes()
         .values()
@@ -676,7 +680,7 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
             if ix.object(s).group() != "resource.k8s.io" {
                 continue;
             }
-            let Some(spec) = ix.typed::<SliceHead>(s).map(|x| x.spec) else {
+            let Some(spec) = ix.typed::<crate::index::SliceIdx>(s).map(|x| x.spec) else {
                 continue;
             };
             let Some(d) = spec.driver.as_ref().and_then(Value::as_str) else {
@@ -853,20 +857,6 @@ fn driver_row(d: &str, count: u64, nodes: &BTreeSet<String>, workers: &[String])
     };
     json!({"name": d, "slices": count, "nodes": nodes.iter().collect::<Vec<_>>(),
            "missingOn": missing_on, "coverage": coverage})
-}
-
-/// A ResourceSlice read partially (the fields stay JSON so that odd shapes read as before).
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct SliceHead {
-    spec: SliceSpec,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct SliceSpec {
-    driver: Option<Value>,
-    node_name: Option<Value>,
 }
 
 /// What the nodes advertise of each device resource (names with a `/`), whatever the view's

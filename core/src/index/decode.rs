@@ -614,3 +614,20 @@ pub(super) fn event_info(e: EventIdx) -> EventInfo {
         involved_uid: owned(involved.uid).filter(|u| !u.is_empty()),
     }
 }
+
+/// The part of a ResourceSlice the views read: its driver and node, kept as JSON so that an odd
+/// shape (a number where a name belongs) reads as absent rather than failing the slice. The
+/// one decoder of slices: DRA coverage (device facts) and the bound node's slices (view) both
+/// read through it.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+pub(crate) struct SliceIdx {
+    pub spec: SliceSpecIdx,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct SliceSpecIdx {
+    pub driver: Option<serde_json::Value>,
+    pub node_name: Option<serde_json::Value>,
+}

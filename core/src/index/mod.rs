@@ -16,7 +16,7 @@ mod memo;
 mod nodes;
 
 use decode::{Decoded, EventIdx, Extra, event_info};
-pub(crate) use decode::{PodIdx, lenient};
+pub(crate) use decode::{PodIdx, SliceIdx, lenient};
 use memo::Memo;
 pub use nodes::{NodeInfo, NodeTables, ResourceRow, ResourceTable, Taint, tolerates, untolerated};
 
