@@ -344,7 +344,10 @@ fn fake_gpu_facts_share_the_configured_pool_label() {
     let ix = Index::new(Bundle::parse(text).unwrap());
     let id = layer_core::target::resolve(&ix, &TargetSpec::parse("pod/p", Some("ml"))).unwrap();
     let view = layer_core::view::build(&ix, id, None).value;
-    assert_eq!(view["facts"]["fakeGpu"]["poolLabelKey"], "example.com/gpu-pool");
+    assert_eq!(
+        view["facts"]["fakeGpu"]["poolLabelKey"],
+        "example.com/gpu-pool"
+    );
     let install = &view["facts"]["device"]["fakeGpuInstall"];
     assert_eq!(install["poolLabelKey"], "example.com/gpu-pool", "{install}");
     assert_eq!(install["poolNodes"], serde_json::json!(["n1"]), "{install}");

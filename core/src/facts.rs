@@ -231,7 +231,7 @@ impl<'v> Eligibility<'v> {
     }
 
     /// The node carries every label the nodeSelector asks for.
-    fn selects(&self, node: &NodeInfo) -> bool {
+    pub fn selects(&self, node: &NodeInfo) -> bool {
         self.selector.as_ref().is_none_or(|sel| {
             sel.iter()
                 .all(|(k, v)| node.labels.get(*k).map(String::as_str) == *v)
@@ -396,6 +396,40 @@ pub fn group(
         "missing": expected.map(|e| e.saturating_sub(members.len() as u64)),
         "members": members.iter().take(64).map(|m| json!({"name": m.0, "status": m.1, "ready": m.2, "node": m.3})).collect::<Vec<_>>(),
     })
+}
+
+/// The node labels a pod requires, in the order its spec gives them: each `nodeSelector` entry
+/// (one value) and each `In` expression of its required node affinity (the values it allows).
+/// Values that are not strings are left out. The one reading of a pod's label requirements:
+/// the placement and device facts both build on it.
+pub fn required_node_labels(pod: &Value) -> Vec<(String, Vec<String>)> {
+    let mut wanted = Vec::new();
+    if let Some(sel) = pod.pointer("/spec/nodeSelector").and_then(Value::as_object) {
+        for (k, v) in sel {
+            if let Some(v) = v.as_str() {
+                wanted.push((k.clone(), vec![v.to_string()]));
+            }
+        }
+    }
+    let terms = pod
+        .pointer("/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
+        .and_then(Value::as_array);
+    for t in terms.into_iter().flatten() {
+        for e in t["matchExpressions"].as_array().into_iter().flatten() {
+            if e["operator"] != "In" {
+                continue;
+            }
+            let Some(k) = e["key"].as_str() else { continue };
+            let vals = e["values"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect();
+            wanted.push((k.to_string(), vals));
+        }
+    }
+    wanted
 }
 
 /// The node label fake-gpu-operator reads a node's pool from, unless its topology names
@@ -566,6 +600,27 @@ pub(crate) fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn required_node_labels_read_the_selector_and_required_affinity() {
+        let pod = json!({"spec": {
+            "nodeSelector": {"nvidia.com/gpu.product": "A100", "bad": 3},
+            "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [
+                    {"key": "zone", "operator": "In", "values": ["a", "b", 7]},
+                    {"key": "pool", "operator": "NotIn", "values": ["x"]}]}]}}}}});
+        assert_eq!(
+            required_node_labels(&pod),
+            vec![
+                (
+                    "nvidia.com/gpu.product".to_string(),
+                    vec!["A100".to_string()]
+                ),
+                ("zone".to_string(), vec!["a".to_string(), "b".to_string()]),
+            ]
+        );
+        assert!(required_node_labels(&json!({})).is_empty());
+    }
 
     /// Nodes sharing their taints share one set; a pod's tolerations are judged per set and
     /// give the same answer per node as testing the node itself.

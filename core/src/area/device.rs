@@ -273,31 +273,8 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
 /// GPU feature-discovery labels the pod selects on, against what the nodes carry.
 fn selector(tables: &NodeTables, pv: &Value) -> Value {
     let mut wants: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    if let Some(sel) = pv.pointer("/spec/nodeSelector").and_then(Value::as_object) {
-        for (k, v) in sel {
-            if let Some(v) = v.as_str() {
-                wants.entry(k.clone()).or_default().insert(v.to_string());
-            }
-        }
-    }
-    let terms = pv
-        .pointer("/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
-        .and_then(Value::as_array);
-    for t in terms.into_iter().flatten() {
-        for e in t["matchExpressions"].as_array().into_iter().flatten() {
-            if e["operator"] != "In" {
-                continue;
-            }
-            let Some(k) = e["key"].as_str() else { continue };
-            for v in e["values"].as_array().into_iter().flatten() {
-                if let Some(v) = v.as_str() {
-                    wants
-                        .entry(k.to_string())
-                        .or_default()
-                        .insert(v.to_string());
-                }
-            }
-        }
+    for (key, vals) in crate::facts::required_node_labels(pv) {
+        wants.entry(key).or_default().extend(vals);
     }
     let mut out = Vec::new();
     for (key, vals) in wants {

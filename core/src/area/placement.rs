@@ -76,16 +76,12 @@ pub fn facts(ctx: &Ctx) -> Value {
         .unwrap_or_default();
     // A node the pod could use but for taints or a cordon: it advertises every extended resource
     // the pod asks for and matches its nodeSelector.
-    let node_selector = pv.pointer("/spec/nodeSelector").and_then(Value::as_object);
+    let eligibility = crate::facts::Eligibility::of(pv);
     let advertises = |n: &NodeInfo| {
         let has = extended
             .iter()
             .all(|r| n.allocatable.get(r).copied().unwrap_or(0.0) > 0.0);
-        let selected = node_selector.is_none_or(|sel| {
-            sel.iter()
-                .all(|(k, v)| n.labels.get(k).map(String::as_str) == v.as_str())
-        });
-        has && selected
+        has && eligibility.selects(n)
     };
     // Which nodes' taints and cordons keep the pod off matters only until it is bound; these
     // lists hold every such node, so a bound pod's view (most of a scan's) skips them.
@@ -280,38 +276,13 @@ fn taints(
 }
 
 fn selector(tables: &NodeTables, pv: &Value) -> Value {
-    // (key, operator, values)
-    let mut wanted: Vec<(String, String, Vec<String>)> = Vec::new();
-    if let Some(sel) = pv.pointer("/spec/nodeSelector").and_then(Value::as_object) {
-        for (k, v) in sel {
-            wanted.push((
-                k.clone(),
-                "In".into(),
-                vec![v.as_str().unwrap_or("").to_string()],
-            ));
-        }
-    }
-    for term in arr(
-        pv,
-        "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms",
-    ) {
-        for e in arr(term, "/matchExpressions") {
-            let op = e["operator"].as_str().unwrap_or("");
-            if op != "In" {
-                continue;
-            }
-            let vals: Vec<String> = arr(e, "/values")
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect();
-            wanted.push((e["key"].as_str().unwrap_or("").to_string(), op.into(), vals));
-        }
-    }
+    let wanted = crate::facts::required_node_labels(pv);
     let mut terms = Vec::new();
     let mut unmatched = Vec::new();
     let mut unmatched_keys = Vec::new();
     let mut unmatched_gfd: Vec<String> = Vec::new();
     let mut other_all: Vec<String> = Vec::new();
-    for (key, op, vals) in wanted {
+    for (key, vals) in wanted {
         let nodes: Vec<&String> = tables
             .with_label_in(&key, &vals)
             .into_iter()
@@ -343,7 +314,7 @@ fn selector(tables: &NodeTables, pv: &Value) -> Value {
                 }
             }
         }
-        terms.push(json!({"key": key, "operator": op, "values": vals, "nodes": nodes, "otherValues": other}));
+        terms.push(json!({"key": key, "operator": "In", "values": vals, "nodes": nodes, "otherValues": other}));
     }
     json!({"terms": terms, "unmatched": unmatched, "unmatchedKeys": unmatched_keys, "otherValues": other_all, "unmatchedGfd": unmatched_gfd})
 }
