@@ -1,6 +1,6 @@
 //! Small readers over `serde_json::Value` that the view and the area facts share.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A JSON object of these fields, the values moved in. `json!` would serialize each value
 /// again, which costs on facts that hold lists as long as the cluster.
@@ -41,4 +41,50 @@ pub fn request_device_classes(req: &Value) -> Vec<&str> {
         names.extend(alt["deviceClassName"].as_str());
     }
     names
+}
+
+/// A piece of work's label selector: `spec.selector.matchLabels`, or, where the kind allows it
+/// (an InferencePool of v1alpha2), `spec.selector` as a plain map. None when it is empty: an
+/// empty selector selects nothing here, never everything.
+pub fn match_labels(v: &Value, plain_map_too: bool) -> Option<&Map<String, Value>> {
+    v.pointer("/spec/selector/matchLabels")
+        .or_else(|| plain_map_too.then(|| v.pointer("/spec/selector")).flatten())
+        .and_then(Value::as_object)
+        .filter(|s| !s.is_empty())
+}
+
+/// Whether an object's labels carry every `key: value` of a selector.
+pub fn selects(selector: &Map<String, Value>, labels: Option<&Map<String, Value>>) -> bool {
+    selector
+        .iter()
+        .all(|(k, want)| labels.and_then(|l| l.get(k)) == Some(want))
+}
+
+/// An object's labels.
+pub fn labels(v: &Value) -> Option<&Map<String, Value>> {
+    v.pointer("/metadata/labels").and_then(Value::as_object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn selectors_read_both_shapes_and_an_empty_one_selects_nothing() {
+        let v1 = json!({"spec": {"selector": {"matchLabels": {"app": "vllm"}}}});
+        let v1alpha2 = json!({"spec": {"selector": {"app": "vllm"}}});
+        let empty = json!({"spec": {"selector": {"matchLabels": {}}}});
+        let pod = json!({"metadata": {"labels": {"app": "vllm", "tier": "gpu"}}});
+        let other = json!({"metadata": {"labels": {"app": "web"}}});
+        for v in [&v1, &v1alpha2] {
+            let sel = match_labels(v, true).expect("a selector");
+            assert!(selects(sel, labels(&pod)));
+            assert!(!selects(sel, labels(&other)));
+            assert!(!selects(sel, None));
+        }
+        // A Deployment's selector is never a plain map.
+        assert!(match_labels(&v1alpha2, false).is_none());
+        assert!(match_labels(&empty, true).is_none());
+    }
 }

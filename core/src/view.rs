@@ -961,7 +961,7 @@ fn link_serving(b: &mut Builder, pv: &Value) {
         b.set_one("dynamoGraphDeployment", id);
         b.event_sources.push(id);
     }
-    let labels = pv.pointer("/metadata/labels").and_then(Value::as_object);
+    let labels = crate::json::labels(pv);
     for &id in ix.of_kind("InferencePool") {
         if ix.object(id).namespace.as_deref() != ns
             || !group_of(&ix.object(id).api_version).starts_with("inference.networking")
@@ -970,16 +970,7 @@ fn link_serving(b: &mut Builder, pv: &Value) {
         }
         let v = b.value(id);
         // v1: selector.matchLabels; v1alpha2: selector is a plain map.
-        let sel = v
-            .pointer("/spec/selector/matchLabels")
-            .or_else(|| v.pointer("/spec/selector"))
-            .and_then(Value::as_object);
-        let selects = sel.is_some_and(|s| {
-            !s.is_empty()
-                && s.iter()
-                    .all(|(k, want)| labels.and_then(|l| l.get(k)) == Some(want))
-        });
-        if selects {
+        if crate::json::match_labels(&v, true).is_some_and(|s| crate::json::selects(s, labels)) {
             b.set_one("inferencePool", id);
             b.event_sources.push(id);
             break;
@@ -1104,22 +1095,13 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             .collect(),
         None => {
             let v = ix.value(target);
-            let sel = v.pointer("/spec/selector/matchLabels").or_else(|| {
-                if t.kind == "InferencePool" {
-                    v.pointer("/spec/selector")
-                } else {
-                    None
-                }
-            });
-            let Some(sel) = sel.and_then(Value::as_object).filter(|s| !s.is_empty()) else {
+            let Some(sel) = crate::json::match_labels(&v, t.kind == "InferencePool") else {
                 return Vec::new();
             };
             candidates
                 .iter()
                 .copied()
-                .filter(|&p| {
-                    labels_of(p).is_some_and(|l| sel.iter().all(|(k, want)| l.get(k) == Some(want)))
-                })
+                .filter(|&p| labels_of(p).is_some_and(|l| crate::json::selects(sel, l.as_object())))
                 .collect()
         }
     };

@@ -398,22 +398,16 @@ fn pool_fact(ix: &Index, pool: ObjId) -> Value {
         };
         json!({"name": name, "kind": kind, "port": port, "serviceFound": found})
     });
-    let sel = v
-        .pointer("/spec/selector/matchLabels")
-        .or_else(|| v.pointer("/spec/selector"))
-        .and_then(Value::as_object);
     let mut pods = 0;
     let mut ready_pods = 0;
     let mut not_ready = Vec::new();
-    if let Some(sel) = sel.filter(|s| !s.is_empty()) {
+    if let Some(sel) = crate::json::match_labels(&v, true) {
         for &p in ix.of_kind("Pod") {
             if ix.object(p).namespace != o.namespace || ix.pod(p).is_some_and(|i| i.terminal()) {
                 continue;
             }
             let pv = ix.value(p);
-            if sel.iter().all(|(k, want)| {
-                pv.pointer("/metadata/labels").and_then(|l| l.get(k)) == Some(want)
-            }) {
+            if crate::json::selects(sel, crate::json::labels(&pv)) {
                 pods += 1;
                 if ready(&pv) {
                     ready_pods += 1;
