@@ -43,6 +43,24 @@ pub fn request_device_classes(req: &Value) -> Vec<&str> {
     names
 }
 
+/// The ResourceClaim a pod's `spec.resourceClaims` entry stands for: its `resourceClaimName`,
+/// or for a claim made from a template, the name the pod's `status.resourceClaimStatuses`
+/// records for that entry (none until the claim is generated).
+pub fn claim_name(pod: &Value, entry: &Value) -> Option<String> {
+    entry["resourceClaimName"]
+        .as_str()
+        .map(str::to_string)
+        .or_else(|| {
+            let name = entry["name"].as_str().unwrap_or("");
+            pod.pointer("/status/resourceClaimStatuses")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find(|s| s["name"] == name)
+                .and_then(|s| s["resourceClaimName"].as_str().map(str::to_string))
+        })
+}
+
 /// A piece of work's label selector: `spec.selector.matchLabels`, or, where the kind allows it
 /// (an InferencePool of v1alpha2), `spec.selector` as a plain map. None when it is empty: an
 /// empty selector selects nothing here, never everything.
@@ -86,5 +104,21 @@ mod tests {
         // A Deployment's selector is never a plain map.
         assert!(match_labels(&v1alpha2, false).is_none());
         assert!(match_labels(&empty, true).is_none());
+    }
+
+    #[test]
+    fn a_claim_is_named_by_the_pod_or_by_its_status_once_generated() {
+        let pod = json!({
+            "spec": {"resourceClaims": [
+                {"name": "gpu", "resourceClaimName": "shared-gpu"},
+                {"name": "tmpl", "resourceClaimTemplateName": "one-gpu"},
+                {"name": "later", "resourceClaimTemplateName": "one-gpu"}]},
+            "status": {"resourceClaimStatuses": [{"name": "tmpl", "resourceClaimName": "p-tmpl-x7"}]}});
+        let entries = pod["spec"]["resourceClaims"].as_array().expect("entries");
+        let names: Vec<Option<String>> = entries.iter().map(|e| claim_name(&pod, e)).collect();
+        assert_eq!(
+            names,
+            [Some("shared-gpu".into()), Some("p-tmpl-x7".into()), None]
+        );
     }
 }

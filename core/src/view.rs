@@ -889,16 +889,7 @@ fn link_dra(b: &mut Builder, pv: &Value) {
         .into_iter()
         .flatten()
     {
-        let entry = rc["name"].as_str().unwrap_or("");
-        let name = rc["resourceClaimName"]
-            .as_str()
-            .map(str::to_string)
-            .or_else(|| {
-                pv.pointer("/status/resourceClaimStatuses")
-                    .and_then(Value::as_array)
-                    .and_then(|s| s.iter().find(|x| x["name"] == entry))
-                    .and_then(|x| x["resourceClaimName"].as_str().map(str::to_string))
-            });
+        let name = crate::json::claim_name(pv, rc);
         // A claim from a template that is not generated yet has no name: a rule reads that from
         // the pod's status.
         if let Some(n) = name {

@@ -647,9 +647,6 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
     };
     let ns = pv.pointer("/metadata/namespace").and_then(Value::as_str);
     let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
-    let statuses = pv
-        .pointer("/status/resourceClaimStatuses")
-        .and_then(Value::as_array);
     // Slices per driver: how many, on which nodes (the same for every view: read once).
     let drivers = ix.once("device.sliceDrivers", || {
         let mut drivers: BTreeMap<String, (u64, BTreeSet<String>)> = BTreeMap::new();
@@ -714,16 +711,7 @@ fn dra(ctx: &Ctx, pv: &Value) -> Value {
     for e in entries {
         let entry = e["name"].as_str().unwrap_or("");
         let template = e["resourceClaimTemplateName"].as_str();
-        let claim_name = e["resourceClaimName"]
-            .as_str()
-            .map(str::to_string)
-            .or_else(|| {
-                statuses
-                    .into_iter()
-                    .flatten()
-                    .find(|s| s["name"] == entry)
-                    .and_then(|s| s["resourceClaimName"].as_str().map(str::to_string))
-            });
+        let claim_name = crate::json::claim_name(pv, e);
         let template_exists = template.map(|t| ix.find("ResourceClaimTemplate", ns, t).is_some());
         let claim_id = claim_name
             .as_deref()
