@@ -271,22 +271,10 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         {
             b.set_one("jobSet", id);
             let spec = b.value(id);
-            let expected: u64 = spec
-                .pointer("/spec/replicatedJobs")
-                .and_then(Value::as_array)
-                .map(|rjs| {
-                    rjs.iter()
-                        .map(|rj| {
-                            let reps = rj["replicas"].as_u64().unwrap_or(1);
-                            let par = rj
-                                .pointer("/template/spec/parallelism")
-                                .and_then(Value::as_u64)
-                                .unwrap_or(1);
-                            reps * par
-                        })
-                        .sum()
-                })
-                .unwrap_or(0);
+            let expected: u64 = facts::replicated_jobs(&spec)
+                .iter()
+                .map(|rj| rj.replicas * rj.pods_per_job)
+                .sum();
             let members: Vec<ObjId> = ix
                 .descendant_pods(id)
                 .into_iter()
@@ -790,24 +778,10 @@ fn jobset_fact(b: &mut Builder, id: ObjId) -> Value {
             .collect();
     let mut rows = Vec::new();
     let mut expected = 0;
-    for rj in js
-        .pointer("/spec/replicatedJobs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let name = rj["name"].as_str().unwrap_or("");
-        let replicas = rj["replicas"].as_u64().unwrap_or(1);
-        expected += replicas;
-        let present = jobs
-            .iter()
-            .filter(|j| label(j, "jobset.sigs.k8s.io/replicatedjob-name") == Some(name))
-            .count();
-        let per_job = rj
-            .pointer("/template/spec/parallelism")
-            .and_then(Value::as_u64)
-            .unwrap_or(1);
-        rows.push(json!({"name": name, "replicas": replicas, "jobsPresent": present, "podsPerJob": per_job}));
+    for rj in facts::replicated_jobs(&js) {
+        expected += rj.replicas;
+        rows.push(json!({"name": rj.name, "replicas": rj.replicas,
+                         "jobsPresent": rj.present_in(&jobs), "podsPerJob": rj.pods_per_job}));
     }
     let suspended = jobs
         .iter()

@@ -139,27 +139,17 @@ fn jobset(ix: &Index, id: ObjId) -> Value {
         .map(|&c| ix.value(c))
         .collect();
     let mut rows = Vec::new();
-    for rj in v
-        .pointer("/spec/replicatedJobs")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let name = rj["name"].as_str().unwrap_or("");
-        let present = jobs
-            .iter()
-            .filter(|j| label(j, "jobset.sigs.k8s.io/replicatedjob-name") == Some(name))
-            .count();
+    for rj in crate::facts::replicated_jobs(&v) {
+        let name = rj.name;
+        let present = rj.present_in(&jobs);
         let ready = v
             .pointer("/status/replicatedJobsStatus")
             .and_then(Value::as_array)
             .and_then(|s| s.iter().find(|r| r["name"] == name))
             .and_then(|r| r["ready"].as_u64())
             .unwrap_or(0);
-        rows.push(
-            json!({"name": name, "replicas": rj["replicas"].as_u64().unwrap_or(1),
-            "jobsPresent": present, "ready": ready}),
-        );
+        rows.push(json!({"name": name, "replicas": rj.replicas,
+            "jobsPresent": present, "ready": ready}));
     }
     let mut waiting_on = Value::Null;
     let mut not_started = Vec::new();
