@@ -186,6 +186,30 @@ impl Bundle {
         Ok(merged)
     }
 
+    /// Read several inputs (files, pastes) as one bundle, the one reader the CLI and the npm
+    /// package share: each input on its own, so JSON and YAML can be mixed, then merged (later
+    /// copies win under the usual rule). An input with a name is named by its error.
+    pub fn read_all<S: Into<String>>(
+        inputs: impl IntoIterator<Item = (Option<String>, S)>,
+        limits: ReadLimits,
+    ) -> Result<Bundle, BundleError> {
+        let mut merged: Option<Bundle> = None;
+        for (name, text) in inputs {
+            let b = Bundle::parse_with(text, limits).map_err(|error| match name {
+                Some(input) => BundleError::In {
+                    input,
+                    error: Box::new(error),
+                },
+                None => error,
+            })?;
+            match &mut merged {
+                Some(m) => m.merge(b),
+                None => merged = Some(b),
+            }
+        }
+        merged.ok_or(BundleError::Empty)
+    }
+
     /// Add another bundle's objects; its copies win under the usual de-duplication rule.
     pub fn merge(&mut self, other: Bundle) {
         let offset = self.text.len();
@@ -1194,6 +1218,37 @@ mod tests {
                 }
             ),
             "{e}"
+        );
+        // Several inputs: merged, and an error names the input it came from.
+        let both = Bundle::read_all(
+            [
+                (Some("a.json".to_string()), POD.to_string()),
+                (
+                    Some("b.yaml".to_string()),
+                    "kind: Node\napiVersion: v1\nmetadata: {name: n1}\n".to_string(),
+                ),
+            ],
+            ReadLimits::default(),
+        )
+        .expect("both read");
+        assert_eq!(both.objects().len(), 2);
+        let e = Bundle::read_all(
+            [
+                (Some("a.json".to_string()), POD),
+                (Some("b.json".to_string()), "{\"kind\": "),
+            ],
+            ReadLimits::default(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().starts_with("b.json: invalid JSON"), "{e}");
+        assert_eq!(e.code(), "parse");
+        assert_eq!(
+            Bundle::read_all(
+                Vec::<(Option<String>, String)>::new(),
+                ReadLimits::default()
+            )
+            .unwrap_err(),
+            BundleError::Empty
         );
         // The position is said once, up front; where the broken construct began is kept.
         let e = Bundle::parse("a: [1, 2\nb: c").unwrap_err().to_string();

@@ -54,6 +54,12 @@ pub enum BundleError {
         location: InputLocation,
         message: String,
     },
+    /// One of several inputs (a file, a paste) could not be read: which one, and why.
+    #[error("{input}: {error}")]
+    In {
+        input: String,
+        error: Box<BundleError>,
+    },
     /// The input is larger than the limit the caller set.
     #[error(
         "the input is {size} bytes, over the limit of {limit} bytes (raise it with --max-input-bytes)"
@@ -97,6 +103,7 @@ impl BundleError {
     /// Stable error code, the same in every front end.
     pub fn code(&self) -> &'static str {
         match self {
+            BundleError::In { error, .. } => error.code(),
             BundleError::TooLarge { .. } => "input-too-large",
             BundleError::TooDeep { .. } => "input-too-deep",
             _ => "parse",

@@ -369,7 +369,8 @@ fn rule_json(r: &layer_core::rule::Rule) -> layer_core::render::RuleInfo {
 
 fn read_index(input: &Input) -> Result<Index, Failure> {
     let limits = input.limits();
-    let mut bundle: Option<Bundle> = None;
+    // Read first, then one reader for all (the npm package's too).
+    let mut texts: Vec<(Option<String>, String)> = Vec::with_capacity(input.files.len());
     for f in &input.files {
         let text = if f == "-" {
             let mut s = String::new();
@@ -414,24 +415,11 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
                 hints: Vec::new(),
             })?
         };
-        let b = Bundle::parse_with(text, limits).map_err(|e| {
-            let mut fail: Failure = layer_core::Error::from(e).into();
-            fail.message = format!(
-                "{}: {}",
-                if f == "-" { "standard input" } else { f },
-                fail.message
-            );
-            fail
-        })?;
-        match &mut bundle {
-            Some(acc) => acc.merge(b),
-            None => bundle = Some(b),
-        }
+        let name = if f == "-" { "standard input" } else { f };
+        texts.push((Some(name.to_string()), text));
     }
-    Ok(Index::build(
-        bundle.expect("at least one file"),
-        input.threads,
-    ))
+    let bundle = Bundle::read_all(texts, limits).map_err(layer_core::Error::from)?;
+    Ok(Index::build(bundle, input.threads))
 }
 
 const LAYERS: &str = "\

@@ -93,24 +93,19 @@ fn index(bundle: &str, opts: &JsOptions) -> Result<Index, ApiError> {
         .split('\0')
         .filter(|p| !p.trim().is_empty())
         .collect();
-    if parts.len() <= 1 {
-        let b = Bundle::parse_with(bundle.trim_matches('\0'), limits)
-            .map_err(layer_core::Error::from)?;
-        return Ok(Index::new(b));
-    }
-    let mut merged: Option<Bundle> = None;
-    for (i, part) in parts.iter().enumerate() {
-        let b = Bundle::parse_with(*part, limits).map_err(|e| {
-            let mut err: ApiError = layer_core::Error::from(e).into();
-            err.message = format!("input {} of {}: {}", i + 1, parts.len(), err.message);
-            err
-        })?;
-        match &mut merged {
-            Some(m) => m.merge(b),
-            None => merged = Some(b),
-        }
-    }
-    Ok(Index::new(merged.expect("at least two inputs")))
+    let n = parts.len();
+    // One input is read as it came (an empty one says so); several are named by position.
+    let inputs: Vec<(Option<String>, &str)> = if n <= 1 {
+        vec![(None, bundle.trim_matches('\0'))]
+    } else {
+        parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (Some(format!("input {} of {n}", i + 1)), *p))
+            .collect()
+    };
+    let b = Bundle::read_all(inputs, limits).map_err(layer_core::Error::from)?;
+    Ok(Index::new(b))
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
