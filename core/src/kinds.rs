@@ -37,6 +37,9 @@ pub struct KindInfo {
     pub work: bool,
     /// The layers whose judgement reads it: when a read of it fails, they become `unknown`.
     pub layers: &'static [Layer],
+    /// The view subject an object of this kind fills when it owns the target or its pod
+    /// (`$.job`, `$.jobSet` …).
+    pub owner_subject: Option<&'static str>,
     pub live: Live,
 }
 
@@ -49,6 +52,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["no", "node", "nodes"],
         work: false,
         layers: &[Device, Placement],
+        owner_subject: None,
         live: Live::Cluster("device, placement: capacity, allocatable, labels, taints"),
     },
     KindInfo {
@@ -58,6 +62,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Device],
+        owner_subject: None,
         live: Live::Cluster("device: DRA classes"),
     },
     KindInfo {
@@ -67,6 +72,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Device],
+        owner_subject: None,
         live: Live::Cluster("device: DRA devices per node"),
     },
     KindInfo {
@@ -76,6 +82,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["resourceclaim", "resourceclaims"],
         work: false,
         layers: &[Device],
+        owner_subject: None,
         live: Live::Namespace("device: DRA claims"),
     },
     KindInfo {
@@ -85,6 +92,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Device],
+        owner_subject: None,
         live: Live::Namespace("device: DRA claim templates"),
     },
     KindInfo {
@@ -94,6 +102,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Device],
+        owner_subject: None,
         live: Live::Cluster("device: NVIDIA GPU Operator state"),
     },
     KindInfo {
@@ -103,6 +112,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["ds", "daemonset", "daemonsets"],
         work: false,
         layers: &[Device],
+        owner_subject: None,
         live: Live::Cluster("device: device plugin and operator DaemonSets"),
     },
     KindInfo {
@@ -112,6 +122,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["deploy", "deployment", "deployments"],
         work: true,
         layers: &[Serving],
+        owner_subject: Some("deployment"),
         live: Live::Cluster("device, placement: fake-gpu-operator and serving Deployments"),
     },
     KindInfo {
@@ -128,6 +139,7 @@ pub const KINDS: &[KindInfo] = &[
         ],
         work: true,
         layers: &[Admission],
+        owner_subject: Some("workload"),
         live: Live::Cluster("admission: the target's Workload and those ahead of it"),
     },
     KindInfo {
@@ -137,6 +149,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["lq", "localqueue", "localqueues"],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Cluster("admission: queues"),
     },
     KindInfo {
@@ -146,6 +159,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["cq", "clusterqueue", "clusterqueues"],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Cluster("admission: quota"),
     },
     KindInfo {
@@ -155,6 +169,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Cluster("admission: flavors"),
     },
     KindInfo {
@@ -164,6 +179,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Cluster("admission: borrowing"),
     },
     KindInfo {
@@ -173,6 +189,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Cluster("admission: topology-aware scheduling"),
     },
     KindInfo {
@@ -182,6 +199,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Cluster("admission: checks"),
     },
     KindInfo {
@@ -191,6 +209,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Cluster("admission: priorities"),
     },
     KindInfo {
@@ -200,6 +219,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Cluster("admission: provisioning checks"),
     },
     KindInfo {
@@ -209,6 +229,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Namespace("admission: provisioning checks"),
     },
     KindInfo {
@@ -218,6 +239,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Namespace("admission: namespace quota"),
     },
     KindInfo {
@@ -227,6 +249,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Namespace("admission: namespace limits"),
     },
     KindInfo {
@@ -236,6 +259,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["job", "jobs"],
         work: true,
         layers: &[Grouping],
+        owner_subject: Some("job"),
         live: Live::Namespace("grouping: Jobs and JobSet children"),
     },
     KindInfo {
@@ -245,6 +269,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["jobset", "jobsets", "js"],
         work: true,
         layers: &[Grouping],
+        owner_subject: Some("jobSet"),
         live: Live::Namespace("grouping"),
     },
     KindInfo {
@@ -254,6 +279,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["lws", "leaderworkerset", "leaderworkersets"],
         work: true,
         layers: &[Grouping],
+        owner_subject: Some("lws"),
         live: Live::Namespace("grouping"),
     },
     KindInfo {
@@ -263,6 +289,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["sts", "statefulset", "statefulsets"],
         work: true,
         layers: &[Grouping],
+        owner_subject: Some("statefulSet"),
         live: Live::Namespace("grouping: LWS groups, StatefulSets"),
     },
     KindInfo {
@@ -272,6 +299,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["rs", "replicaset", "replicasets"],
         work: false,
         layers: &[Grouping],
+        owner_subject: Some("replicaSet"),
         live: Live::Namespace("grouping: Deployment children"),
     },
     KindInfo {
@@ -281,6 +309,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["job", "jobs"],
         work: false,
         layers: &[Grouping],
+        owner_subject: None,
         live: Live::Namespace("grouping: Volcano jobs"),
     },
     KindInfo {
@@ -290,6 +319,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Cluster("placement: preemption"),
     },
     KindInfo {
@@ -299,6 +329,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Cluster("placement: KAI queues"),
     },
     KindInfo {
@@ -308,6 +339,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["pg", "podgroup", "podgroups"],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Namespace("placement: KAI gangs"),
     },
     KindInfo {
@@ -317,6 +349,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Namespace("placement: KAI binding"),
     },
     KindInfo {
@@ -326,6 +359,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Cluster("placement: KAI configuration"),
     },
     KindInfo {
@@ -335,6 +369,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Cluster("placement: KAI shards"),
     },
     KindInfo {
@@ -344,6 +379,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["pg", "podgroup", "podgroups"],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Namespace("placement: Volcano gangs"),
     },
     KindInfo {
@@ -353,6 +389,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["pg", "podgroup", "podgroups"],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Namespace("placement: coscheduling gangs"),
     },
     KindInfo {
@@ -362,6 +399,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Namespace("placement: Grove gangs"),
     },
     KindInfo {
@@ -371,6 +409,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Cluster("placement: node provisioning"),
     },
     KindInfo {
@@ -380,6 +419,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Namespace("placement: volumes"),
     },
     KindInfo {
@@ -389,6 +429,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Placement],
+        owner_subject: None,
         live: Live::Cluster("placement: volume binding"),
     },
     KindInfo {
@@ -398,6 +439,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Runtime],
+        owner_subject: None,
         live: Live::Cluster("runtime: handlers and overhead"),
     },
     KindInfo {
@@ -407,6 +449,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Runtime],
+        owner_subject: None,
         live: Live::Cluster("runtime: k3s-managed RuntimeClasses"),
     },
     KindInfo {
@@ -416,6 +459,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["dgd", "dynamographdeployment", "dynamographdeployments"],
         work: true,
         layers: &[Serving],
+        owner_subject: Some("dynamoGraphDeployment"),
         live: Live::Namespace("serving: Dynamo"),
     },
     KindInfo {
@@ -425,6 +469,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Serving],
+        owner_subject: None,
         live: Live::Namespace("serving: Dynamo"),
     },
     KindInfo {
@@ -434,6 +479,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["pcs", "podcliqueset", "podcliquesets"],
         work: true,
         layers: &[Serving],
+        owner_subject: None,
         live: Live::Namespace("serving: Grove"),
     },
     KindInfo {
@@ -443,6 +489,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Serving],
+        owner_subject: None,
         live: Live::Namespace("serving: Grove"),
     },
     KindInfo {
@@ -452,6 +499,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["infpool", "inferencepool", "inferencepools"],
         work: true,
         layers: &[Serving],
+        owner_subject: Some("inferencePool"),
         live: Live::Namespace("serving: llm-d / Gateway API inference"),
     },
     KindInfo {
@@ -461,6 +509,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["infpool", "inferencepool", "inferencepools"],
         work: true,
         layers: &[Serving],
+        owner_subject: Some("inferencePool"),
         live: Live::Namespace("serving: llm-d / Gateway API inference"),
     },
     KindInfo {
@@ -470,6 +519,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["svc", "service", "services"],
         work: false,
         layers: &[Serving],
+        owner_subject: None,
         live: Live::Namespace("serving: endpoints"),
     },
     KindInfo {
@@ -479,6 +529,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &["po", "pod", "pods"],
         work: false,
         layers: &[Device, Admission, Grouping, Placement, Runtime, Serving],
+        owner_subject: None,
         live: Live::Special {
             verbs: "get, list",
             why: "every layer: the target's pods and what runs on each node",
@@ -491,6 +542,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Device, Admission, Placement, Runtime],
+        owner_subject: None,
         live: Live::Special {
             verbs: "list",
             why: "every layer: what each component said about the objects read",
@@ -503,6 +555,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Special {
             verbs: "get, list",
             why: "admission: namespace labels Kueue selects on",
@@ -515,6 +568,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Device],
+        owner_subject: None,
         live: Live::Special {
             verbs: "list",
             why: "device: fake-gpu-operator topology (only keys the rules read are kept)",
@@ -527,6 +581,7 @@ pub const KINDS: &[KindInfo] = &[
         names: &[],
         work: false,
         layers: &[Admission],
+        owner_subject: None,
         live: Live::Special {
             verbs: "get",
             why: "admission: when an integration's CRD appeared",
@@ -542,6 +597,14 @@ pub fn work_kinds() -> impl Iterator<Item = &'static KindInfo> {
 /// Whether an object of this group and kind is a whole piece of work.
 pub fn is_work(group: &str, kind: &str) -> bool {
     work_kinds().any(|k| k.group == group && k.kind == kind)
+}
+
+/// The view subject an owner of this group and kind fills, if any.
+pub fn owner_subject(group: &str, kind: &str) -> Option<&'static str> {
+    KINDS
+        .iter()
+        .find(|k| k.group == group && k.kind == kind)
+        .and_then(|k| k.owner_subject)
 }
 
 /// The layers that read a resource (`jobsets`, or group-qualified `jobsets.jobset.x-k8s.io`).
@@ -608,5 +671,13 @@ mod tests {
         assert_eq!(kind_of_plural("clusterqueues"), "ClusterQueue");
         assert_eq!(kind_of_plural("widgets"), "widgets");
         assert!(is_work("jobset.x-k8s.io", "JobSet") && !is_work("", "Pod"));
+        // Every subject an owner fills is one the rules can read.
+        for k in KINDS {
+            if let Some(s) = k.owner_subject {
+                assert!(crate::catalog::subject(s).is_some(), "{}: {s}", k.kind);
+            }
+        }
+        assert_eq!(owner_subject("batch", "Job"), Some("job"));
+        assert_eq!(owner_subject("batch.volcano.sh", "Job"), None);
     }
 }

@@ -218,19 +218,9 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     ordered.extend(chain_all.iter().copied());
     for id in ordered {
         let o = ix.object(id);
-        let subject = match (o.group(), o.kind.as_str()) {
-            ("batch", "Job") => "job",
-            ("jobset.x-k8s.io", "JobSet") => "jobSet",
-            ("leaderworkerset.x-k8s.io", "LeaderWorkerSet") => "lws",
-            ("apps", "ReplicaSet") => "replicaSet",
-            ("apps", "Deployment") => "deployment",
-            ("apps", "StatefulSet") => "statefulSet",
-            ("kueue.x-k8s.io", "Workload") => "workload",
-            ("nvidia.com", "DynamoGraphDeployment") => "dynamoGraphDeployment",
-            (g, "InferencePool") if g.starts_with("inference.networking") => "inferencePool",
-            _ => continue,
-        };
-        b.set_one(subject, id);
+        if let Some(subject) = crate::kinds::owner_subject(o.group(), &o.kind) {
+            b.set_one(subject, id);
+        }
     }
 
     // Group: LeaderWorkerSet, JobSet, gang PodGroup.
