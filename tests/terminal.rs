@@ -303,3 +303,30 @@ fn text_reads_kubectl_paths_in_aligned_columns() {
     assert_eq!(status_at(rows[0]), status_at(rows[1]), "{text}");
     assert!(status_at(rows[0]) > long.len(), "{text}");
 }
+
+/// A name kubectl would read as its own flag (`--kubeconfig=…`) is never passed to it: the
+/// commands that would name it are left out, the others stay.
+#[test]
+fn suggested_commands_never_pass_a_flag_from_the_bundle() {
+    let bundle = hostile_bundle()
+        .replace(
+            r#""name":"p","namespace":"ml","uid":"u1""#,
+            r#""name":"--kubeconfig=evil","namespace":"ml","uid":"u1""#,
+        )
+        .replace(
+            r#""name":"p","namespace":"ml"}"#,
+            r#""name":"--kubeconfig=evil","namespace":"ml"}"#,
+        );
+    let ix = Index::new(Bundle::parse(bundle).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Pod/ml/--kubeconfig=evil");
+    assert!(
+        d.findings.iter().any(|f| !f.message.is_empty()),
+        "the pod is still diagnosed"
+    );
+    for n in &d.next {
+        assert!(
+            !n.contains("--kubeconfig"),
+            "a bundle's flag reaches kubectl: {n}"
+        );
+    }
+}

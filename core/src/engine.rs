@@ -22,7 +22,7 @@ use crate::eval::{Match, eval};
 use crate::index::{Index, ObjId};
 use crate::layer::{Layer, LayerState, Severity};
 use crate::rule::{Rule, RuleKind};
-use crate::template::{render, render_command};
+use crate::template::{command_if_safe, render};
 use crate::view::{self, SubjectRef, View};
 use serde::Deserialize;
 use serde_json::Value;
@@ -187,7 +187,7 @@ impl Engine {
                             .iter()
                             .all(|p| !unknown.contains(p))
                     })
-                    .map(|n| render_command(n, &vars))
+                    .filter_map(|n| command_if_safe(n, &vars))
                     .collect();
                 for (k, words) in &rule.absent {
                     vars.entry(k.clone())

@@ -79,6 +79,20 @@ pub fn render_command(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
     render_joined(t, vars, Joining::Command)
 }
 
+/// [`render_command`], or nothing when a value it would pass starts with `-`: quoting stops a
+/// shell, not kubectl, which would read `-n`, `--kubeconfig=…` or `-oyaml` from a bundle as its
+/// own flags. No Kubernetes name starts with `-`, so such a value is a hostile or broken
+/// bundle's, and the command is left out rather than run on it.
+pub fn command_if_safe(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> Option<String> {
+    let flag_like = placeholders(t).into_iter().any(|p| {
+        vars.get(p)
+            .into_iter()
+            .flatten()
+            .any(|v| display(v).starts_with('-'))
+    });
+    (!flag_like).then(|| render_command(t, vars))
+}
+
 /// How a list of values is written: read in a sentence (", ", the rest counted) or passed as
 /// arguments of a command (" ", the rest left out: a command keeps only what it can run on).
 #[derive(Clone, Copy)]
@@ -272,6 +286,13 @@ mod tests {
         );
         // Sentences are not commands: they keep the text as it is.
         assert_eq!(render("pod {pod}", &vars), "pod p$(id);x");
+        // A value kubectl would take for its own flag: the command is not offered at all.
+        vars.insert("pod".to_string(), vec![json!("--kubeconfig=/tmp/evil")]);
+        assert_eq!(command_if_safe("kubectl describe pod {pod}", &vars), None);
+        assert_eq!(
+            command_if_safe("kubectl -n {namespace} get pods", &vars).as_deref(),
+            Some("kubectl -n 'd;id' get pods")
+        );
     }
 
     #[test]
