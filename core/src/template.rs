@@ -84,11 +84,13 @@ pub fn render_command(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
 /// own flags. No Kubernetes name starts with `-`, so such a value is a hostile or broken
 /// bundle's, and the command is left out rather than run on it.
 pub fn command_if_safe(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> Option<String> {
+    // The one flag the facts themselves put in an argument list (`describe`: `kind/name -n ns`).
+    const OWN_FLAGS: &[&str] = &["-n"];
     let flag_like = placeholders(t).into_iter().any(|p| {
-        vars.get(p)
-            .into_iter()
-            .flatten()
-            .any(|v| display(v).starts_with('-'))
+        vars.get(p).into_iter().flatten().any(|v| {
+            let v = display(v);
+            v.starts_with('-') && !OWN_FLAGS.contains(&v.as_str())
+        })
     });
     (!flag_like).then(|| render_command(t, vars))
 }
@@ -289,6 +291,20 @@ mod tests {
         // A value kubectl would take for its own flag: the command is not offered at all.
         vars.insert("pod".to_string(), vec![json!("--kubeconfig=/tmp/evil")]);
         assert_eq!(command_if_safe("kubectl describe pod {pod}", &vars), None);
+        // The facts' own `-n` in an argument list is the tool's flag, not the bundle's.
+        vars.insert(
+            "describe".to_string(),
+            vec![json!("job/j"), json!("-n"), json!("ml")],
+        );
+        assert_eq!(
+            command_if_safe("kubectl describe {describe}", &vars).as_deref(),
+            Some("kubectl describe job/j -n ml")
+        );
+        vars.insert(
+            "describe".to_string(),
+            vec![json!("job/j"), json!("-n"), json!("--all")],
+        );
+        assert_eq!(command_if_safe("kubectl describe {describe}", &vars), None);
         assert_eq!(
             command_if_safe("kubectl -n {namespace} get pods", &vars).as_deref(),
             Some("kubectl -n 'd;id' get pods")
