@@ -337,3 +337,20 @@ fn rule_texts_say_one_or_many_not_s_in_brackets() {
         wrong.join("\n")
     );
 }
+
+/// What to look at next is half of the answer: a verdict that blocks or warns always suggests a
+/// command, over every scenario target and real incident.
+#[test]
+fn a_verdict_that_blocks_or_warns_says_what_to_look_at_next() {
+    let mut failures = Vec::new();
+    for (place, ix, target) in cases() {
+        let (d, _) = support::diagnose(&ix, &target);
+        if matches!(d.verdict.state, LayerState::Blocked | LayerState::Warn) && d.next.is_empty() {
+            failures.push(format!(
+                "{place} {target}: {} with nothing to look at next",
+                d.verdict.state
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
