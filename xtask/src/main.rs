@@ -393,6 +393,13 @@ fn docs(check: bool) -> Result<(), String> {
                 r.id, r.id, kind, r.summary
             ));
             let mut page = layer_core::render::rule_doc(r);
+            // On the page, each fact's source file is a link: one hop from the rule to the code.
+            for f in r.facts_read() {
+                page = page.replace(
+                    &format!("in `{}`", f.source),
+                    &format!("in [`{}`](../../../{})", f.source, f.source),
+                );
+            }
             page.push_str(&format!(
                 "\nSource: [`rules/{}.yaml`](../../../rules/{}.yaml)\n",
                 r.id, r.id
