@@ -65,6 +65,9 @@ pub enum BundleError {
         "the input is {size} bytes, over the limit of {limit} bytes (raise it with --max-input-bytes)"
     )]
     TooLarge { size: usize, limit: usize },
+    /// A stream (standard input) went on past the limit; how far it goes was not read.
+    #[error("the input is over the limit of {limit} bytes (raise it with --max-input-bytes)")]
+    StreamTooLarge { limit: usize },
     /// Arrays and objects nest deeper than the limit the caller set (`limit`) or than the reader
     /// can go (`most`: `limit` is never above it). Deep nesting is refused before anything
     /// recurses over it, so no input can overflow the stack.
@@ -104,7 +107,7 @@ impl BundleError {
     pub fn code(&self) -> &'static str {
         match self {
             BundleError::In { error, .. } => error.code(),
-            BundleError::TooLarge { .. } => "input-too-large",
+            BundleError::TooLarge { .. } | BundleError::StreamTooLarge { .. } => "input-too-large",
             BundleError::TooDeep { .. } => "input-too-deep",
             _ => "parse",
         }

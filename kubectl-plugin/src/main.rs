@@ -373,8 +373,11 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
     let mut texts: Vec<(Option<String>, String)> = Vec::with_capacity(input.files.len());
     for f in &input.files {
         let text = if f == "-" {
+            // A pipe has no size to check first: read at most one byte past the limit, so an
+            // endless or huge stream is refused without being held in memory.
             let mut s = String::new();
             std::io::stdin()
+                .take(input.max_input_bytes as u64 + 1)
                 .read_to_string(&mut s)
                 .map_err(|e| Failure {
                     exit: 2,
@@ -382,6 +385,15 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
                     message: format!("standard input: {e}"),
                     hints: Vec::new(),
                 })?;
+            if s.len() > input.max_input_bytes {
+                return Err(layer_core::Error::from(layer_core::BundleError::In {
+                    input: "standard input".into(),
+                    error: Box::new(layer_core::BundleError::StreamTooLarge {
+                        limit: input.max_input_bytes,
+                    }),
+                })
+                .into());
+            }
             s
         } else {
             let meta = std::fs::metadata(f).map_err(|e| Failure {

@@ -130,3 +130,33 @@ fn the_kinds_to_collect_are_one_list() {
         }
     }
 }
+
+/// Standard input has no size to check first: an endless stream is refused at the limit, not
+/// read into memory until the machine gives out.
+#[test]
+fn an_endless_standard_input_is_refused_at_the_limit() {
+    use std::io::Write;
+    let mut child = super::bin()
+        .args(["why", "p", "-f", "-", "--max-input-bytes", "1000000"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // Writes until the tool stops reading (a broken pipe), at most 64 MB.
+    let writer = std::thread::spawn(move || {
+        let line = b"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"}}\n";
+        let mut written = 0usize;
+        while written < 64 << 20 && stdin.write_all(line).is_ok() {
+            written += line.len();
+        }
+        written
+    });
+    let out = child.wait_with_output().expect("exits");
+    let written = writer.join().expect("writer");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(e.contains("input-too-large") && e.contains("standard input"), "{e}");
+    assert!(written < 64 << 20, "the tool read the whole stream ({written} bytes)");
+}
