@@ -173,3 +173,47 @@ fn a_mistyped_label_costs_only_that_label() {
     }
     assert!(compared > 20, "only {compared} pods compared");
 }
+
+/// A number no f64 holds (`1e400`) is valid JSON: the object is still read (the number kept as
+/// its text, which the quantity reader takes as the largest quantity), not lost whole; and a
+/// request that is no quantity at all is named under "not in the bundle" instead of vanishing
+/// from the sums.
+#[test]
+fn huge_numbers_keep_their_object_and_unreadable_requests_are_named() {
+    let pod = |limit: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[
+            {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"ml"}},
+              "spec":{{"containers":[{{"name":"c","resources":{{"limits":{{"nvidia.com/gpu":{limit}}}}}}}]}},
+              "status":{{"phase":"Pending"}}}}]}}"#
+        )
+    };
+    let ix = Index::new(Bundle::parse(pod("1e400")).expect("parses"));
+    let id = ix.find("Pod", Some("ml"), "p").expect("pod");
+    let v = ix.value(id);
+    assert_eq!(
+        v["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"],
+        "1e400"
+    );
+    assert_eq!(
+        v["status"]["phase"], "Pending",
+        "the rest of the pod is read"
+    );
+
+    let ix = Index::new(Bundle::parse(pod(r#""lots""#)).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Pod/ml/p");
+    assert!(
+        d.missing.iter().any(|m| m
+            .why
+            .contains(r#"resources.limits["nvidia.com/gpu"] `lots` is not a quantity"#)),
+        "{:?}",
+        d.missing
+    );
+    let ix = Index::new(Bundle::parse(pod(r#""1""#)).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Pod/ml/p");
+    assert!(
+        !d.missing.iter().any(|m| m.why.contains("not a quantity")),
+        "{:?}",
+        d.missing
+    );
+}

@@ -245,7 +245,13 @@ impl Bundle {
 
     /// Parse one object into a `Value` (with `kind`/`apiVersion` filled in for typed-list items).
     pub fn value(&self, o: &RawObject) -> serde_json::Value {
-        let mut v: serde_json::Value = from_json(self.raw(o)).unwrap_or(serde_json::Value::Null);
+        let raw = self.raw(o);
+        // A number no f64 holds (`1e400`) is valid JSON that serde_json refuses: read it as the
+        // text it is (a quantity reader then finds it is no quantity) instead of losing the
+        // whole object.
+        let mut v: serde_json::Value = from_json(raw)
+            .or_else(|| quote_unrepresentable_numbers(raw).and_then(|m| from_json(&m)))
+            .unwrap_or(serde_json::Value::Null);
         if o.inferred_type
             && let Some(m) = v.as_object_mut()
         {
@@ -335,6 +341,46 @@ fn from_json<'a, T: Deserialize<'a>>(text: &'a str) -> Option<T> {
     let v = T::deserialize(&mut de).ok()?;
     de.end().ok()?;
     Some(v)
+}
+
+/// The JSON text with each number that no f64 can hold (`1e400`, `-1e999`) turned into a
+/// string of the same characters, or None when there is none.
+pub(crate) fn quote_unrepresentable_numbers(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut i, mut copied, mut in_string, mut changed) = (0, 0, false, false);
+    while i < b.len() {
+        match (in_string, b[i]) {
+            (true, b'\\') => i += 2,
+            (true, b'"') | (false, b'"') => {
+                in_string = !in_string;
+                i += 1;
+            }
+            (false, c) if c == b'-' || c.is_ascii_digit() => {
+                let end = i + b[i..]
+                    .iter()
+                    .take_while(|c| {
+                        c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E')
+                    })
+                    .count();
+                let token = &text[i..end];
+                if token.parse::<f64>().is_ok_and(|n| !n.is_finite()) {
+                    out.push_str(&text[copied..i]);
+                    out.push('"');
+                    out.push_str(token);
+                    out.push('"');
+                    copied = end;
+                    changed = true;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    changed.then(|| {
+        out.push_str(&text[copied..]);
+        out
+    })
 }
 
 /// Byte offset of the first `[` or `{` that nests deeper than `limit` in JSON text, if any.
@@ -1250,6 +1296,15 @@ mod tests {
             .unwrap_err(),
             BundleError::Empty
         );
+        // Numbers no f64 holds become their text; strings and ordinary numbers stay.
+        assert_eq!(
+            quote_unrepresentable_numbers(
+                r#"{"a":1e400,"b":"1e400","c":[-1e999,2.5e3],"d":"x\"1e400"}"#
+            )
+            .as_deref(),
+            Some(r#"{"a":"1e400","b":"1e400","c":["-1e999",2.5e3],"d":"x\"1e400"}"#)
+        );
+        assert_eq!(quote_unrepresentable_numbers(r#"{"a":1e300,"b":-7}"#), None);
         // The position is said once, up front; where the broken construct began is kept.
         let e = Bundle::parse("a: [1, 2\nb: c").unwrap_err().to_string();
         assert_eq!(e.matches("line 2").count(), 1, "{e}");

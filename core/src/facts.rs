@@ -398,6 +398,31 @@ pub fn group(
     })
 }
 
+/// Each resource request or limit of a pod's containers that is not a quantity, as
+/// `container c: resources.limits["nvidia.com/gpu"] \`1e400\``, in spec order.
+pub fn unreadable_quantities(pod: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for list in ["initContainers", "containers"] {
+        for c in pod["spec"][list].as_array().into_iter().flatten() {
+            for kind in ["requests", "limits"] {
+                for (k, v) in c["resources"][kind].as_object().into_iter().flatten() {
+                    if crate::quantity::from_value(v).is_none_or(|q| !q.is_finite()) {
+                        let shown = match v {
+                            Value::String(s) => s.clone(),
+                            other => other.to_string(),
+                        };
+                        out.push(format!(
+                            "container {}: resources.{kind}[\"{k}\"] `{shown}`",
+                            c["name"].as_str().unwrap_or("?")
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// One `spec.replicatedJobs` entry of a JobSet, with JobSet's defaults (one replica, one pod
 /// per Job). The one reading of a JobSet's spec: the group's size, the jobSet fact and the
 /// grouping facts all count from it.

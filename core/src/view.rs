@@ -480,6 +480,22 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             requests.entry("nvidia.com/gpu".into()).or_insert(share);
         }
         resources_fact = facts::resources(ix, &requests, &extra, pv);
+        // A request that is no quantity is left out of every sum: say so, or the pod would
+        // read as asking for less than its spec says.
+        for what in facts::unreadable_quantities(pv) {
+            let o = ix.object(p);
+            let m = Missing {
+                kind: o.kind.clone(),
+                api_version: Some(o.api_version.clone()),
+                resource: None,
+                namespace: o.namespace.clone(),
+                name: Some(o.name.clone()),
+                why: format!("{what} is not a quantity; that request is left out"),
+            };
+            if !b.missing.contains(&m) {
+                b.missing.push(m);
+            }
+        }
         link_serving(&mut b, pv);
     }
     for id in std::iter::once(target).chain(pod) {
@@ -491,7 +507,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
                 resource: None,
                 namespace: o.namespace.clone(),
                 name: Some(o.name.clone()),
-                why: "some fields are not of their API type (a label or annotation value that is not a string); read leniently".into(),
+                why: "some fields are not of their API type (a label or annotation value that is not a string, a number too large for any type); read leniently".into(),
             };
             if !b.missing.contains(&m) {
                 b.missing.push(m);

@@ -157,6 +157,12 @@ fn an_endless_standard_input_is_refused_at_the_limit() {
     let written = writer.join().expect("writer");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let e = stderr(&out);
-    assert!(e.contains("input-too-large") && e.contains("standard input"), "{e}");
-    assert!(written < 64 << 20, "the tool read the whole stream ({written} bytes)");
+    assert!(
+        e.contains("input-too-large") && e.contains("standard input"),
+        "{e}"
+    );
+    assert!(
+        written < 64 << 20,
+        "the tool read the whole stream ({written} bytes)"
+    );
 }
