@@ -120,6 +120,14 @@ impl Builder<'_> {
             self.missing.push(m);
         }
     }
+
+    /// Something the view could not read of an object it holds, said once.
+    fn note_on(&mut self, id: ObjId, why: &str) {
+        let o = self.ix.object(id);
+        let (kind, api_version) = (o.kind.clone(), o.api_version.clone());
+        let (namespace, name) = (o.namespace.clone(), o.name.clone());
+        self.miss(&kind, Some(&api_version), namespace.as_deref(), &name, why);
+    }
 }
 
 /// A label or annotation value (annotation first: Kueue moved some labels to annotations).
@@ -483,35 +491,19 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         // A request that is no quantity is left out of every sum: say so, or the pod would
         // read as asking for less than its spec says.
         for what in facts::unreadable_quantities(pv) {
-            let o = ix.object(p);
-            let m = Missing {
-                kind: o.kind.clone(),
-                api_version: Some(o.api_version.clone()),
-                resource: None,
-                namespace: o.namespace.clone(),
-                name: Some(o.name.clone()),
-                why: format!("{what} is not a quantity; that request is left out"),
-            };
-            if !b.missing.contains(&m) {
-                b.missing.push(m);
-            }
+            b.note_on(
+                p,
+                &format!("{what} is not a quantity; that request is left out"),
+            );
         }
         link_serving(&mut b, pv);
     }
     for id in std::iter::once(target).chain(pod) {
         if ix.repaired(id) {
-            let o = ix.object(id);
-            let m = Missing {
-                kind: o.kind.clone(),
-                api_version: Some(o.api_version.clone()),
-                resource: None,
-                namespace: o.namespace.clone(),
-                name: Some(o.name.clone()),
-                why: "some fields are not of their API type (a label or annotation value that is not a string, a number too large for any type); read leniently".into(),
-            };
-            if !b.missing.contains(&m) {
-                b.missing.push(m);
-            }
+            b.note_on(
+                id,
+                "some fields are not of their API type (a label or annotation value that is not a string, a number too large for any type); read leniently",
+            );
         }
     }
     if ix.nodes().is_empty() {
