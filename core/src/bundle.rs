@@ -709,10 +709,24 @@ fn join_item(prefix: &str, part: &str) -> String {
 
 /// serde_json appends " at line L column C"; we report positions ourselves.
 fn strip_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
+    let msg = match msg.rfind(" at line ") {
+        Some(i) => &msg[..i],
+        None => msg,
+    };
+    // serde_json's words for a broken `\u` escape name the parser's state, not the mistake.
+    let hint = match msg {
+        "lone leading surrogate in hex escape" => {
+            " (a `\\uD800`–`\\uDFFF` escape is half of a UTF-16 pair and must be followed by its other half: text from a broken export or a hand edit)"
+        }
+        "unexpected end of hex escape" => {
+            " (a `\\u` escape takes four hex digits, and one in `\\uD800`–`\\uDBFF` must be followed by the other half of its UTF-16 pair)"
+        }
+        "invalid escape" => {
+            " (inside a string only \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX may follow a backslash, and a `\\uDC00`–`\\uDFFF` only right after a `\\uD800`–`\\uDBFF`: the two halves of a UTF-16 pair)"
+        }
+        _ => "",
+    };
+    format!("{msg}{hint}")
 }
 
 /// 1-based line and column of a byte offset.
@@ -1305,6 +1319,15 @@ mod tests {
             Some(r#"{"a":"1e400","b":"1e400","c":["-1e999",2.5e3],"d":"x\"1e400"}"#)
         );
         assert_eq!(quote_unrepresentable_numbers(r#"{"a":1e300,"b":-7}"#), None);
+        // A broken `\u` escape says what the mistake is, not only the parser's state.
+        let e = Bundle::parse(r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p\udc00x"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("UTF-16 pair"), "{e}");
+        let e = Bundle::parse(r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p\u12"}}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("uXXXX") || e.contains("four hex digits"), "{e}");
         // The position is said once, up front; where the broken construct began is kept.
         let e = Bundle::parse("a: [1, 2\nb: c").unwrap_err().to_string();
         assert_eq!(e.matches("line 2").count(), 1, "{e}");
