@@ -765,7 +765,14 @@ fn yaml_to_json(text: &str, max_depth: usize) -> Result<(String, Vec<usize>), Bu
     for doc in serde_yaml_ng::Deserializer::from_str(text) {
         let value = serde_json::Value::deserialize(doc).map_err(|e| {
             let at = e.location().map(|l| (l.line(), l.column()));
-            let message = strip_yaml_position(&e.to_string(), at);
+            let mut message = strip_yaml_position(&e.to_string(), at);
+            if message == "repetition limit exceeded" {
+                // What the reader refused, in the user's terms: aliases that expand too far.
+                message.push_str(
+                    " (anchors and aliases expand past what the reader takes: an alias bomb, \
+                     or an export to write again without aliases)",
+                );
+            }
             if message == "recursion limit exceeded" {
                 too_deep(e.location())
             } else {
@@ -1319,6 +1326,15 @@ mod tests {
             Some(r#"{"a":"1e400","b":"1e400","c":["-1e999",2.5e3],"d":"x\"1e400"}"#)
         );
         assert_eq!(quote_unrepresentable_numbers(r#"{"a":1e300,"b":-7}"#), None);
+        // Aliases that expand without end are refused, and said so.
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            bomb.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        bomb.push_str("kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec: {x: *a8}\n");
+        let e = Bundle::parse(bomb).unwrap_err().to_string();
+        assert!(e.contains("alias bomb"), "{e}");
         // A broken `\u` escape says what the mistake is, not only the parser's state.
         let e = Bundle::parse(r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p\udc00x"}}"#)
             .unwrap_err()
