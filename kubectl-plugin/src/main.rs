@@ -367,34 +367,36 @@ fn rule_json(r: &layer_core::rule::Rule) -> layer_core::render::RuleInfo {
     layer_core::render::rule_info(r)
 }
 
+/// All of `from`, refused once it passes `limit`: pipes and special files (`/dev/zero`, a FIFO)
+/// have no size to check first, so at most one byte past the limit is ever held.
+fn read_bounded(from: impl Read, name: &str, limit: usize) -> Result<String, Failure> {
+    let mut s = String::new();
+    from.take(limit as u64 + 1)
+        .read_to_string(&mut s)
+        .map_err(|e| Failure {
+            exit: 2,
+            code: "io",
+            message: format!("{name}: {e}"),
+            hints: Vec::new(),
+        })?;
+    if s.len() > limit {
+        return Err(layer_core::Error::from(layer_core::BundleError::In {
+            input: name.to_string(),
+            error: Box::new(layer_core::BundleError::StreamTooLarge { limit }),
+        })
+        .into());
+    }
+    Ok(s)
+}
+
 fn read_index(input: &Input) -> Result<Index, Failure> {
     let limits = input.limits();
     // Read first, then one reader for all (the npm package's too).
     let mut texts: Vec<(Option<String>, String)> = Vec::with_capacity(input.files.len());
     for f in &input.files {
+        let name = if f == "-" { "standard input" } else { f };
         let text = if f == "-" {
-            // A pipe has no size to check first: read at most one byte past the limit, so an
-            // endless or huge stream is refused without being held in memory.
-            let mut s = String::new();
-            std::io::stdin()
-                .take(input.max_input_bytes as u64 + 1)
-                .read_to_string(&mut s)
-                .map_err(|e| Failure {
-                    exit: 2,
-                    code: "io",
-                    message: format!("standard input: {e}"),
-                    hints: Vec::new(),
-                })?;
-            if s.len() > input.max_input_bytes {
-                return Err(layer_core::Error::from(layer_core::BundleError::In {
-                    input: "standard input".into(),
-                    error: Box::new(layer_core::BundleError::StreamTooLarge {
-                        limit: input.max_input_bytes,
-                    }),
-                })
-                .into());
-            }
-            s
+            read_bounded(std::io::stdin(), name, input.max_input_bytes)?
         } else {
             let meta = std::fs::metadata(f).map_err(|e| Failure {
                 exit: 2,
@@ -413,6 +415,7 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
                     hints: Vec::new(),
                 });
             }
+            // A regular file says its size; refuse it before reading a byte.
             if meta.len() as usize > input.max_input_bytes {
                 return Err(layer_core::Error::from(layer_core::BundleError::TooLarge {
                     size: meta.len() as usize,
@@ -420,14 +423,14 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
                 })
                 .into());
             }
-            std::fs::read_to_string(f).map_err(|e| Failure {
+            let file = std::fs::File::open(f).map_err(|e| Failure {
                 exit: 2,
                 code: "io",
                 message: format!("{f}: {e}"),
                 hints: Vec::new(),
-            })?
+            })?;
+            read_bounded(file, name, input.max_input_bytes)?
         };
-        let name = if f == "-" { "standard input" } else { f };
         texts.push((Some(name.to_string()), text));
     }
     let bundle = Bundle::read_all(texts, limits).map_err(layer_core::Error::from)?;

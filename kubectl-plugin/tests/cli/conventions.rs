@@ -166,3 +166,24 @@ fn an_endless_standard_input_is_refused_at_the_limit() {
         "the tool read the whole stream ({written} bytes)"
     );
 }
+
+/// A special file has no size to check first (`/dev/zero` says 0 bytes): it is read up to the
+/// limit and refused there, not until memory runs out.
+#[cfg(unix)]
+#[test]
+fn a_special_file_is_read_only_up_to_the_limit() {
+    let o = run(&[
+        "why",
+        "p",
+        "-f",
+        "/dev/zero",
+        "--max-input-bytes",
+        "1000000",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("input-too-large") && e.contains("/dev/zero"),
+        "{e}"
+    );
+}
