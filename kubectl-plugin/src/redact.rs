@@ -95,16 +95,24 @@ fn metadata(meta: &mut Map<String, Value>) {
         a.remove(LAST_APPLIED);
         for (k, val) in a.iter_mut() {
             let kept = ANNOTATION_KEYS.contains(&k.as_str())
-                || ANNOTATION_DOMAINS.iter().any(|d| {
-                    k.starts_with(d)
-                        || k.split_once('/')
-                            .is_some_and(|(h, _)| h.ends_with(d.trim_end_matches('/')))
-                });
+                || ANNOTATION_DOMAINS.iter().any(|d| in_domain(k, d));
             if !kept {
                 *val = Value::String(REDACTED.into());
             }
         }
     }
+}
+
+/// Whether an annotation key is in a domain or one of its subdomains: `nvidia.com/x` and
+/// `gpu.nvidia.com/x` are, `evilnvidia.com/x` is not (a suffix is not a subdomain).
+fn in_domain(key: &str, domain: &str) -> bool {
+    let domain = domain.trim_end_matches('/');
+    key.split_once('/').is_some_and(|(host, _)| {
+        host == domain
+            || host
+                .strip_suffix(domain)
+                .is_some_and(|sub| sub.ends_with('.'))
+    })
 }
 
 /// Every `env`/`envs` list anywhere in the object (pod specs, templates, JobSet and LWS
@@ -160,4 +168,19 @@ pub fn bundle(ix: &layer_core::Index) -> Result<String, serde_json::Error> {
     let mut s = serde_json::to_string_pretty(&list)?;
     s.push('\n');
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_domain;
+
+    #[test]
+    fn annotation_domains_match_whole_labels_not_suffixes() {
+        assert!(in_domain("nvidia.com/gpu.present", "nvidia.com/"));
+        assert!(in_domain("gpu.nvidia.com/x", "nvidia.com/"));
+        assert!(in_domain("kueue.x-k8s.io/queue-name", "kueue.x-k8s.io/"));
+        assert!(!in_domain("evilnvidia.com/token", "nvidia.com/"));
+        assert!(!in_domain("notkueue.x-k8s.io/secret", "kueue.x-k8s.io/"));
+        assert!(!in_domain("nvidia.com", "nvidia.com/"));
+    }
 }
