@@ -97,7 +97,7 @@ fn mime(path: &Path) -> &'static str {
     }
 }
 
-/// Serve web-demo/dist on 127.0.0.1 (GET only, this origin only).
+/// Serve web-demo/dist on 127.0.0.1 (GET and HEAD only, this origin only).
 pub fn serve(port: u16) -> Result<(), String> {
     let dist = build()?;
     let listener =
@@ -106,42 +106,68 @@ pub fn serve(port: u16) -> Result<(), String> {
         "==> serving web-demo/dist on http://{} (Ctrl-C to stop)",
         listener.local_addr().map_err(|e| e.to_string())?
     );
+    serve_dir(&listener, &dist);
+    Ok(())
+}
+
+/// Answer every connection of `listener` from `dir`, each on its own thread: one idle or slow
+/// connection (a browser keeps spare ones open) must not hold up the others.
+fn serve_dir(listener: &TcpListener, dir: &Path) {
+    let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     for stream in listener.incoming().flatten() {
-        let mut stream = stream;
-        let mut line = String::new();
-        if BufReader::new(&stream).read_line(&mut line).is_err() {
-            continue;
-        }
-        let path = line
-            .split_whitespace()
-            .nth(1)
-            .unwrap_or("/")
-            .split('?')
-            .next()
-            .unwrap_or("/")
-            .to_string();
+        let dir = dir.clone();
+        std::thread::spawn(move || {
+            let mut stream = stream;
+            let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(30)));
+            let mut line = String::new();
+            if BufReader::new(&stream).read_line(&mut line).is_err() {
+                return;
+            }
+            let (head, body) = answer(&dir, &line);
+            let _ = stream
+                .write_all(head.as_bytes())
+                .and_then(|()| stream.write_all(&body));
+        });
+    }
+}
+
+/// The response to one request line: the headers, and the body (none for HEAD).
+fn answer(dir: &Path, request_line: &str) -> (String, Vec<u8>) {
+    let mut words = request_line.split_whitespace();
+    let method = words.next().unwrap_or("");
+    let path = words
+        .next()
+        .unwrap_or("/")
+        .split('?')
+        .next()
+        .unwrap_or("/")
+        .to_string();
+    let (status, body, ctype, allow) = if !matches!(method, "GET" | "HEAD") {
+        (
+            "405 Method Not Allowed",
+            b"only GET and HEAD".to_vec(),
+            "text/plain",
+            "Allow: GET, HEAD\r\n",
+        )
+    } else {
         let rel = if path == "/" {
             "index.html".to_string()
         } else {
             path.trim_start_matches('/').to_string()
         };
-        let file = dist.join(&rel);
-        let inside = file
-            .canonicalize()
-            .is_ok_and(|f| f.starts_with(dist.canonicalize().unwrap_or_default()));
-        let (status, body, ctype) = match (inside, std::fs::read(&file)) {
-            (true, Ok(b)) => ("200 OK", b, mime(&file)),
-            _ => ("404 Not Found", b"not found".to_vec(), "text/plain"),
-        };
-        let head = format!(
-            "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nContent-Security-Policy: {CSP}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
-            body.len()
-        );
-        let _ = stream
-            .write_all(head.as_bytes())
-            .and_then(|()| stream.write_all(&body));
-    }
-    Ok(())
+        let file = dir.join(&rel);
+        let inside = file.canonicalize().is_ok_and(|f| f.starts_with(dir));
+        match (inside, std::fs::read(&file)) {
+            (true, Ok(b)) => ("200 OK", b, mime(&file), ""),
+            _ => ("404 Not Found", b"not found".to_vec(), "text/plain", ""),
+        }
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\n{allow}Content-Type: {ctype}\r\nContent-Length: {}\r\nContent-Security-Policy: {CSP}\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let body = if method == "HEAD" { Vec::new() } else { body };
+    (head, body)
 }
 
 /// Browser tests: Debian's Chromium driven by playwright-core (installed from web-demo's lock).
@@ -163,4 +189,56 @@ pub fn test() -> Result<(), String> {
         .env("KL_SCENARIOS", root().join("tests/scenarios"))
         .env("KL_PKG", root().join("wasm/pkg"))
         .current_dir(&demo))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read as _;
+
+    fn site() -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("kl-serve-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(dir.join("index.html"), "<p>hi</p>").expect("index");
+        dir.canonicalize().expect("canonical")
+    }
+
+    #[test]
+    fn only_get_and_head_inside_the_directory_are_answered() {
+        let dir = site();
+        let (head, body) = answer(&dir, "GET / HTTP/1.1\r\n");
+        assert!(head.starts_with("HTTP/1.1 200") && head.contains("Content-Security-Policy"));
+        assert_eq!(body, b"<p>hi</p>");
+        let (head, body) = answer(&dir, "HEAD / HTTP/1.1\r\n");
+        assert!(
+            head.starts_with("HTTP/1.1 200") && body.is_empty(),
+            "{head}"
+        );
+        let (head, _) = answer(&dir, "POST / HTTP/1.1\r\n");
+        assert!(
+            head.starts_with("HTTP/1.1 405") && head.contains("Allow: GET, HEAD"),
+            "{head}"
+        );
+        let (head, _) = answer(&dir, "GET /../../etc/passwd HTTP/1.1\r\n");
+        assert!(head.starts_with("HTTP/1.1 404"), "{head}");
+    }
+
+    #[test]
+    fn an_idle_connection_does_not_hold_up_the_next() {
+        let dir = site();
+        let listener = TcpListener::bind(("127.0.0.1", 0)).expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        std::thread::spawn(move || serve_dir(&listener, &dir));
+        // A connection that never sends its request line.
+        let _idle = std::net::TcpStream::connect(addr).expect("idle");
+        let mut next = std::net::TcpStream::connect(addr).expect("next");
+        next.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .expect("timeout");
+        next.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            .expect("send");
+        let mut reply = String::new();
+        next.read_to_string(&mut reply)
+            .expect("answered while another connection idles");
+        assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    }
 }
