@@ -67,8 +67,9 @@ pub enum Command {
     /// the last-applied-configuration annotation, and annotation values outside the domains
     /// the rules read.
     ///
-    /// Example:
+    /// Examples:
     ///   kubectl layer bundle job/trainer -n ml > trainer-bundle.json
+    ///   kubectl layer bundle -f dump.json > dump-redacted.json
     #[command(after_long_help = EXIT_HELP, verbatim_doc_comment)]
     Bundle(BundleArgs),
     /// Print shell completions for `kubectl-layer …`: `source <(kubectl-layer completion bash)`.
@@ -176,8 +177,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 #[derive(Args, Debug)]
 pub struct BundleArgs {
-    /// What to collect for: NAME (a pod) or KIND/NAME.
-    pub target: String,
+    /// What to collect for: NAME (a pod) or KIND/NAME. With -f it may be left out (the whole
+    /// file is redacted); given, it must be in the file.
+    #[arg(required_unless_present = "files")]
+    pub target: Option<String>,
+    /// Redact FILE instead of reading the cluster (`-` for standard input): a dump you already
+    /// have, made safe to attach. Repeat to merge several files.
+    #[arg(short = 'f', long = "filename", value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub files: Vec<String>,
     /// Namespace of the target (default: the context's).
     #[arg(short, long)]
     pub namespace: Option<String>,

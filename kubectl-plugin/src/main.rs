@@ -185,8 +185,37 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 .unwrap_or(0);
             Ok(worst)
         }
+        Command::Bundle(args) if !args.files.is_empty() => {
+            let input = Input {
+                files: args.files.clone(),
+                now: None,
+                max_input_bytes: args.max_input_bytes,
+                max_depth: ReadLimits::DEFAULT_MAX_DEPTH,
+                threads: 0,
+            };
+            let ix = read_index(&input)?;
+            // A target, when named, must be in the file: a typo must not pass as "redacted".
+            if let Some(t) = &args.target {
+                let spec = TargetSpec::parse(t, args.namespace.as_deref());
+                layer_core::target::resolve(&ix, &spec).map_err(layer_core::Error::from)?;
+            }
+            let text = redact::bundle(&ix).map_err(|e| Failure {
+                exit: 2,
+                code: "io",
+                message: format!("writing the redacted bundle: {e}"),
+                hints: Vec::new(),
+            })?;
+            write(out, &text)?;
+            eprintln!(
+                "bundle: {} objects from {}, redacted",
+                ix.len(),
+                args.files.join(", ")
+            );
+            Ok(0)
+        }
         Command::Bundle(args) => {
-            let spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
+            let target = args.target.as_deref().unwrap_or_default();
+            let spec = TargetSpec::parse(target, args.namespace.as_deref());
             let limits = ReadLimits {
                 max_bytes: args.max_input_bytes,
                 ..Default::default()

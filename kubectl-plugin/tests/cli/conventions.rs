@@ -187,3 +187,42 @@ fn a_special_file_is_read_only_up_to_the_limit() {
         "{e}"
     );
 }
+
+/// `bundle -f` redacts a dump the user already has, as the live `bundle` does, and a named
+/// target must be in it.
+#[test]
+fn bundle_redacts_a_file_the_user_already_has() {
+    let dir = std::env::temp_dir().join(format!("kl-bundle-f-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("dump.json");
+    std::fs::write(
+        &dump,
+        r#"{"apiVersion":"v1","kind":"List","items":[
+        {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml",
+          "annotations":{"evilnvidia.com/token":"hunter2-annotation","nvidia.com/gpu.product":"A100"}},
+         "spec":{"containers":[{"name":"c","image":"i","env":[{"name":"HF_TOKEN","value":"hunter2-env"}]}]}},
+        {"apiVersion":"v1","kind":"Secret","metadata":{"name":"s","namespace":"ml"},"data":{"token":"aHVudGVyMg=="}}]}"#,
+    )
+    .unwrap();
+    let path = dump.to_str().unwrap();
+    let o = run(&["bundle", "-f", path]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    for secret in ["hunter2-annotation", "hunter2-env", "aHVudGVyMg=="] {
+        assert!(!text.contains(secret), "{secret} survived:\n{text}");
+    }
+    assert!(
+        text.contains("HF_TOKEN") && text.contains("A100"),
+        "names and rule-read values stay:\n{text}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["kubectlLayer"]["redacted"], true);
+    // What it wrote reads back as a bundle.
+    let back = dir.join("back.json");
+    std::fs::write(&back, &text).unwrap();
+    let o = run(&["why", "pod/p", "-n", "ml", "-f", back.to_str().unwrap()]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let o = run(&["bundle", "pod/nope", "-f", path]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not in the bundle"), "{}", stderr(&o));
+}
