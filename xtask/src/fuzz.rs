@@ -170,7 +170,7 @@ fn seeds() -> Result<Vec<(String, String)>, String> {
         }
     }
     // Inputs that found bugs: a byte-order mark before JSON and YAML, and control and bidi
-    // characters in the text a renderer prints.
+    // characters in the text a renderer prints (more below).
     if let Some((_, first)) = out.first().cloned() {
         out.push(("bom.json".into(), format!("\u{feff}{first}")));
     }
@@ -184,6 +184,30 @@ fn seeds() -> Result<Vec<(String, String)>, String> {
         r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p\u001b]0;x\u0007","namespace":"ml"},"status":{"phase":"Pending","message":"\u001b[2J\r\u202e\n# h\n| a |","reason":"\u009b"}}"#
             .into(),
     ));
+    // Numbers no f64 holds (whose object once became null), broken `\u` escapes, a request
+    // that is no quantity, a name kubectl would take for a flag, and nested YAML aliases.
+    out.push((
+        "huge-number.json".into(),
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml"},"spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":1e400,"memory":"lots"}}}]},"status":{"phase":"Pending"}}"#
+            .into(),
+    ));
+    out.push((
+        "surrogates.json".into(),
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p\ud800\udc00\udc00","namespace":"ml"}}"#.into(),
+    ));
+    out.push((
+        "flag-name.json".into(),
+        r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"--kubeconfig=x","namespace":"-n"},"status":{"phase":"Pending"}}"#.into(),
+    ));
+    let mut aliases = String::from("a0: &a0 [x, x, x, x]\n");
+    for i in 1..6 {
+        aliases.push_str(&format!(
+            "a{i}: &a{i} [*a{0}, *a{0}, *a{0}, *a{0}]\n",
+            i - 1
+        ));
+    }
+    aliases.push_str("kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec: {x: *a5}\n");
+    out.push(("aliases.yaml".into(), aliases));
     Ok(out)
 }
 
