@@ -330,3 +330,46 @@ fn suggested_commands_never_pass_a_flag_from_the_bundle() {
         );
     }
 }
+
+/// A name of any length renders: columns stop at their widest, and a name longer than a
+/// formatter's width (65,535) neither stops the rendering nor loses a character.
+#[test]
+fn very_long_names_render_whole_in_capped_columns() {
+    let long = "p".repeat(70_000);
+    let bundle = format!(
+        r#"{{"apiVersion":"v1","kind":"List","items":[
+        {{"apiVersion":"batch/v1","kind":"Job","metadata":{{"name":"j","namespace":"ml","uid":"uj"}},"spec":{{}},"status":{{}}}},
+        {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{long}","namespace":"ml","uid":"u1",
+          "ownerReferences":[{{"apiVersion":"batch/v1","kind":"Job","name":"j","uid":"uj","controller":true}}]}},
+          "spec":{{"containers":[{{"name":"c","image":"i"}}]}},"status":{{"phase":"Pending"}}}},
+        {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"short","namespace":"ml","uid":"u2",
+          "ownerReferences":[{{"apiVersion":"batch/v1","kind":"Job","name":"j","uid":"uj","controller":true}}]}},
+          "spec":{{"containers":[{{"name":"c","image":"i"}}]}},"status":{{"phase":"Pending"}}}}]}}"#
+    );
+    let ix = Index::new(Bundle::parse(bundle).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Job/ml/j");
+    let text = render::text(&d, Style { color: false });
+    assert!(text.contains(&long), "the long name is shown whole");
+    let short_row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("short "))
+        .unwrap_or_else(|| {
+            panic!(
+                "no row for the short pod:\n{}",
+                &text[..2000.min(text.len())]
+            )
+        });
+    assert!(
+        short_row.len() < 200,
+        "a long name pushed the other rows out: {short_row}"
+    );
+    let scan = render::scan_text(
+        &layer_core::target::scan(support::engine(), &ix, &Options::default()),
+        Style { color: false },
+    );
+    assert!(
+        scan.contains("job/ml/j"),
+        "{}",
+        &scan[..500.min(scan.len())]
+    );
+}

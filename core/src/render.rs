@@ -303,10 +303,19 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
 }
 
 /// The width of a text column: its longest entry, counted in characters (names may be any
-/// text, and `{:<N}` pads by characters too).
+/// text, and `{:<N}` pads by characters too), at most [`MAX_COLUMN`]: a longer entry runs past
+/// its column rather than pushing every row out (and a width past u16 would stop the
+/// formatter).
 fn column_width<'a>(cells: impl Iterator<Item = &'a str>) -> usize {
-    cells.map(|c| c.chars().count()).max().unwrap_or(0)
+    cells
+        .map(|c| c.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(MAX_COLUMN)
 }
+
+/// The widest a text column gets.
+const MAX_COLUMN: usize = 64;
 
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
