@@ -507,6 +507,7 @@ impl Cluster {
         let word = spelling.to_ascii_lowercase();
         self.apis
             .iter()
+            .filter(|(ar, _)| plan::may_get(&ar.group, &ar.kind))
             .filter(|(ar, _)| {
                 layer_core::target::kind_matches(spelling, &ar.kind, &ar.api_version)
                     || word == ar.plural
@@ -900,6 +901,10 @@ impl Cluster {
                         continue;
                     };
                     let group = layer_core::bundle::group_of(api_version);
+                    // An owner is read only where the role allows it (never a Secret).
+                    if !plan::may_get(group, kind) {
+                        continue;
+                    }
                     if let Some((ar, namespaced)) = self.resource(group, kind) {
                         let ns = namespaced.then_some(namespace.as_str());
                         next.push(Read::get(ar, ns, name));

@@ -51,6 +51,20 @@ pub fn wants() -> impl Iterator<Item = Want> {
     })
 }
 
+/// Whether the role lets the reader GET an object of this kind by name: a target or an owner is
+/// fetched only then. Secrets are in no row, and ConfigMaps are listed by field selector only,
+/// so `why secret/x` or a pod "owned" by a Secret reads nothing the role does not print.
+pub fn may_get(group: &str, kind: &str) -> bool {
+    layer_core::kinds::KINDS.iter().any(|k| {
+        k.group == group
+            && k.kind == kind
+            && match k.live {
+                Live::Cluster(_) | Live::Namespace(_) => true,
+                Live::Special { verbs, .. } => verbs.split(", ").any(|v| v == "get"),
+            }
+    })
+}
+
 /// The reads outside the fan-out, for the ClusterRole: (group, plural, verbs, why).
 pub fn special() -> impl Iterator<Item = (&'static str, &'static str, &'static str, &'static str)> {
     layer_core::kinds::KINDS

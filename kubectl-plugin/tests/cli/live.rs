@@ -676,3 +676,32 @@ fn kubeconfig_may_be_split_across_files_in_kubeconfig_env() {
     assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
 }
+
+/// The reader makes only the reads the printed ClusterRole allows: naming a Secret as the
+/// target, or a pod whose ownerReference names a Secret or a ConfigMap, reads no Secret and
+/// GETs no ConfigMap by name.
+#[test]
+fn no_read_outside_the_role_even_when_the_bundle_points_there() {
+    let objects: Vec<Value> = vec![
+        serde_json::json!({"apiVersion":"v1","kind":"Secret","metadata":{"name":"hf","namespace":"ml","uid":"us"},"data":{"t":"aHVudGVyMg=="}}),
+        serde_json::json!({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","namespace":"ml","uid":"uc"},"data":{"k":"v"}}),
+        serde_json::json!({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml","uid":"up",
+            "ownerReferences":[
+                {"apiVersion":"v1","kind":"Secret","name":"hf","uid":"us","controller":true},
+                {"apiVersion":"v1","kind":"ConfigMap","name":"cm","uid":"uc"}]},
+            "spec":{"containers":[{"name":"c","image":"i"}]},"status":{"phase":"Pending"}}),
+    ];
+    let cluster = serve(objects, Options::default(), "ml");
+    let o = cluster.run(&["why", "secret/hf"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = cluster.run(&["why", "p", "-o", "json"]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    let bad: Vec<String> = cluster
+        .server
+        .requests()
+        .into_iter()
+        .map(|r| r.path)
+        .filter(|p| p.contains("/secrets") || p.contains("/configmaps/"))
+        .collect();
+    assert!(bad.is_empty(), "reads outside the role: {bad:?}");
+}
