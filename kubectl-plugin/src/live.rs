@@ -811,14 +811,13 @@ impl Cluster {
         let spelling = spec.kind.clone().unwrap_or_else(|| "pod".to_string());
         let candidates = self.resources_named(&spelling);
         if candidates.is_empty() {
-            return Err(crate::Failure {
-                exit: 2,
-                code: "target-not-found",
-                message: format!(
+            return Err(crate::Failure::new(
+                2,
+                "target-not-found",
+                format!(
                     "the cluster offers no kind named `{spelling}` among those kubectl-layer reads (see `kubectl layer rbac` for the list)"
                 ),
-                hints: Vec::new(),
-            });
+            ));
         }
         // Round 2: the target.
         let mut found = false;
@@ -844,12 +843,11 @@ impl Cluster {
             if let Some(f) = last_failure {
                 self.progress.finish();
                 let what = format!("{}/{} in namespace {namespace}", spelling, spec.name);
-                return Err(crate::Failure {
-                    exit: 3,
-                    code: "cluster",
-                    message: LiveError::Read { what, why: f.why }.to_string(),
-                    hints: Vec::new(),
-                });
+                return Err(crate::Failure::new(
+                    3,
+                    "cluster",
+                    LiveError::Read { what, why: f.why }.to_string(),
+                ));
             }
             // Not there: list its kind so the core can name the closest matches.
             let reads = candidates
@@ -867,15 +865,14 @@ impl Cluster {
                 .err()
                 .map(layer_core::Error::from)
                 .map(crate::Failure::from);
-            return Err(err.unwrap_or(crate::Failure {
-                exit: 2,
-                code: "target-not-found",
-                message: format!(
+            return Err(err.unwrap_or(crate::Failure::new(
+                2,
+                "target-not-found",
+                format!(
                     "{spelling}/{} not found in namespace {namespace}",
                     spec.name
                 ),
-                hints: Vec::new(),
-            }));
+            )));
         }
         // Round 2b: owners, by name, up the chain.
         let mut seen_uids: BTreeSet<String> = BTreeSet::new();
@@ -945,16 +942,15 @@ impl Cluster {
         let unreadable_all = haul.unreadable.lock().expect("not poisoned").len();
         if unreadable_all > 0 && haul.items.lock().expect("not poisoned").is_empty() {
             let why = haul.unreadable.lock().expect("not poisoned")[0].why.clone();
-            return Err(crate::Failure {
-                exit: 3,
-                code: "cluster",
-                message: LiveError::Read {
+            return Err(crate::Failure::new(
+                3,
+                "cluster",
+                LiveError::Read {
                     what: "the cluster".into(),
                     why,
                 }
                 .to_string(),
-                hints: Vec::new(),
-            });
+            ));
         }
         self.index(&haul, None, limits)
     }

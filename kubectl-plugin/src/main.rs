@@ -29,14 +29,21 @@ pub(crate) struct Failure {
     pub hints: Vec<String>,
 }
 
-impl From<live::LiveError> for Failure {
-    fn from(e: live::LiveError) -> Self {
+impl Failure {
+    /// A failure with nothing to print under its message.
+    pub(crate) fn new(exit: u8, code: &'static str, message: impl Into<String>) -> Failure {
         Failure {
-            exit: 3,
-            code: "cluster",
-            message: e.to_string(),
+            exit,
+            code,
+            message: message.into(),
             hints: Vec::new(),
         }
+    }
+}
+
+impl From<live::LiveError> for Failure {
+    fn from(e: live::LiveError) -> Self {
+        Failure::new(3, "cluster", e.to_string())
     }
 }
 
@@ -50,11 +57,12 @@ fn with_cluster<T>(
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| Failure {
-            exit: 3,
-            code: "cluster",
-            message: format!("cannot start the network runtime: {e}"),
-            hints: Vec::new(),
+        .map_err(|e| {
+            Failure::new(
+                3,
+                "cluster",
+                format!("cannot start the network runtime: {e}"),
+            )
         })?;
     let opts = live::ConnectOptions {
         kubeconfig: live.kubeconfig.clone(),
@@ -70,12 +78,7 @@ fn with_cluster<T>(
 
 impl From<layer_core::Error> for Failure {
     fn from(e: layer_core::Error) -> Self {
-        Failure {
-            exit: 2,
-            code: e.code(),
-            message: e.to_string(),
-            hints: Vec::new(),
-        }
+        Failure::new(2, e.code(), e.to_string())
     }
 }
 
@@ -104,12 +107,7 @@ fn main() -> ExitCode {
 }
 
 fn engine() -> Result<Engine, Failure> {
-    Engine::builtin().map_err(|e| Failure {
-        exit: 2,
-        code: "rules",
-        message: e.to_string(),
-        hints: Vec::new(),
-    })
+    Engine::builtin().map_err(|e| Failure::new(2, "rules", e.to_string()))
 }
 
 fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
@@ -199,12 +197,8 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 let spec = TargetSpec::parse(t, args.namespace.as_deref());
                 layer_core::target::resolve(&ix, &spec).map_err(layer_core::Error::from)?;
             }
-            let text = redact::bundle(&ix).map_err(|e| Failure {
-                exit: 2,
-                code: "io",
-                message: format!("writing the redacted bundle: {e}"),
-                hints: Vec::new(),
-            })?;
+            let text = redact::bundle(&ix)
+                .map_err(|e| Failure::new(2, "io", format!("writing the redacted bundle: {e}")))?;
             write(out, &text)?;
             eprintln!(
                 "bundle: {} objects from {}, redacted",
@@ -223,12 +217,8 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let collected = with_cluster(&args.live, true, async |c| {
                 c.collect_target(&spec, limits).await
             })?;
-            let text = redact::bundle(&collected.index).map_err(|e| Failure {
-                exit: 3,
-                code: "cluster",
-                message: format!("the cluster's answers: {e}"),
-                hints: Vec::new(),
-            })?;
+            let text = redact::bundle(&collected.index)
+                .map_err(|e| Failure::new(3, "cluster", format!("the cluster's answers: {e}")))?;
             write(out, &text)?;
             let missing = collected
                 .index
@@ -376,12 +366,7 @@ fn stream_json<T: serde::Serialize + ?Sized>(out: &mut dyn Write, v: &T) -> Resu
 fn written(done: std::io::Result<()>) -> Result<(), Failure> {
     match done {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Failure {
-            exit: 2,
-            code: "io",
-            message: e.to_string(),
-            hints: Vec::new(),
-        }),
+        Err(e) => Err(Failure::new(2, "io", e.to_string())),
         Ok(()) => Ok(()),
     }
 }
@@ -402,12 +387,7 @@ fn read_bounded(from: impl Read, name: &str, limit: usize) -> Result<String, Fai
     let mut s = String::new();
     from.take(limit as u64 + 1)
         .read_to_string(&mut s)
-        .map_err(|e| Failure {
-            exit: 2,
-            code: "io",
-            message: format!("{name}: {e}"),
-            hints: Vec::new(),
-        })?;
+        .map_err(|e| Failure::new(2, "io", format!("{name}: {e}")))?;
     if s.len() > limit {
         return Err(layer_core::Error::from(layer_core::BundleError::In {
             input: name.to_string(),
@@ -427,22 +407,17 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
         let text = if f == "-" {
             read_bounded(std::io::stdin(), name, input.max_input_bytes)?
         } else {
-            let meta = std::fs::metadata(f).map_err(|e| Failure {
-                exit: 2,
-                code: "io",
-                message: format!("{f}: {e}"),
-                hints: Vec::new(),
-            })?;
+            let meta =
+                std::fs::metadata(f).map_err(|e| Failure::new(2, "io", format!("{f}: {e}")))?;
             if meta.is_dir() {
-                return Err(Failure {
-                    exit: 2,
-                    code: "usage",
-                    message: format!(
+                return Err(Failure::new(
+                    2,
+                    "usage",
+                    format!(
                         "{f} is a directory: -f takes a file (repeat -f for several, or pipe \
                          them in with `cat {f}/*.json | kubectl layer … -f -`)"
                     ),
-                    hints: Vec::new(),
-                });
+                ));
             }
             // A regular file says its size; refuse it before reading a byte.
             if meta.len() as usize > input.max_input_bytes {
@@ -452,12 +427,8 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
                 })
                 .into());
             }
-            let file = std::fs::File::open(f).map_err(|e| Failure {
-                exit: 2,
-                code: "io",
-                message: format!("{f}: {e}"),
-                hints: Vec::new(),
-            })?;
+            let file =
+                std::fs::File::open(f).map_err(|e| Failure::new(2, "io", format!("{f}: {e}")))?;
             read_bounded(file, name, input.max_input_bytes)?
         };
         texts.push((Some(name.to_string()), text));
