@@ -135,9 +135,7 @@ fn every_key_a_rule_names_appears_in_some_view() {
     }
     let mut unknown = Vec::new();
     for rule in support::engine().rules() {
-        let mut paths = Vec::new();
-        paths.extend(rule.when.tests().iter().map(|t| t.source.clone()));
-        for p in paths {
+        for p in rule.when.tests().iter().map(|t| t.source.clone()) {
             for k in named_keys(&p) {
                 // Keys under a Kubernetes object's own maps (labels, annotations, allocatable,
                 // capacity) are the cluster's, not the view's: any name is valid there.

@@ -445,6 +445,14 @@ impl ReplicatedJob<'_> {
     }
 }
 
+/// A JobSet's child Jobs (by ownerReference), what [`ReplicatedJob::present_in`] counts in.
+pub fn child_jobs(ix: &Index, jobset: ObjId) -> impl Iterator<Item = ObjId> + '_ {
+    ix.children(jobset)
+        .iter()
+        .copied()
+        .filter(move |&c| ix.object(c).kind == "Job")
+}
+
 /// A JobSet's replicated jobs, in spec order.
 pub fn replicated_jobs(jobset: &Value) -> Vec<ReplicatedJob<'_>> {
     jobset

@@ -767,13 +767,8 @@ fn group_of_pods(
 /// `jobset.sigs.k8s.io/replicatedjob-name` label.
 fn jobset_fact(b: &mut Builder, id: ObjId) -> Value {
     let js = b.value(id);
-    let jobs: Vec<Value> =
-        b.ix.children(id)
-            .to_vec()
-            .into_iter()
-            .filter(|&c| b.ix.object(c).kind == "Job")
-            .map(|c| b.value(c))
-            .collect();
+    let children: Vec<ObjId> = facts::child_jobs(b.ix, id).collect();
+    let jobs: Vec<Value> = children.into_iter().map(|c| b.value(c)).collect();
     let mut rows = Vec::new();
     let mut expected = 0;
     for rj in facts::replicated_jobs(&js) {

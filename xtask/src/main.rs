@@ -338,11 +338,9 @@ fn readme_with_sample(engine: &layer_core::Engine) -> Result<String, String> {
             "README.md: `{marker}` should name a scenario and a target"
         ));
     };
-    let dir = root().join("tests/scenarios").join(scenario);
-    let bundle = ["bundle.json", "bundle.yaml"]
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.exists())
+    let (_, bundle, _) = scenarios()?
+        .into_iter()
+        .find(|(dir, _, _)| dir.file_name().is_some_and(|n| n == scenario))
         .ok_or_else(|| format!("README.md: no scenario {scenario}"))?;
     let text = std::fs::read_to_string(&bundle).map_err(|e| e.to_string())?;
     let ix = layer_core::Index::new(layer_core::Bundle::parse(text).map_err(|e| e.to_string())?);

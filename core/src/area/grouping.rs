@@ -132,11 +132,8 @@ fn jobset(ix: &Index, id: ObjId) -> Value {
         })
         .map(|p| ix.object(p).name.clone())
         .collect();
-    let jobs: Vec<Value> = ix
-        .children(id)
-        .iter()
-        .filter(|&&c| ix.object(c).kind == "Job")
-        .map(|&c| ix.value(c))
+    let jobs: Vec<Value> = crate::facts::child_jobs(ix, id)
+        .map(|c| ix.value(c))
         .collect();
     let mut rows = Vec::new();
     for rj in crate::facts::replicated_jobs(&v) {
