@@ -1,0 +1,83 @@
+//! Every view and diagnosis of the repository's cases as JSON lines: each candidate target of
+//! every scenario and every incident, with its view (subjects, facts, what is missing) and its
+//! diagnosis. A refactoring of the view that must not change behaviour is checked by running
+//! this before and after and comparing the two files byte for byte:
+//!
+//! ```sh
+//! cargo run -q -p kubectl-layer-tests --bin views > /tmp/before.jsonl
+//! # … change …
+//! cargo run -q -p kubectl-layer-tests --bin views > /tmp/after.jsonl && cmp /tmp/before.jsonl /tmp/after.jsonl
+//! ```
+
+use layer_core::{Bundle, Engine, Index, Options};
+use serde_json::json;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+fn main() {
+    let engine = match Engine::builtin() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("views: the built-in rules do not load: {e}");
+            std::process::exit(2);
+        }
+    };
+    let mut cases: Vec<(String, PathBuf)> = scenarios::all()
+        .into_iter()
+        .map(|s| (format!("scenario/{}", s.name), s.bundle_path))
+        .collect();
+    match scenarios::incidents::all() {
+        Ok(all) => cases.extend(
+            all.into_iter()
+                .map(|i| (format!("incident/{}", i.name), i.bundle_path)),
+        ),
+        Err(e) => {
+            eprintln!("views: {e}");
+            std::process::exit(2);
+        }
+    }
+    let opts = Options::default();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (case, path) in cases {
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("views: {}: {e}", path.display());
+                std::process::exit(2);
+            }
+        };
+        let ix = match Bundle::parse(text) {
+            Ok(b) => Index::new(b),
+            Err(e) => {
+                let _ = writeln!(out, "{}", json!({"case": case, "error": e.to_string()}));
+                continue;
+            }
+        };
+        for t in layer_core::targets(&ix) {
+            let spec = layer_core::TargetSpec {
+                kind: Some(t.kind.clone()),
+                namespace: t.namespace.clone(),
+                name: t.name.clone(),
+            };
+            let Ok(id) = layer_core::target::resolve(&ix, &spec) else {
+                continue;
+            };
+            let now = engine.now(&ix, &opts);
+            let now_secs = now
+                .as_ref()
+                .and_then(|n| layer_core::time::parse_rfc3339(&n.time));
+            let view = layer_core::view::build(&ix, id, now_secs);
+            let refs: Vec<String> = view.refs.keys().cloned().collect();
+            let line = json!({
+                "case": case,
+                "target": format!("{}/{}/{}", t.kind, t.namespace.clone().unwrap_or_default(), t.name),
+                "subjects": refs,
+                "facts": view.value.get("facts"),
+                "missing": view.missing,
+                "status": view.status,
+                "diagnosis": engine.diagnose(&ix, id, &opts),
+            });
+            let _ = writeln!(out, "{line}");
+        }
+    }
+}
