@@ -634,14 +634,14 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     );
     // Facts by area (core/src/area/): computed last, so they can read every linked subject.
     let area_facts = {
-        let ctx = crate::area::Ctx {
+        let ctx = crate::facts::Ctx {
             ix,
             target,
             pod,
             subjects: &b.map,
             now,
         };
-        crate::area::all(&ctx)
+        crate::facts::all(&ctx)
     };
     let linked = linked_objects(ix, target, pod, &chain, &b.refs);
     let sig = facts::signals::signals(ix, &linked, settled || history);

@@ -1,0 +1,234 @@
+//! The scheduler's last word about a pod, parsed: `$.facts.scheduling`.
+
+use regex::Regex;
+use serde_json::{Map, Value, json};
+use std::sync::LazyLock;
+
+static AVAILABLE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^0/(\d+) nodes are available:?\s*").expect("static regex"));
+static ENTRY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^(\d+) (.+)$").expect("static regex"));
+static KAI_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^no nodes with enough resources were found:\s*").expect("static regex")
+});
+
+/// Parse a scheduler's "why not" message.
+///
+/// kube-scheduler (`FitError.Error()`, 1.30–1.36): `0/N nodes are available: <sorted "COUNT
+/// REASON" entries>. [<post-filter text>, ]preemption: 0/N nodes are available: <entries>.`
+/// A PreFilter rejection has one sentence and no counts. KAI-Scheduler: `no nodes with enough
+/// resources were found: COUNT REASON[. COUNT REASON].`
+///
+/// Returns `{message, nodes, reasons: [{count, reason, kind}], kinds: [..], insufficient: [..],
+/// preFilter, postFilter, preemption: {nodes, reasons, helpful} | null}`.
+pub fn parse_scheduling_message(message: &str) -> Value {
+    let msg = message.trim();
+    let (head, preemption) = match msg.find("preemption: ") {
+        Some(i) => (&msg[..i], Some(&msg[i + "preemption: ".len()..])),
+        None => (msg, None),
+    };
+    let mut out = Map::new();
+    out.insert("message".into(), json!(message));
+    let mut reasons = Vec::new();
+    let mut pre_filter = Value::Null;
+    let mut post_filter = Value::Null;
+    if let Some(caps) = AVAILABLE.captures(head) {
+        out.insert("nodes".into(), json!(caps[1].parse::<u64>().unwrap_or(0)));
+        let body = &head[caps[0].len()..];
+        // The histogram ends at the first ". "; what follows before `preemption:` is the
+        // PostFilter's own text (e.g. DRA's "still not schedulable, ").
+        let (hist, rest) = split_sentence(body);
+        let parsed = parse_entries(hist);
+        if parsed.is_empty() && !hist.is_empty() {
+            pre_filter = json!(hist);
+        }
+        reasons = parsed;
+        let rest = rest.trim().trim_end_matches(',').trim();
+        if !rest.is_empty() {
+            post_filter = json!(rest);
+        }
+    } else if let Some(m) = KAI_PREFIX.find(head) {
+        let body = &head[m.end()..];
+        reasons = body
+            .split(['\n'])
+            .flat_map(|s| s.split(". "))
+            .flat_map(|s| parse_entries(s.trim().trim_end_matches('.')))
+            .collect();
+    }
+    let kinds: Vec<&str> = {
+        let mut k: Vec<&str> = reasons.iter().filter_map(|r| r["kind"].as_str()).collect();
+        k.sort_unstable();
+        k.dedup();
+        k
+    };
+    let mut insufficient: Vec<String> = reasons
+        .iter()
+        .filter_map(|r| r["resource"].as_str().map(str::to_string))
+        .collect();
+    insufficient.sort();
+    insufficient.dedup();
+    out.insert("kinds".into(), json!(kinds));
+    out.insert("insufficient".into(), json!(insufficient));
+    out.insert("reasons".into(), Value::Array(reasons));
+    out.insert("preFilter".into(), pre_filter);
+    out.insert("postFilter".into(), post_filter);
+    let pre = preemption.map(|p| {
+        let p = p.trim();
+        let (nodes, body) = match AVAILABLE.captures(p) {
+            Some(c) => (c[1].parse::<u64>().unwrap_or(0), &p[c[0].len()..]),
+            None => (0, p),
+        };
+        let (hist, _) = split_sentence(body);
+        let reasons = parse_entries(hist);
+        let helpful = !reasons.iter().all(|r| {
+            r["reason"].as_str().is_some_and(|s| {
+                s.starts_with("Preemption is not helpful") || s.starts_with("No preemption victims")
+            })
+        });
+        json!({"nodes": nodes, "reasons": reasons, "helpful": helpful})
+    });
+    out.insert("preemption".into(), pre.unwrap_or(Value::Null));
+    Value::Object(out)
+}
+
+/// Split at the end of the first sentence: a "." followed by a space or the end.
+fn split_sentence(s: &str) -> (&str, &str) {
+    let b = s.as_bytes();
+    for i in 0..b.len() {
+        if b[i] == b'.' && (i + 1 == b.len() || b[i + 1] == b' ' || b[i + 1] == b'.') {
+            let rest = s[i + 1..].trim_start_matches('.');
+            return (s[..i].trim(), rest);
+        }
+    }
+    (s.trim(), "")
+}
+
+fn parse_entries(hist: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    // Entries are "COUNT REASON" joined by ", "; a reason may itself contain ", " (taint
+    // values), so a fragment without a leading count continues the previous reason.
+    for part in hist.split(", ") {
+        match ENTRY.captures(part) {
+            Some(c) => {
+                let reason = c[2].trim().to_string();
+                out.push((c[1].parse::<u64>().unwrap_or(0), reason));
+            }
+            None => match out.last_mut() {
+                Some(last) => {
+                    last.1.push_str(", ");
+                    last.1.push_str(part);
+                }
+                None => return Vec::new(),
+            },
+        }
+    }
+    out.into_iter()
+        .map(|(count, reason)| {
+            let (kind, resource) = classify(&reason);
+            json!({"count": count, "reason": reason, "kind": kind, "resource": resource})
+        })
+        .collect()
+}
+
+/// Which kind of node-level rejection a reason is, and the resource it names if any.
+fn classify(reason: &str) -> (&'static str, Option<String>) {
+    if let Some(r) = reason.strip_prefix("Insufficient ") {
+        return ("insufficient", Some(r.trim().to_string()));
+    }
+    if let Some(r) = reason.strip_prefix("node(s) didn't have enough resources: ") {
+        let r = match r.trim() {
+            "GPUs" => "nvidia.com/gpu",
+            "CPU cores" => "cpu",
+            "memory" => "memory",
+            other => other,
+        };
+        return ("insufficient", Some(r.to_string()));
+    }
+    let table: &[(&str, &str)] = &[
+        ("untolerated taint", "taint"),
+        ("didn't match Pod's node affinity/selector", "affinity"),
+        ("didn't match scheduler-enforced node affinity", "affinity"),
+        ("were unschedulable", "cordoned"),
+        ("had unknown conditions", "cordoned"),
+        ("didn't match the requested node name", "nodeName"),
+        ("persistent volume", "volume"),
+        ("PersistentVolume", "volume"),
+        ("volume node affinity", "volume"),
+        ("enough free storage", "volume"),
+        ("pvc(s)", "volume"),
+        ("pod affinity rules", "podAffinity"),
+        ("pod anti-affinity rules", "podAffinity"),
+        ("anti-affinity rules", "podAffinity"),
+        ("topology spread", "topologySpread"),
+        ("claims", "dra"),
+        ("resourceclaim", "dra"),
+        ("allocate devices", "dra"),
+        ("cannot fit resource", "dra"),
+        ("extended resource claim", "dra"),
+        ("Too many pods", "podsFull"),
+        ("pod number exceeded", "podsFull"),
+        ("mig profile", "insufficient"),
+        ("node(s) had", "nodeCondition"),
+    ];
+    let kind = table
+        .iter()
+        .find(|(needle, _)| reason.contains(needle))
+        .map_or("other", |(_, k)| k);
+    (kind, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_scheduler_grammar() {
+        let f = parse_scheduling_message(
+            "0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 1 Preemption is not helpful for scheduling, 3 No preemption victims found for incoming pod.",
+        );
+        assert_eq!(f["nodes"], 4);
+        assert_eq!(f["reasons"][1]["count"], 3);
+        assert_eq!(f["insufficient"], json!(["nvidia.com/gpu"]));
+        assert_eq!(f["kinds"], json!(["insufficient", "taint"]));
+        assert_eq!(f["preemption"]["nodes"], 4);
+        assert_eq!(f["preemption"]["helpful"], false);
+    }
+
+    #[test]
+    fn parses_old_taint_form_prefilter_and_dra_postfilter() {
+        let f = parse_scheduling_message(
+            "0/4 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) were unschedulable, 2 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(
+            f["reasons"][0]["reason"],
+            "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
+        );
+        assert_eq!(f["reasons"][1]["kind"], "cordoned");
+        let f = parse_scheduling_message(
+            "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(
+            f["preFilter"],
+            "pod has unbound immediate PersistentVolumeClaims"
+        );
+        assert_eq!(f["reasons"], json!([]));
+        let f = parse_scheduling_message(
+            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+        );
+        assert_eq!(f["kinds"], json!(["dra"]));
+        assert_eq!(f["postFilter"], "still not schedulable");
+        let f = parse_scheduling_message(
+            "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod..",
+        );
+        assert_eq!(f["preemption"]["reasons"][0]["count"], 3);
+    }
+
+    #[test]
+    fn parses_kai_messages() {
+        let f = parse_scheduling_message(
+            "No nodes with enough resources were found: 2 node(s) didn't have enough resources: GPUs.",
+        );
+        assert_eq!(f["insufficient"], json!(["nvidia.com/gpu"]));
+        assert_eq!(f["reasons"][0]["count"], 2);
+    }
+}
