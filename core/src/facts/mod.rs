@@ -102,7 +102,7 @@ pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
         ("grouping", grouping::facts(ctx)),
         ("placement", placement::facts(ctx)),
         ("volcano", placement::volcano(ctx)),
-        ("runtime", runtime::facts(ctx)),
+        ("runtime", to_json(&runtime::facts(ctx))),
         ("serving", serving::facts(ctx)),
     ]
 }
@@ -131,4 +131,10 @@ impl schemars::JsonSchema for Num {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({"type": "number", "description": "a quantity; an integer when whole"})
     }
+}
+
+/// A fact as the view holds it. Facts are plain data with string keys, so writing one into a
+/// JSON value cannot fail; a failure would be a bug in a fact's type, shown as null.
+pub fn to_json<T: serde::Serialize>(fact: &T) -> Value {
+    serde_json::to_value(fact).unwrap_or(Value::Null)
 }

@@ -1,33 +1,86 @@
 //! Facts of the runtime layer, at `$.facts.runtime`.
 //!
-//! Shape:
-//! - `createFailures`: `[{object, kind, name, source, message, count, runtimeClass}]` — pods a
-//!   controller could not create: `FailedCreate` Warning events on the target and the
-//!   controllers below it (a Deployment's ReplicaSets, a JobSet's Jobs), and `ReplicaFailure`
-//!   conditions (reason `FailedCreate`) on them. `runtimeClass` is the RuntimeClass named by a
-//!   `pod rejected: RuntimeClass "<rc>" not found` admission error, else null.
-//! - `missingRuntimeClasses`: the distinct RuntimeClass names of those rejections that the
-//!   bundle holds no RuntimeClass object for.
-//! - `podsCreated`: how many pods exist below the target.
-//! - `containers`: per container of the view's pod (init containers first): `{name, init,
-//!   waitingReason, waitingMessage, restarts, lastExitCode, lastReason, lastMessage, summary}`;
-//!   `summary` reads like `exit code 137 (OOMKilled)`; messages are cut at 400 characters.
-//! - `hookError`: the first line starting at `nvidia-container-cli:` found in the pod's
-//!   container statuses or its events (the NVIDIA container runtime hook's own error), or null.
-//! - `cdiError`: likewise from `unresolvable CDI devices` (a CDI device name that no CDI spec on
-//!   the node defines), without a trailing `: unknown`, or null.
+//! Every field is documented on [`RuntimeFacts`] and its parts, from which `docs/view.md` and the
+//! schema rule paths are checked against are generated.
 
 use super::Ctx;
 use regex::Regex;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
 static RC_NOT_FOUND: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"RuntimeClass "([^"]+)" not found"#).expect("static regex"));
 
+/// What the runtime layer shows of the work: the pods its controllers could not create, and the
+/// view's pod's containers.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RuntimeFacts {
+    /// Pods a controller could not create: `FailedCreate` Warning events on the target and the
+    /// controllers below it (a Deployment's ReplicaSets, a JobSet's Jobs), and `ReplicaFailure`
+    /// conditions (reason `FailedCreate`) on them.
+    pub create_failures: Vec<CreateFailure>,
+    /// The distinct RuntimeClass names of those rejections that the bundle holds no
+    /// RuntimeClass object for.
+    pub missing_runtime_classes: Vec<String>,
+    /// How many pods exist below the target.
+    pub pods_created: usize,
+    /// Each container of the view's pod, init containers first.
+    pub containers: Vec<Container>,
+    /// The first line starting at `nvidia-container-cli:` in the pod's container statuses or
+    /// its events: the NVIDIA container runtime hook's own error.
+    pub hook_error: Option<String>,
+    /// Likewise from `unresolvable CDI devices` (a CDI device name that no CDI spec on the node
+    /// defines), without a trailing `: unknown`.
+    pub cdi_error: Option<String>,
+}
+
+/// One controller's failure to create pods.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CreateFailure {
+    /// `Kind/name` of the controller.
+    pub object: String,
+    pub kind: String,
+    pub name: String,
+    /// `event` or `condition`.
+    pub source: String,
+    pub message: String,
+    /// The event's count (1 for a condition).
+    pub count: u64,
+    /// The RuntimeClass named by a `pod rejected: RuntimeClass "<rc>" not found` admission
+    /// error.
+    pub runtime_class: Option<String>,
+}
+
+/// One container's state, as the runtime left it.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Container {
+    /// The container's name as its status gives it.
+    pub name: Value,
+    /// An init container.
+    pub init: bool,
+    pub waiting_reason: Option<String>,
+    /// Cut at 400 characters.
+    pub waiting_message: String,
+    pub restarts: u64,
+    /// Of the last termination (`lastState.terminated`, else `state.terminated`).
+    pub last_exit_code: Option<i64>,
+    pub last_reason: Option<String>,
+    /// Cut at 400 characters.
+    pub last_message: String,
+    /// Reads like `exit code 137 (OOMKilled)`; empty without a termination.
+    pub summary: String,
+}
+
 /// The runtime layer's facts for one view.
-pub fn facts(ctx: &Ctx) -> Value {
+pub fn facts(ctx: &Ctx) -> RuntimeFacts {
     let ix = ctx.ix;
     // The target and the controllers below it (two levels: Deployment → ReplicaSet, JobSet → Job).
     let mut objs = vec![ctx.target];
@@ -50,10 +103,15 @@ pub fn facts(ctx: &Ctx) -> Value {
         {
             missing.insert(r.clone());
         }
-        failures.push(json!({
-            "object": format!("{kind}/{name}"), "kind": kind, "name": name, "source": source,
-            "message": message, "count": count, "runtimeClass": rc,
-        }));
+        failures.push(CreateFailure {
+            object: format!("{kind}/{name}"),
+            kind: kind.to_string(),
+            name: name.to_string(),
+            source: source.to_string(),
+            message: message.to_string(),
+            count,
+            runtime_class: rc,
+        });
     };
     for &o in &objs {
         let obj = ix.object(o);
@@ -81,14 +139,14 @@ pub fn facts(ctx: &Ctx) -> Value {
         ctx.pod
             .map(|p| containers(ctx, p))
             .unwrap_or((Vec::new(), None, None));
-    json!({
-        "containers": containers,
-        "hookError": hook,
-        "cdiError": cdi,
-        "createFailures": failures,
-        "missingRuntimeClasses": missing.into_iter().collect::<Vec<_>>(),
-        "podsCreated": ix.descendant_pods(ctx.target).len(),
-    })
+    RuntimeFacts {
+        containers,
+        hook_error: hook,
+        cdi_error: cdi,
+        create_failures: failures,
+        missing_runtime_classes: missing.into_iter().collect(),
+        pods_created: ix.descendant_pods(ctx.target).len(),
+    }
 }
 
 fn cut(s: &str) -> String {
@@ -115,7 +173,7 @@ fn from_marker(s: &str, marker: &str) -> Option<String> {
     Some(line.trim_end_matches(": unknown").to_string())
 }
 
-type ContainerFacts = (Vec<Value>, Option<String>, Option<String>);
+type ContainerFacts = (Vec<Container>, Option<String>, Option<String>);
 
 fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
     let ix = ctx.ix;
@@ -152,14 +210,19 @@ fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
                 (Some(c), None) => format!("exit code {c}"),
                 _ => String::new(),
             };
-            out.push(json!({
-                "name": c["name"], "init": init,
-                "waitingReason": waiting.and_then(|w| w["reason"].as_str()),
-                "waitingMessage": cut(wmsg),
-                "restarts": c["restartCount"].as_u64().unwrap_or(0),
-                "lastExitCode": code, "lastReason": reason, "lastMessage": cut(lmsg),
-                "summary": summary,
-            }));
+            out.push(Container {
+                name: c["name"].clone(),
+                init,
+                waiting_reason: waiting
+                    .and_then(|w| w["reason"].as_str())
+                    .map(str::to_string),
+                waiting_message: cut(wmsg),
+                restarts: c["restartCount"].as_u64().unwrap_or(0),
+                last_exit_code: code,
+                last_reason: reason.map(str::to_string),
+                last_message: cut(lmsg),
+                summary,
+            });
         }
     }
     let events: Vec<crate::index::EventInfo> = ix
