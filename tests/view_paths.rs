@@ -201,7 +201,7 @@ fn named_keys_reads_dots_brackets_and_filters() {
 /// whose fact is gone, fails here.
 #[test]
 fn the_catalog_lists_exactly_the_facts_views_hold() {
-    let want: BTreeSet<&str> = layer_core::catalog::FACTS.iter().map(|f| f.name).collect();
+    let want: BTreeSet<&str> = layer_core::facts::FACTS.iter().map(|f| f.name).collect();
     for (name, ix, target) in crate::verdicts::cases() {
         let spec = layer_core::TargetSpec::parse(&target, None);
         let id = layer_core::target::resolve(&ix, &spec).expect("targets resolve");
@@ -220,5 +220,79 @@ fn the_catalog_lists_exactly_the_facts_views_hold() {
                 "{name}: subject `{s}` is not in the catalog"
             );
         }
+    }
+}
+
+/// Every path of every built-in rule is in the view's contract: a subject the view links, and
+/// below `$.facts` a field of the fact's type (filters' `@.…` included). The rules also load
+/// through this check, so this names every bad path at once rather than the first.
+#[test]
+fn every_rule_path_is_a_field_of_the_facts_schema() {
+    let engine = layer_core::Engine::builtin().expect("the built-in rules load");
+    let schema = layer_core::facts::schema::cached();
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for rule in engine.rules() {
+        for t in rule.when.tests() {
+            checked += 1;
+            if let Err(e) = layer_core::facts::schema::check_path(&t.source, schema) {
+                bad.push(format!("{}: {}: {e}", rule.id, t.source));
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} paths were read");
+    assert!(
+        bad.is_empty(),
+        "rule paths outside the schema:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// A misspelt field below `$.facts`, in a path or in a filter, is a load error that names the
+/// rule file, the path and the field; the correct spelling loads.
+#[test]
+fn a_misspelt_fact_field_fails_to_load_with_rule_and_path_named() {
+    let file = "runtime/cdi-device-unresolvable.yaml";
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../rules")
+            .join(file),
+    )
+    .expect("the rule file is readable");
+    assert!(text.contains("$.facts.runtime.cdiError"));
+    layer_core::rule::Rule::load(file, &text).expect("the rule as written loads");
+    for (good, typo, field) in [
+        (
+            "$.facts.runtime.cdiError",
+            "$.facts.runtime.cdiEror",
+            "cdiEror",
+        ),
+        (
+            "$.facts.runtime.cdiError",
+            "$.facts.runtime.containers[?@.waitingReasn=='ErrImagePull'].name",
+            "waitingReasn",
+        ),
+        (
+            "$.facts.runtime.cdiError",
+            "$.facts.scheduling.reasons[*].count.value",
+            "value",
+        ),
+    ] {
+        let bad = text.replacen(good, typo, 1);
+        let err = layer_core::rule::Rule::load(file, &bad)
+            .expect_err("a misspelt field must not load")
+            .to_string();
+        for want in [file, typo, field] {
+            assert!(err.contains(want), "`{err}` does not name `{want}`");
+        }
+    }
+    let schema = layer_core::facts::schema::cached();
+    for ok in [
+        "$.facts.scheduling.reasons[?@.kind=='taint'].count",
+        "$.facts.resources[0].closest[*].node",
+        "$.facts.floor.placement.text",
+        "$.facts.signals[?@.layer=='device' && @.current==true].message",
+    ] {
+        layer_core::facts::schema::check_path(ok, schema).unwrap_or_else(|e| panic!("{ok}: {e}"));
     }
 }

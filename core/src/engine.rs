@@ -148,16 +148,14 @@ impl Engine {
         let now_secs = now
             .as_ref()
             .and_then(|n| crate::time::parse_rfc3339(&n.time));
-        let mut view = view::build(ix, target, now_secs);
-        // Where "now" came from: an age measured against the newest time in a pasted bundle is
-        // only a lower bound, and rules that wait for something to be old must know it.
-        if let Some(f) = view.value.get_mut("facts").and_then(Value::as_object_mut) {
-            f.insert(
-                "nowSource".into(),
-                now.as_ref()
-                    .map_or(Value::Null, |n| Value::String(n.source.clone())),
-            );
-        }
+        // Where "now" came from is a fact: an age measured against the newest time in a pasted
+        // bundle is only a lower bound, and rules that wait for something to be old must know it.
+        let view = view::build_at(
+            ix,
+            target,
+            now_secs,
+            now.as_ref().map(|n| n.source.as_str()),
+        );
         self.diagnose_view(ix, &view, now)
     }
 

@@ -243,14 +243,14 @@ impl Cond {
 impl Rule {
     /// The facts its paths read (`$.facts.<name>`), each once, in the catalog's order: what
     /// its documentation links to the code that builds them.
-    pub fn facts_read(&self) -> Vec<&'static crate::catalog::Fact> {
+    pub fn facts_read(&self) -> Vec<&'static crate::facts::FactDef> {
         let read: Vec<&str> = self
             .when
             .tests()
             .into_iter()
             .filter_map(|t| crate::catalog::path_head(&t.source).and_then(|(_, f)| f))
             .collect();
-        crate::catalog::FACTS
+        crate::facts::FACTS
             .iter()
             .filter(|f| read.contains(&f.name))
             .collect()
@@ -463,12 +463,23 @@ fn compile(
         )));
     }
     if let Some(f) = fact
-        && crate::catalog::fact(f).is_none()
+        && crate::facts::registry::fact(f).is_none()
     {
         return Err(invalid(&format!(
             "path `{source}` reads `$.facts.{f}`, which no code builds (facts: {})",
-            crate::catalog::fact_names()
+            crate::facts::registry::fact_names()
         )));
+    }
+    // Below the fact's key, the fact's type decides: with the schema compiled in (the tests and
+    // `cargo xtask`), a misspelt field is a load error naming the rule and the path.
+    #[cfg(feature = "schema")]
+    if let Err(message) = crate::facts::schema::check_path(&source, crate::facts::schema::cached())
+    {
+        return Err(RuleError::Path {
+            file: file.to_string(),
+            path: source.clone(),
+            message,
+        });
     }
     let path = jsonpath_rust::parser::parse_json_path(&source).map_err(|e| RuleError::Path {
         file: file.to_string(),

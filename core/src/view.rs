@@ -66,6 +66,8 @@ struct Builder<'a> {
     map: Map<String, Value>,
     refs: BTreeMap<String, SubjectRef>,
     values: BTreeMap<ObjId, Value>,
+    /// The objects of each subject, as linked: facts and the signals read them by id.
+    ids: BTreeMap<String, Vec<ObjId>>,
     missing: Vec<Missing>,
     event_sources: Vec<ObjId>,
 }
@@ -86,6 +88,7 @@ impl Builder<'_> {
         self.map.insert(subject.into(), v);
         self.refs
             .insert(subject.into(), SubjectRef::One(object_ref(self.ix, id)));
+        self.ids.insert(subject.into(), vec![id]);
     }
 
     fn set_many(&mut self, subject: &str, ids: &[ObjId]) {
@@ -98,6 +101,7 @@ impl Builder<'_> {
             subject.into(),
             SubjectRef::Many(ids.iter().map(|&id| object_ref(self.ix, id)).collect()),
         );
+        self.ids.insert(subject.into(), ids.to_vec());
     }
 
     fn miss(
@@ -145,11 +149,19 @@ fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
 
 /// Build the view of a target. `now` is epoch seconds (for ages).
 pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
+    build_at(ix, target, now, None)
+}
+
+/// Build the view of a target: link its objects, then build every fact of
+/// [`facts::FACTS`], stage by stage. `now` is epoch seconds (for ages), `now_source` where
+/// it came from (`$.facts.nowSource`).
+pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<&str>) -> View {
     let mut b = Builder {
         ix,
         map: Map::new(),
         refs: BTreeMap::new(),
         values: BTreeMap::new(),
+        ids: BTreeMap::new(),
         missing: Vec::new(),
         event_sources: Vec::new(),
     };
@@ -231,8 +243,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         }
     }
 
-    // Group: LeaderWorkerSet, JobSet, gang PodGroup.
-    let mut group_fact = Value::Null;
+    // Group: LeaderWorkerSet, JobSet, gang PodGroup (`$.facts.group` reads the same labels).
     if let Some(pv) = &pod_value {
         let pns = str_at(pv, "/metadata/namespace");
         if let Some(lws_name) = label(pv, "leaderworkerset.sigs.k8s.io/name") {
@@ -244,41 +255,13 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             if let Some(id) = ix.find("Pod", pns, &leader_name) {
                 b.set_one("leaderPod", id);
             }
-            let worker_sts = ix.get("apps", "StatefulSet", pns, &leader_name);
-            if let Some(id) = worker_sts {
+            if let Some(id) = ix.get("apps", "StatefulSet", pns, &leader_name) {
                 b.set_one("workerStatefulSet", id);
             }
-            let size =
-                meta_value(pv, "leaderworkerset.sigs.k8s.io/size").and_then(|s| s.parse().ok());
-            let members: Vec<ObjId> = ix
-                .get("leaderworkerset.x-k8s.io", "LeaderWorkerSet", pns, lws_name)
-                .map(|l| ix.descendant_pods(l))
-                .unwrap_or_default()
-                .into_iter()
-                .filter(|&m| {
-                    label(&b.value(m), "leaderworkerset.sigs.k8s.io/group-index")
-                        == Some(group_index)
-                })
-                .collect();
-            group_fact = group_of_pods(&mut b, "LeaderWorkerSet", &leader_name, size, &members);
-            group_fact["groupIndex"] = json!(group_index);
-            group_fact["workerStatefulSet"] =
-                json!({"name": leader_name, "exists": worker_sts.is_some()});
         } else if let Some(js) = label(pv, "jobset.sigs.k8s.io/jobset-name")
             && let Some(id) = ix.get("jobset.x-k8s.io", "JobSet", pns, js)
         {
             b.set_one("jobSet", id);
-            let spec = b.value(id);
-            let expected: u64 = facts::replicated_jobs(&spec)
-                .iter()
-                .map(|rj| rj.replicas * rj.pods_per_job)
-                .sum();
-            let members: Vec<ObjId> = ix
-                .descendant_pods(id)
-                .into_iter()
-                .filter(|&m| !ix.pod(m).is_some_and(|p| p.terminal()))
-                .collect();
-            group_fact = group_of_pods(&mut b, "JobSet", js, Some(expected), &members);
         }
         for (key, api_group, is_annotation) in POD_GROUP_KEYS {
             let v = if *is_annotation {
@@ -294,12 +277,6 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
                     b.set_one("podGroup", id);
                     b.event_sources.push(id);
                     let pg = b.value(id);
-                    if group_fact.is_null() {
-                        let members: Vec<ObjId> =
-                            ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
-                        let min = pg.pointer("/spec/minMember").and_then(Value::as_u64);
-                        group_fact = group_of_pods(&mut b, "PodGroup", name, min, &members);
-                    }
                     let queue = str_at(&pg, "/spec/queue")
                         .map(str::to_string)
                         .or_else(|| label(pv, "kai.scheduler/queue").map(str::to_string));
@@ -360,15 +337,7 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             b.set_one("workload", id);
         }
     }
-    let workload_id = match b.refs.get("workload") {
-        Some(SubjectRef::One(r)) => ix.get(
-            "kueue.x-k8s.io",
-            "Workload",
-            r.namespace.as_deref(),
-            &r.name,
-        ),
-        _ => None,
-    };
+    let workload_id = b.ids.get("workload").and_then(|w| w.first().copied());
     if let Some(w) = workload_id {
         b.event_sources.push(w);
     }
@@ -443,8 +412,6 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
     }
 
     // Placement and runtime: the bound node, the RuntimeClass, DRA objects.
-    let mut sched_fact = Value::Null;
-    let mut resources_fact = Value::Array(Vec::new());
     if let (Some(p), Some(pv)) = (pod, &pod_value) {
         if let Some(node) = str_at(pv, "/spec/nodeName") {
             match ix.find("Node", None, node) {
@@ -471,23 +438,6 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
             }
         }
         link_dra(&mut b, pv);
-        sched_fact = scheduling_fact(ix, p, pv);
-        let extra: Vec<String> = sched_fact["insufficient"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect();
-        let mut requests: BTreeMap<String, f64> = ix
-            .pod(p)
-            .map(|i| i.requests.iter().cloned().collect())
-            .unwrap_or_default();
-        // A KAI-Scheduler GPU share asks for part of a GPU by annotation, not by resource: the
-        // pod still needs a node that advertises nvidia.com/gpu.
-        if let Some(share) = kai_gpu_share(pv) {
-            requests.entry("nvidia.com/gpu".into()).or_insert(share);
-        }
-        resources_fact = facts::resources(ix, &requests, &extra, pv);
         // A request that is no quantity is left out of every sum: say so, or the pod would
         // read as asking for less than its spec says.
         for what in facts::unreadable_quantities(pv) {
@@ -519,34 +469,10 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
 
     // fake-gpu-operator topology.
     let fake = facts::fake_gpu_state(ix);
-    let (fake_fact, topo_cm, node_cms) = (&fake.0, fake.1, &fake.2);
-    if let Some(id) = topo_cm {
+    if let Some(id) = fake.1 {
         b.set_one("fakeGpuTopology", id);
-        b.set_many("nodeTopologies", node_cms);
+        b.set_many("nodeTopologies", &fake.2);
     }
-
-    // The nodes worth citing: the bound node, the closest candidates for each requested device,
-    // and fake-gpu-operator's pool nodes; sorted by name, at most 16.
-    let mut node_names: Vec<String> = Vec::new();
-    if let Some(pv) = &pod_value {
-        node_names.extend(str_at(pv, "/spec/nodeName").map(str::to_string));
-    }
-    for r in resources_fact.as_array().into_iter().flatten() {
-        for c in r["closest"].as_array().into_iter().flatten() {
-            node_names.extend(c["node"].as_str().map(str::to_string));
-        }
-    }
-    for n in fake_fact["nodes"].as_array().into_iter().flatten() {
-        node_names.extend(n["node"].as_str().map(str::to_string));
-    }
-    node_names.sort();
-    node_names.dedup();
-    let node_ids: Vec<ObjId> = node_names
-        .iter()
-        .filter_map(|n| ix.nodes().get(n).map(|i| i.id))
-        .take(16)
-        .collect();
-    b.set_many("nodes", &node_ids);
 
     // Events about every linked object, normalized to one shape, oldest first.
     let mut evs: Vec<ObjId> = Vec::new();
@@ -600,69 +526,75 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         b.set_many("pods", &pods.iter().take(64).copied().collect::<Vec<_>>());
     }
     let tv = b.value(target);
-    let WorkState {
-        status,
-        settled,
-        history,
-    } = judge(ix, target, &tv, &pods);
-    let jobset_fact = match b.refs.get("jobSet") {
-        Some(SubjectRef::One(r)) => ix
-            .get("jobset.x-k8s.io", "JobSet", r.namespace.as_deref(), &r.name)
-            .map_or(Value::Null, |id| jobset_fact(&mut b, id)),
-        _ => Value::Null,
-    };
-    let kueue_installed = ix
-        .kinds()
-        .iter()
-        .any(|k| matches!(*k, "ClusterQueue" | "LocalQueue" | "Workload"));
-    b.map.insert(
-        "facts".into(),
-        json!({
-            "target": {"kind": t.kind, "status": status, "settled": settled, "isPod": target_is_pod, "podCount": pods.len(),
-                       "deviceStack": crate::attribution::is_device_stack(&t.kind, &t.name),
-                       "requestsWithoutLimits": requests_without_limits(&tv)},
-            "scheduling": sched_fact,
-            "resources": resources_fact,
-            "group": group_fact,
-            "fakeGpu": fake_fact.clone(),
-            "jobSet": jobset_fact,
-            "installed": {"kueue": kueue_installed},
-            "now": now.map(crate::time::format_rfc3339),
-            "podAge": pod.and_then(|p| Some(now? - ix.created(p)?)),
-            "scheduler": pod_value.as_ref().map(|pv| str_at(pv, "/spec/schedulerName").unwrap_or("default-scheduler")),
-        }),
-    );
-    // Facts by area (core/src/area/): computed last, so they can read every linked subject.
-    let area_facts = {
-        let ctx = crate::facts::Ctx {
+    let state = facts::work::judge(ix, target, &tv, &pods);
+    let linked = linked_objects(ix, target, pod, &chain, &b.ids);
+
+    // The facts, stage by stage: each stage reads the subjects and the facts of the stages
+    // before it.
+    b.map.insert("facts".into(), Value::Object(Map::new()));
+    for stage in [
+        facts::Stage::Work,
+        facts::Stage::Derived,
+        facts::Stage::Area,
+    ] {
+        let mut built = Map::new();
+        let ctx = facts::Ctx {
             ix,
             target,
             pod,
+            pods: &pods,
             subjects: &b.map,
+            ids: &b.ids,
+            linked: &linked,
+            state: &state,
             now,
+            now_source,
+            signals: Default::default(),
         };
-        crate::facts::all(&ctx)
-    };
-    let linked = linked_objects(ix, target, pod, &chain, &b.refs);
-    let sig = facts::signals::signals(ix, &linked, settled || history);
-    if let Some(Value::Object(f)) = b.map.get_mut("facts") {
-        for (k, v) in area_facts {
-            f.insert(k.to_string(), v);
+        facts::registry::build_stage(stage, &ctx, &mut built);
+        if let Some(Value::Object(f)) = b.map.get_mut("facts") {
+            f.extend(built);
         }
-        f.insert("signals".into(), json!(sig.signals));
-        f.insert("floor".into(), json!(sig.floor));
     }
+    cite_nodes(&mut b, pod_value.as_ref());
     View {
         value: Value::Object(b.map),
         refs: b.refs,
         target,
         pod,
         pods: pod_summaries,
-        status,
-        settled,
-        history,
+        status: state.status,
+        settled: state.settled,
+        history: state.history,
         missing: b.missing,
     }
+}
+
+/// The nodes worth citing: the bound node, the closest candidates for each requested device,
+/// and fake-gpu-operator's pool nodes; sorted by name, at most 16.
+fn cite_nodes(b: &mut Builder, pod_value: Option<&Value>) {
+    let ix = b.ix;
+    let mut node_names: Vec<String> = Vec::new();
+    if let Some(pv) = pod_value {
+        node_names.extend(str_at(pv, "/spec/nodeName").map(str::to_string));
+    }
+    let facts = &b.map["facts"];
+    for r in facts["resources"].as_array().into_iter().flatten() {
+        for c in r["closest"].as_array().into_iter().flatten() {
+            node_names.extend(c["node"].as_str().map(str::to_string));
+        }
+    }
+    for n in facts["fakeGpu"]["nodes"].as_array().into_iter().flatten() {
+        node_names.extend(n["node"].as_str().map(str::to_string));
+    }
+    node_names.sort();
+    node_names.dedup();
+    let node_ids: Vec<ObjId> = node_names
+        .iter()
+        .filter_map(|n| ix.nodes().get(n).map(|i| i.id))
+        .take(16)
+        .collect();
+    b.set_many("nodes", &node_ids);
 }
 
 /// Subjects whose objects are context (candidate nodes, device classes, configuration), not
@@ -687,7 +619,7 @@ fn linked_objects(
     target: ObjId,
     pod: Option<ObjId>,
     chain: &[ObjId],
-    refs: &BTreeMap<String, SubjectRef>,
+    ids: &BTreeMap<String, Vec<ObjId>>,
 ) -> Vec<ObjId> {
     let mut out = vec![target];
     let add = |id: ObjId, out: &mut Vec<ObjId>| {
@@ -701,29 +633,12 @@ fn linked_objects(
     for &id in chain {
         add(id, &mut out);
     }
-    let resolve = |r: &ObjectRef| {
-        ix.get(
-            group_of(&r.api_version),
-            &r.kind,
-            r.namespace.as_deref(),
-            &r.name,
-        )
-    };
-    for (subject, r) in refs {
+    for (subject, objects) in ids {
         if CONTEXT_SUBJECTS.contains(&subject.as_str()) {
             continue;
         }
-        match r {
-            SubjectRef::One(r) => {
-                if let Some(id) = resolve(r) {
-                    add(id, &mut out);
-                }
-            }
-            SubjectRef::Many(rs) => {
-                for id in rs.iter().filter_map(resolve) {
-                    add(id, &mut out);
-                }
-            }
+        for &id in objects {
+            add(id, &mut out);
         }
     }
     let mut stack: Vec<ObjId> = ix.children(target).to_vec();
@@ -737,113 +652,6 @@ fn linked_objects(
         }
     }
     out
-}
-
-fn group_of_pods(
-    b: &mut Builder,
-    kind: &str,
-    name: &str,
-    expected: Option<u64>,
-    members: &[ObjId],
-) -> Value {
-    let rows: Vec<(String, String, bool, Option<String>)> = members
-        .iter()
-        .map(|&m| {
-            let info = b.ix.pod(m);
-            (
-                b.ix.object(m).name.clone(),
-                info.map_or_else(|| "Unknown".into(), |i| i.status.clone()),
-                info.is_some_and(|i| i.settled),
-                info.and_then(|i| i.node.clone()),
-            )
-        })
-        .collect();
-    facts::group(kind, name, expected, &rows)
-}
-
-/// A JobSet's child Jobs against its spec: `{name, suspended, jobsExpected, jobsPresent,
-/// jobsSuspended, replicatedJobs: [{name, replicas, jobsPresent, podsPerJob}]}`. Child Jobs are
-/// found by owner reference and matched to their replicated job by the
-/// `jobset.sigs.k8s.io/replicatedjob-name` label.
-fn jobset_fact(b: &mut Builder, id: ObjId) -> Value {
-    let js = b.value(id);
-    let children: Vec<ObjId> = facts::child_jobs(b.ix, id).collect();
-    let jobs: Vec<Value> = children.into_iter().map(|c| b.value(c)).collect();
-    let mut rows = Vec::new();
-    let mut expected = 0;
-    for rj in facts::replicated_jobs(&js) {
-        expected += rj.replicas;
-        rows.push(json!({"name": rj.name, "replicas": rj.replicas,
-                         "jobsPresent": rj.present_in(&jobs), "podsPerJob": rj.pods_per_job}));
-    }
-    let suspended = jobs
-        .iter()
-        .filter(|j| j.pointer("/spec/suspend") == Some(&Value::Bool(true)))
-        .count();
-    json!({
-        "name": b.ix.object(id).name, "suspended": js.pointer("/spec/suspend") == Some(&Value::Bool(true)),
-        "jobsExpected": expected, "jobsPresent": jobs.len(), "jobsSuspended": suspended, "replicatedJobs": rows,
-    })
-}
-
-/// The GPUs a KAI-Scheduler GPU-sharing pod asks for: `gpu-fraction` (times
-/// `gpu-fraction-num-devices`), or a share of one GPU for `gpu-memory`.
-fn kai_gpu_share(pv: &Value) -> Option<f64> {
-    let ann = pv.pointer("/metadata/annotations")?;
-    let devices = ann
-        .get("gpu-fraction-num-devices")
-        .and_then(Value::as_str)
-        .and_then(|s| s.parse::<f64>().ok())
-        .unwrap_or(1.0);
-    if let Some(f) = ann
-        .get("gpu-fraction")
-        .and_then(Value::as_str)
-        .and_then(|s| s.parse::<f64>().ok())
-    {
-        return Some(f * devices);
-    }
-    // gpu-memory asks for MiB of one GPU: the device count it needs is "a part of one".
-    ann.get("gpu-memory").map(|_| 0.0)
-}
-
-/// The scheduler's last word on a pod: the PodScheduled condition's message, else the newest
-/// FailedScheduling (or KAI `Unschedulable`) event.
-fn scheduling_fact(ix: &Index, pod: ObjId, pv: &Value) -> Value {
-    let cond = pv
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|cs| {
-            cs.iter().find(|c| {
-                c["type"] == "PodScheduled"
-                    && c["status"] == "False"
-                    && c["reason"] == "Unschedulable"
-            })
-        });
-    let scheduler = str_at(pv, "/spec/schedulerName").unwrap_or("default-scheduler");
-    let from_event = || {
-        ix.events_for(pod)
-            .into_iter()
-            .rev()
-            .filter_map(|e| ix.event(e))
-            .find(|e| {
-                e.reason == "FailedScheduling"
-                    || (e.reason == "Unschedulable" && e.type_ == "Warning")
-            })
-    };
-    let (message, source) = match cond
-        .and_then(|c| c["message"].as_str())
-        .filter(|m| !m.is_empty())
-    {
-        Some(m) => (m.to_string(), "condition"),
-        None => match from_event() {
-            Some(e) => (e.message.clone(), "event"),
-            None => return Value::Null,
-        },
-    };
-    let mut f = facts::parse_scheduling_message(&message);
-    f["source"] = json!(source);
-    f["scheduler"] = json!(scheduler);
-    f
 }
 
 fn link_dra(b: &mut Builder, pv: &Value) {
@@ -973,36 +781,6 @@ fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
         .unwrap_or_default()
 }
 
-/// Device resources (names with a `/`) that some `resources` block of an object asks for in
-/// `requests` without the same key in `limits`, anywhere in its spec (a pod, a pod template, a
-/// TrainJob's `resourcesPerNode`). The API server refuses such a pod ("Limit must be set for
-/// non overcommitable resources"), so whatever generates pods from the spec cannot create them.
-fn requests_without_limits(v: &Value) -> Vec<String> {
-    fn walk(v: &Value, out: &mut Vec<String>) {
-        match v {
-            Value::Object(m) => {
-                if let Some(req) = m.get("requests").and_then(Value::as_object) {
-                    let limits = m.get("limits").and_then(Value::as_object);
-                    for k in req.keys().filter(|k| k.contains('/')) {
-                        if limits.is_none_or(|l| !l.contains_key(k)) && !out.contains(k) {
-                            out.push(k.clone());
-                        }
-                    }
-                }
-                m.values().for_each(|x| walk(x, out));
-            }
-            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    if let Some(spec) = v.get("spec") {
-        walk(spec, &mut out);
-    }
-    out.sort();
-    out
-}
-
 /// The label a kind's controller puts on every pod it makes, naming its owner: how a pasted
 /// LWS, JobSet or Job finds its pods when the pods' ownerReferences were cut or lead through an
 /// object the bundle lacks.
@@ -1077,169 +855,6 @@ pub fn status_of(ix: &Index, target: ObjId) -> (String, bool) {
     } else {
         Vec::new()
     };
-    let w = judge(ix, target, &v, &pods);
+    let w = facts::work::judge(ix, target, &v, &pods);
     (w.status, w.settled)
-}
-
-/// What the work is now: its status, whether it is settled, and whether what the bundle shows
-/// of it is history (finished work, a failed pod beside its running replacement), which never
-/// blocks. `why` and `scan` both judge through here.
-#[derive(Debug, Clone)]
-pub struct WorkState {
-    pub status: String,
-    pub settled: bool,
-    pub history: bool,
-}
-
-/// Statuses of work that has finished for good.
-const FINISHED: &[&str] = &["Complete", "Completed", "Finished", "Succeeded"];
-
-fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState {
-    let (status, mut settled, by_kind) = match ix.pod(target) {
-        Some(p) => (p.status.clone(), p.settled, true),
-        None => work_status(ix, target, v, pods),
-    };
-    let mut history = settled && FINISHED.contains(&status.as_str());
-    if facts::superseded_pod(ix, target) {
-        settled = true;
-        history = true;
-    }
-    // A kind without a status of its own (a Node, a DaemonSet's selector, an HTTPRoute) is
-    // settled only while it reports nothing wrong.
-    if !by_kind
-        && settled
-        && !facts::signals::signals(ix, &[target], false)
-            .signals
-            .is_empty()
-    {
-        settled = false;
-    }
-    WorkState {
-        status,
-        settled,
-        history,
-    }
-}
-
-/// A short status for the target as kubectl would show it, whether the work is settled
-/// (running as intended or finished), and whether the kind has a status of its own (false: the
-/// status is only "Present" or its pods').
-fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool, bool) {
-    let t = ix.object(target);
-    let by_kind = matches!(
-        (t.group(), t.kind.as_str()),
-        ("", "Pod")
-            | ("batch", "Job")
-            | ("jobset.x-k8s.io", "JobSet")
-            | ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
-            | (
-                "apps",
-                "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet"
-            )
-            | ("kueue.x-k8s.io", "Workload")
-            | ("nvidia.com", "DynamoGraphDeployment")
-    ) || (t.kind == "PodGroup" && !pods.is_empty());
-    let (status, settled) = status_by_kind(ix, target, v, pods);
-    (status, settled, by_kind)
-}
-
-fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool) {
-    let t = ix.object(target);
-    let cond_true = |ty: &str| {
-        v.pointer("/status/conditions")
-            .and_then(Value::as_array)
-            .is_some_and(|cs| cs.iter().any(|c| c["type"] == ty && c["status"] == "True"))
-    };
-    let pods_settled =
-        || !pods.is_empty() && pods.iter().all(|&p| ix.pod(p).is_some_and(|i| i.settled));
-    let ready_of = |spec_ptr: &str, ready_ptr: &str| {
-        let want = v.pointer(spec_ptr).and_then(Value::as_u64).unwrap_or(1);
-        let ready = v.pointer(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
-        (format!("{ready}/{want} ready"), ready >= want)
-    };
-    match (t.group(), t.kind.as_str()) {
-        ("", "Pod") => ix
-            .pod(target)
-            .map_or_else(|| facts::pod_status(v), |i| (i.status.clone(), i.settled)),
-        // Jobs and JobSets: finished, failed, held (suspended), or as their pods are.
-        ("batch", "Job") | ("jobset.x-k8s.io", "JobSet") => {
-            let done = if t.kind == "Job" {
-                "Complete"
-            } else {
-                "Completed"
-            };
-            if cond_true(done) {
-                (done.into(), true)
-            } else if cond_true("Failed") {
-                ("Failed".into(), false)
-            } else if v.pointer("/spec/suspend") == Some(&Value::Bool(true)) {
-                ("Suspended".into(), false)
-            } else {
-                let s = pods_settled();
-                (if s { "Running" } else { "Pending" }.into(), s)
-            }
-        }
-        // A status that counts everyone ready is stale while a live member is not: a worker
-        // recreated since the controller last wrote its status is Pending all the same.
-        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
-        | ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => {
-            let (status, settled) = ready_of("/spec/replicas", "/status/readyReplicas");
-            let members_settled = pods
-                .iter()
-                .filter_map(|&p| ix.pod(p))
-                .all(|i| i.settled || i.terminal());
-            (status, settled && members_settled)
-        }
-        // A DaemonSet that should run nowhere is not settled: the device stack's DaemonSets
-        // are what this tool is asked about, and "desired 0" is their failure.
-        ("apps", "DaemonSet") => {
-            let (status, settled) =
-                ready_of("/status/desiredNumberScheduled", "/status/numberReady");
-            let desired = v
-                .pointer("/status/desiredNumberScheduled")
-                .and_then(Value::as_u64);
-            (status, settled && desired != Some(0))
-        }
-        ("kueue.x-k8s.io", "Workload") => {
-            if cond_true("Finished") {
-                ("Finished".into(), true)
-            } else if cond_true("Admitted") {
-                let s = cond_true("PodsReady") || pods_settled();
-                ("Admitted".into(), s)
-            } else {
-                ("Pending".into(), false)
-            }
-        }
-        ("nvidia.com", "DynamoGraphDeployment") => {
-            let ready = cond_true("Ready");
-            (
-                str_at(v, "/status/state").map_or_else(
-                    || {
-                        if ready {
-                            "Ready".into()
-                        } else {
-                            "NotReady".into()
-                        }
-                    },
-                    str::to_string,
-                ),
-                ready,
-            )
-        }
-        _ => {
-            if pods.is_empty() {
-                ("Present".into(), true)
-            } else {
-                let s = pods_settled();
-                (
-                    if s {
-                        "Running".into()
-                    } else {
-                        "Pending".into()
-                    },
-                    s,
-                )
-            }
-        }
-    }
 }

@@ -406,7 +406,10 @@ fn docs(check: bool) -> Result<(), String> {
         }
     }
     files.push((root().join("docs/rules/index.md"), index));
-    files.push((root().join("docs/view.md"), layer_core::catalog::view_doc()));
+    files.push((
+        root().join("docs/view.md"),
+        layer_core::facts::schema::view_doc(),
+    ));
     files.push((root().join("README.md"), readme_with_sample(&engine)?));
     for (name, schema) in layer_core::diagnosis::schemas() {
         let mut text = serde_json::to_string_pretty(&schema).map_err(|e| e.to_string())?;

@@ -100,3 +100,8 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
     });
     (fact, Some(cm_id), cms)
 }
+
+/// `$.facts.fakeGpu`: see [`fake_gpu`]; null when the operator's topology is not in the bundle.
+pub fn fact(ctx: &super::Ctx) -> Value {
+    fake_gpu_state(ctx.ix).0.clone()
+}

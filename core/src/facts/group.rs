@@ -1,28 +1,170 @@
 //! The pod's group (LWS group, JobSet, gang PodGroup) and its members: `$.facts.group`.
 
-use serde_json::{Value, json};
+use super::Ctx;
+use crate::index::{ObjId, POD_GROUP_KEYS};
+use crate::json::{label, str_at};
+use serde::Serialize;
+use serde_json::Value;
 
-/// Members of the pod's group: `{kind, name, expected, present, running, ready, pending,
-/// members: [{name, status, node}]}`; `expected` is null when nothing states a size.
-pub fn group(
-    kind: &str,
-    name: &str,
-    expected: Option<u64>,
-    members: &[(String, String, bool, Option<String>)],
-) -> Value {
-    let running = members
+/// `$.facts.group`: the group the pod belongs to and how many of it are there.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Group {
+    /// `LeaderWorkerSet`, `JobSet` or `PodGroup`.
+    pub kind: String,
+    /// The LWS group's leader pod name (`<lws>-<index>`), the JobSet's or the PodGroup's name.
+    pub name: String,
+    /// Its size: the LWS `leaderworkerset.sigs.k8s.io/size` label, the JobSet's Σ replicas ×
+    /// parallelism, the PodGroup's `minMember`; null when nothing states one.
+    pub expected: Option<u64>,
+    /// Members in the bundle.
+    pub present: usize,
+    /// Members Running (ready or not).
+    pub running: usize,
+    pub ready: usize,
+    /// Members neither ready nor running nor completed.
+    pub pending: usize,
+    /// `expected - present`, at least 0.
+    pub missing: Option<u64>,
+    /// The first 64 members.
+    pub members: Vec<Member>,
+    /// The LWS group index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_index: Option<String>,
+    /// The LWS group's worker StatefulSet (named like the leader) and whether it exists.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worker_stateful_set: Option<WorkerSet>,
+}
+
+/// One member pod.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Member {
+    pub name: String,
+    /// kubectl's STATUS.
+    pub status: String,
+    pub ready: bool,
+    pub node: Option<String>,
+}
+
+/// An LWS group's worker StatefulSet.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct WorkerSet {
+    pub name: String,
+    pub exists: bool,
+}
+
+/// A label or annotation value (annotation first: Kueue moved some labels to annotations).
+fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.pointer("/metadata/annotations")
+        .and_then(|a| a.get(key))
+        .and_then(Value::as_str)
+        .or_else(|| label(v, key))
+        .filter(|s| !s.is_empty())
+}
+
+/// `$.facts.group`: the pod's LWS group, else its JobSet, else its gang PodGroup.
+pub fn fact(ctx: &Ctx) -> Option<Group> {
+    let ix = ctx.ix;
+    let pv = ctx.pod_value()?;
+    let pns = str_at(&pv, "/metadata/namespace");
+    if let Some(lws_name) = label(&pv, "leaderworkerset.sigs.k8s.io/name") {
+        let group_index = label(&pv, "leaderworkerset.sigs.k8s.io/group-index").unwrap_or("0");
+        let leader_name = format!("{lws_name}-{group_index}");
+        let worker_sts = ix.get("apps", "StatefulSet", pns, &leader_name);
+        let size = meta_value(&pv, "leaderworkerset.sigs.k8s.io/size").and_then(|s| s.parse().ok());
+        let members: Vec<ObjId> = ix
+            .get("leaderworkerset.x-k8s.io", "LeaderWorkerSet", pns, lws_name)
+            .map(|l| ix.descendant_pods(l))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|&m| {
+                label(&ix.value(m), "leaderworkerset.sigs.k8s.io/group-index") == Some(group_index)
+            })
+            .collect();
+        let mut g = of_pods(ctx, "LeaderWorkerSet", &leader_name, size, &members);
+        g.group_index = Some(group_index.to_string());
+        g.worker_stateful_set = Some(WorkerSet {
+            name: leader_name,
+            exists: worker_sts.is_some(),
+        });
+        return Some(g);
+    }
+    if let Some(js) = label(&pv, "jobset.sigs.k8s.io/jobset-name")
+        && let Some(id) = ix.get("jobset.x-k8s.io", "JobSet", pns, js)
+    {
+        let expected: u64 = super::replicated_jobs(&ix.value(id))
+            .iter()
+            .map(|rj| rj.replicas * rj.pods_per_job)
+            .sum();
+        let members: Vec<ObjId> = ix
+            .descendant_pods(id)
+            .into_iter()
+            .filter(|&m| !ix.pod(m).is_some_and(|p| p.terminal()))
+            .collect();
+        return Some(of_pods(ctx, "JobSet", js, Some(expected), &members));
+    }
+    // The first group key the pod carries names its PodGroup; the others are not looked at.
+    for (key, api_group, is_annotation) in POD_GROUP_KEYS {
+        let v = if *is_annotation {
+            pv.pointer("/metadata/annotations")
+                .and_then(|a| a.get(*key))
+                .and_then(Value::as_str)
+        } else {
+            label(&pv, key)
+        };
+        let Some(name) = v else { continue };
+        let id = ix.get(api_group, "PodGroup", pns, name)?;
+        let members = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
+        let min = ix
+            .value(id)
+            .pointer("/spec/minMember")
+            .and_then(Value::as_u64);
+        return Some(of_pods(ctx, "PodGroup", name, min, &members));
+    }
+    None
+}
+
+fn of_pods(ctx: &Ctx, kind: &str, name: &str, expected: Option<u64>, members: &[ObjId]) -> Group {
+    let rows: Vec<Member> = members
         .iter()
-        .filter(|m| m.1 == "Running" || m.1 == "Running (not ready)")
-        .count();
-    let ready = members.iter().filter(|m| m.2).count();
-    let pending = members
+        .map(|&m| {
+            let info = ctx.ix.pod(m);
+            Member {
+                name: ctx.ix.object(m).name.clone(),
+                status: info.map_or_else(|| "Unknown".into(), |i| i.status.clone()),
+                ready: info.is_some_and(|i| i.settled),
+                node: info.and_then(|i| i.node.clone()),
+            }
+        })
+        .collect();
+    let running = rows
         .iter()
-        .filter(|m| !m.2 && m.1 != "Running" && m.1 != "Running (not ready)" && m.1 != "Completed")
+        .filter(|m| m.status == "Running" || m.status == "Running (not ready)")
         .count();
-    json!({
-        "kind": kind, "name": name, "expected": expected, "present": members.len(),
-        "running": running, "ready": ready, "pending": pending,
-        "missing": expected.map(|e| e.saturating_sub(members.len() as u64)),
-        "members": members.iter().take(64).map(|m| json!({"name": m.0, "status": m.1, "ready": m.2, "node": m.3})).collect::<Vec<_>>(),
-    })
+    let ready = rows.iter().filter(|m| m.ready).count();
+    let pending = rows
+        .iter()
+        .filter(|m| {
+            !m.ready
+                && m.status != "Running"
+                && m.status != "Running (not ready)"
+                && m.status != "Completed"
+        })
+        .count();
+    Group {
+        kind: kind.to_string(),
+        name: name.to_string(),
+        expected,
+        present: rows.len(),
+        running,
+        ready,
+        pending,
+        missing: expected.map(|e| e.saturating_sub(rows.len() as u64)),
+        members: rows.into_iter().take(64).collect(),
+        group_index: None,
+        worker_stateful_set: None,
+    }
 }

@@ -1,7 +1,9 @@
 //! The one reading of a JobSet's spec and its child Jobs: the group's size, `$.facts.jobSet` and
 //! the grouping facts all count from it.
 
+use super::Ctx;
 use crate::index::{Index, ObjId};
+use serde::Serialize;
 use serde_json::Value;
 
 /// One `spec.replicatedJobs` entry of a JobSet, with JobSet's defaults (one replica, one pod
@@ -50,4 +52,67 @@ pub fn replicated_jobs(jobset: &Value) -> Vec<ReplicatedJob<'_>> {
                 .unwrap_or(1),
         })
         .collect()
+}
+
+/// `$.facts.jobSet`: the work's JobSet, its replicated jobs against the child Jobs that exist.
+/// Child Jobs are found by owner reference and matched to their replicated job by the
+/// `jobset.sigs.k8s.io/replicatedjob-name` label.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct JobSetFact {
+    pub name: String,
+    /// `spec.suspend` is true.
+    pub suspended: bool,
+    /// Σ replicas over the replicated jobs.
+    pub jobs_expected: u64,
+    /// Child Jobs in the bundle.
+    pub jobs_present: usize,
+    /// Child Jobs with `spec.suspend: true`.
+    pub jobs_suspended: usize,
+    pub replicated_jobs: Vec<ReplicatedJobRow>,
+}
+
+/// One replicated job of the JobSet's spec.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReplicatedJobRow {
+    pub name: String,
+    pub replicas: u64,
+    /// Its child Jobs in the bundle.
+    pub jobs_present: usize,
+    /// The Job template's `parallelism`.
+    pub pods_per_job: u64,
+}
+
+/// `$.facts.jobSet`, for the view's `jobSet` subject; null without one.
+pub fn fact(ctx: &Ctx) -> Option<JobSetFact> {
+    let id = ctx.id("jobSet")?;
+    let ix = ctx.ix;
+    let js = ix.value(id);
+    let jobs: Vec<Value> = child_jobs(ix, id).map(|c| ix.value(c)).collect();
+    let mut rows = Vec::new();
+    let mut expected = 0;
+    for rj in replicated_jobs(&js) {
+        expected += rj.replicas;
+        rows.push(ReplicatedJobRow {
+            name: rj.name.to_string(),
+            replicas: rj.replicas,
+            jobs_present: rj.present_in(&jobs),
+            pods_per_job: rj.pods_per_job,
+        });
+    }
+    let suspended = jobs
+        .iter()
+        .filter(|j| j.pointer("/spec/suspend") == Some(&Value::Bool(true)))
+        .count();
+    Some(JobSetFact {
+        name: ix.object(id).name.clone(),
+        suspended: js.pointer("/spec/suspend") == Some(&Value::Bool(true)),
+        jobs_expected: expected,
+        jobs_present: jobs.len(),
+        jobs_suspended: suspended,
+        replicated_jobs: rows,
+    })
 }

@@ -1,5 +1,8 @@
 //! Facts a JSON path cannot express, computed in Rust and placed in the view under `$.facts`.
-//! Each function documents the shape it returns; `docs/view.md` lists them for rule authors.
+//! Every fact is a documented type built by one function from a [`Ctx`], registered in
+//! [`registry::FACTS`]; `docs/view.md` and the schema every rule path is checked against are
+//! generated from those types. The layers' facts live in their own directories
+//! (`device/`, `admission/`, …); facts about the work as a whole beside them.
 
 pub mod admission;
 pub mod device;
@@ -9,17 +12,21 @@ pub mod grouping;
 pub mod jobset;
 pub mod placement;
 pub mod pods;
+pub mod registry;
 pub mod resources;
 pub mod runtime;
 pub mod scheduling;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod serving;
 pub mod signals;
+pub mod work;
 
 pub use fake_gpu::{FAKE_GPU_POOL_LABEL, fake_gpu, fake_gpu_state};
-pub use group::group;
 pub use jobset::{ReplicatedJob, child_jobs, replicated_jobs};
 pub use pods::{pod_rank, pod_status, required_node_labels, unreadable_quantities};
 pub(crate) use pods::{pods_by_namespace, superseded_pod};
+pub use registry::{FACTS, FactDef, Stage};
 pub use resources::{Eligibility, node_eligible, resources};
 pub use scheduling::parse_scheduling_message;
 
@@ -50,18 +57,46 @@ pub fn quantity_map(v: &Value) -> BTreeMap<String, f64> {
 
 use std::borrow::Cow;
 
-/// What an area's facts may look at.
+/// What a fact may look at: the index, the target and what the view linked to it.
 pub struct Ctx<'a> {
     pub ix: &'a Index,
     pub target: ObjId,
     pub pod: Option<ObjId>,
-    /// The view's subjects so far (`pod`, `workload`, `node`, `events`, …), as rules see them.
+    /// The pods of the work (the target itself when it is a pod).
+    pub pods: &'a [ObjId],
+    /// The view's subjects so far (`pod`, `workload`, `node`, `events`, …), as rules see them,
+    /// with `facts` holding the facts of earlier stages ([`registry::Stage`]).
     pub subjects: &'a Map<String, Value>,
-    /// "Now", epoch seconds, when known.
+    /// The objects of each subject, as the view linked them.
+    pub ids: &'a BTreeMap<String, Vec<ObjId>>,
+    /// The objects the work is made of, target first (what the signals are read from).
+    pub linked: &'a [ObjId],
+    /// What the work is now.
+    pub state: &'a work::WorkState,
+    /// "Now", epoch seconds, when known, and where it came from.
     pub now: Option<i64>,
+    pub now_source: Option<&'a str>,
+    /// The signals, read once for both facts that show them.
+    pub(crate) signals: std::cell::OnceCell<signals::Signals>,
 }
 
 impl<'a> Ctx<'a> {
+    /// The object of a one-object subject (`jobSet`, `workload`, …).
+    pub fn id(&self, subject: &str) -> Option<ObjId> {
+        self.ids.get(subject).and_then(|ids| ids.first().copied())
+    }
+
+    /// The work's signals, read once.
+    pub fn signals(&self) -> &signals::Signals {
+        self.signals.get_or_init(|| {
+            signals::signals(
+                self.ix,
+                self.linked,
+                self.state.settled || self.state.history,
+            )
+        })
+    }
+
     /// The representative pod's JSON: the view's copy when it holds one, else read from the
     /// index.
     pub fn pod_value(&self) -> Option<Cow<'a, Value>> {
@@ -91,20 +126,6 @@ impl<'a> Ctx<'a> {
         }
         pods
     }
-}
-
-/// Every area's facts: (key under `$.facts`, value).
-pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
-    vec![
-        ("device", device::facts(ctx)),
-        ("deviceAdvertised", device::advertised(ctx)),
-        ("admission", admission::facts(ctx)),
-        ("grouping", grouping::facts(ctx)),
-        ("placement", placement::facts(ctx)),
-        ("volcano", placement::volcano(ctx)),
-        ("runtime", to_json(&runtime::facts(ctx))),
-        ("serving", serving::facts(ctx)),
-    ]
 }
 
 /// A quantity in a fact: written as an integer when whole (GPU counts read `4`, not `4.0`), as

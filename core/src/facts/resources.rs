@@ -1,9 +1,10 @@
 //! What the nodes advertise and hold of each device resource a pod asks for: `$.facts.resources`,
 //! and the node eligibility test (selector and taints) it and other facts count nodes with.
 
-use super::num;
+use super::{Ctx, Num};
 use crate::index::{Index, NodeInfo, NodeTables, untolerated};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// Does a node pass the pod's nodeSelector and tolerate the node's NoSchedule/NoExecute taints?
@@ -81,21 +82,109 @@ impl<'v> Eligibility<'v> {
     }
 }
 
-/// Per extended resource the pod asks for: what the nodes advertise and hold.
-///
-/// For each resource (names with a `/`, plus any the scheduler called insufficient):
-/// `{name, request, advertisingNodes, allocatable, capacity, requested, free, maxFree,
-/// maxAllocatable, eligibleNodes, eligibleMaxFree, fit, capacityWithoutAllocatable, closest:
-/// [{node, allocatable, requested, free}]}` where `fit` is `noneAdvertised` (no node has any
-/// allocatable), `neverFits` (no node could ever hold the request), `noneFreeNow` (some node
-/// could, none has it free now) or `fitsSomewhere` (a node has it free: the reason is elsewhere);
-/// `schedulerInsufficient` says whether the scheduler's message named this resource.
+/// `$.facts.resources[*]`: one extended resource the pod asks for, against the nodes.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// The resource name (`nvidia.com/gpu`).
+    pub name: String,
+    /// What the pod asks for (a KAI `gpu-fraction` counts as part of `nvidia.com/gpu`).
+    pub request: Num,
+    /// Nodes with some of it allocatable.
+    pub advertising_nodes: u64,
+    /// Summed over the nodes.
+    pub allocatable: Num,
+    pub capacity: Num,
+    /// The effective requests of non-terminal pods bound to the nodes, summed.
+    pub requested: Num,
+    /// `allocatable - requested`, at least 0.
+    pub free: Num,
+    /// The most any one node has free.
+    pub max_free: Num,
+    /// The most any one node has allocatable.
+    pub max_allocatable: Num,
+    /// Nodes whose labels match the pod's nodeSelector and whose NoSchedule/NoExecute taints it
+    /// tolerates.
+    pub eligible_nodes: u64,
+    /// The most any eligible node has free.
+    pub eligible_max_free: Num,
+    /// `noneAdvertised` (no node has any allocatable), `neverFits` (no node could ever hold the
+    /// request), `noneFreeNow` (some node could, none has it free now) or `fitsSomewhere` (a
+    /// node has it free: the reason is elsewhere).
+    pub fit: String,
+    /// Nodes with capacity but no allocatable of it (the device plugin holds it back).
+    pub capacity_without_allocatable: Vec<String>,
+    /// The three nodes with the most free, most first.
+    pub closest: Vec<NodeHolding>,
+    /// The scheduler's message named this resource insufficient.
+    pub scheduler_insufficient: bool,
+}
+
+/// What one node holds of a resource.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NodeHolding {
+    pub node: String,
+    pub allocatable: Num,
+    pub requested: Num,
+    pub free: Num,
+}
+
+/// `$.facts.resources`: every extended resource (name with a `/`) the pod asks for, plus any
+/// the scheduler called insufficient, against what the nodes advertise and hold.
+pub fn fact(ctx: &Ctx) -> Vec<Resource> {
+    let (Some(p), Some(pv)) = (ctx.pod, ctx.pod_value()) else {
+        return Vec::new();
+    };
+    let extra: Vec<String> = ctx
+        .subjects
+        .get("facts")
+        .and_then(|f| f["scheduling"]["insufficient"].as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect();
+    let mut requests: BTreeMap<String, f64> = ctx
+        .ix
+        .pod(p)
+        .map(|i| i.requests.iter().cloned().collect())
+        .unwrap_or_default();
+    // A KAI-Scheduler GPU share asks for part of a GPU by annotation, not by resource: the
+    // pod still needs a node that advertises nvidia.com/gpu.
+    if let Some(share) = kai_gpu_share(&pv) {
+        requests.entry("nvidia.com/gpu".into()).or_insert(share);
+    }
+    resources(ctx.ix, &requests, &extra, &pv)
+}
+
+/// The GPUs a KAI-Scheduler GPU-sharing pod asks for: `gpu-fraction` (times
+/// `gpu-fraction-num-devices`), or a share of one GPU for `gpu-memory`.
+fn kai_gpu_share(pv: &Value) -> Option<f64> {
+    let ann = pv.pointer("/metadata/annotations")?;
+    let devices = ann
+        .get("gpu-fraction-num-devices")
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse::<f64>().ok())
+        .unwrap_or(1.0);
+    if let Some(f) = ann
+        .get("gpu-fraction")
+        .and_then(Value::as_str)
+        .and_then(|s| s.parse::<f64>().ok())
+    {
+        return Some(f * devices);
+    }
+    // gpu-memory asks for MiB of one GPU: the device count it needs is "a part of one".
+    ann.get("gpu-memory").map(|_| 0.0)
+}
+
+/// The rows of [`fact`] for given requests.
 pub fn resources(
     ix: &Index,
     requests: &BTreeMap<String, f64>,
     extra: &[String],
     pod: &Value,
-) -> Value {
+) -> Vec<Resource> {
     let mut names: Vec<&String> = requests.keys().filter(|r| r.contains('/')).collect();
     for r in extra {
         if requests.contains_key(r) && !names.contains(&r) {
@@ -149,27 +238,42 @@ pub fn resources(
         } else {
             "fitsSomewhere"
         };
-        let closest: Vec<Value> = t
+        let closest = t
             .rows
             .iter()
             .take(3)
-            .map(|r| json!({"node": node(r.pos).name, "allocatable": num(r.allocatable), "requested": num(r.requested), "free": num(r.free)}))
+            .map(|r| NodeHolding {
+                node: node(r.pos).name.clone(),
+                allocatable: Num(r.allocatable),
+                requested: Num(r.requested),
+                free: Num(r.free),
+            })
             .collect();
-        out.push(json!({
-            "name": name, "request": num(want), "advertisingNodes": advertising,
-            "allocatable": num(alloc_total), "capacity": num(cap_total), "requested": num(req_total),
-            "free": num((alloc_total - req_total).max(0.0)), "maxFree": num(max_free), "maxAllocatable": num(max_alloc),
-            "eligibleNodes": eligible, "eligibleMaxFree": num(elig_max_free), "fit": fit,
-            "capacityWithoutAllocatable": cap_no_alloc, "closest": closest,
-            "schedulerInsufficient": extra.contains(name),
-        }));
+        out.push(Resource {
+            name: name.clone(),
+            request: Num(want),
+            advertising_nodes: advertising,
+            allocatable: Num(alloc_total),
+            capacity: Num(cap_total),
+            requested: Num(req_total),
+            free: Num((alloc_total - req_total).max(0.0)),
+            max_free: Num(max_free),
+            max_allocatable: Num(max_alloc),
+            eligible_nodes: eligible,
+            eligible_max_free: Num(elig_max_free),
+            fit: fit.to_string(),
+            capacity_without_allocatable: cap_no_alloc.into_iter().cloned().collect(),
+            closest,
+            scheduler_insufficient: extra.contains(name),
+        });
     }
-    Value::Array(out)
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     /// Nodes sharing their taints share one set; a pod's tolerations are judged per set and
     /// give the same answer per node as testing the node itself.

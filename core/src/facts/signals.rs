@@ -123,6 +123,16 @@ pub struct Signals {
     pub floor: BTreeMap<Layer, Floor>,
 }
 
+/// `$.facts.signals`: every signal of the work's objects.
+pub fn fact(ctx: &super::Ctx) -> Vec<Signal> {
+    ctx.signals().signals.clone()
+}
+
+/// `$.facts.floor`: per layer, its strongest current signal and how many more it has.
+pub fn floor(ctx: &super::Ctx) -> BTreeMap<Layer, Floor> {
+    ctx.signals().floor.clone()
+}
+
 /// The signals of `objects` (the view's linked objects, target first, without repeats).
 /// `settled` is the target's: settled work has history, never a current signal.
 pub fn signals(ix: &Index, objects: &[ObjId], settled: bool) -> Signals {

@@ -1,0 +1,288 @@
+//! What the work is now, and the small facts about the target every rule may read:
+//! `$.facts.target`, `scheduler`, `installed`, `now`, `podAge` and `nowSource`. The work's
+//! state (status, settled, history) is judged here once; `why` and `scan` both judge through
+//! [`judge`].
+
+use super::Ctx;
+use crate::index::{Index, ObjId};
+use crate::json::str_at;
+use serde::Serialize;
+use serde_json::Value;
+
+/// `$.facts.target`: the target as a whole.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TargetFact {
+    /// The target's kind.
+    pub kind: String,
+    /// Its status as kubectl would show it (`Pending`, `2/3 ready`, `Suspended`, …).
+    pub status: String,
+    /// Running and ready, or finished.
+    pub settled: bool,
+    /// The target is a Pod.
+    pub is_pod: bool,
+    /// How many pods make up the work.
+    pub pod_count: usize,
+    /// The target is a Pod or DaemonSet of the device stack (device plugin, GPU Operator
+    /// operands, DRA drivers: `attribution::DEVICE_STACK_PODS`).
+    pub device_stack: bool,
+    /// Device resources its spec requests without a limit (the API server refuses such pods).
+    pub requests_without_limits: Vec<String>,
+}
+
+/// `$.facts.target`.
+pub fn target(ctx: &Ctx) -> TargetFact {
+    let t = ctx.ix.object(ctx.target);
+    TargetFact {
+        kind: t.kind.clone(),
+        status: ctx.state.status.clone(),
+        settled: ctx.state.settled,
+        is_pod: t.kind == "Pod",
+        pod_count: ctx.pods.len(),
+        device_stack: crate::attribution::is_device_stack(&t.kind, &t.name),
+        requests_without_limits: ctx
+            .subjects
+            .get("target")
+            .map(requests_without_limits)
+            .unwrap_or_default(),
+    }
+}
+
+/// `$.facts.scheduler`: the pod's `schedulerName`, `default-scheduler` when unset.
+pub fn scheduler(ctx: &Ctx) -> Option<String> {
+    let pv = ctx.pod_value()?;
+    Some(
+        str_at(&pv, "/spec/schedulerName")
+            .unwrap_or("default-scheduler")
+            .to_string(),
+    )
+}
+
+/// `$.facts.installed`: which APIs the bundle shows at all.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Installed {
+    /// Some ClusterQueue, LocalQueue or Workload is in the bundle.
+    pub kueue: bool,
+}
+
+/// `$.facts.installed`.
+pub fn installed(ctx: &Ctx) -> Installed {
+    Installed {
+        kueue: ctx
+            .ix
+            .kinds()
+            .iter()
+            .any(|k| matches!(*k, "ClusterQueue" | "LocalQueue" | "Workload")),
+    }
+}
+
+/// `$.facts.now`: the "now" used, RFC 3339 (null when neither an option, a collection time
+/// nor any timestamp in the bundle gives one).
+pub fn now(ctx: &Ctx) -> Option<String> {
+    ctx.now.map(crate::time::format_rfc3339)
+}
+
+/// `$.facts.podAge`: the pod's age at "now", in seconds.
+pub fn pod_age(ctx: &Ctx) -> Option<i64> {
+    Some(ctx.now? - ctx.ix.created(ctx.pod?)?)
+}
+
+/// `$.facts.nowSource`: `option`, `collectedAt` or `newestInBundle`.
+pub fn now_source(ctx: &Ctx) -> Option<String> {
+    ctx.now_source.map(str::to_string)
+}
+
+/// Device resources (names with a `/`) that some `resources` block of an object asks for in
+/// `requests` without the same key in `limits`, anywhere in its spec (a pod, a pod template, a
+/// TrainJob's `resourcesPerNode`). The API server refuses such a pod ("Limit must be set for
+/// non overcommitable resources"), so whatever generates pods from the spec cannot create them.
+pub fn requests_without_limits(v: &Value) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(req) = m.get("requests").and_then(Value::as_object) {
+                    let limits = m.get("limits").and_then(Value::as_object);
+                    for k in req.keys().filter(|k| k.contains('/')) {
+                        if limits.is_none_or(|l| !l.contains_key(k)) && !out.contains(k) {
+                            out.push(k.clone());
+                        }
+                    }
+                }
+                m.values().for_each(|x| walk(x, out));
+            }
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(spec) = v.get("spec") {
+        walk(spec, &mut out);
+    }
+    out.sort();
+    out
+}
+
+/// What the work is now: its status, whether it is settled, and whether what the bundle shows
+/// of it is history (finished work, a failed pod beside its running replacement), which never
+/// blocks. `why` and `scan` both judge through here.
+#[derive(Debug, Clone)]
+pub struct WorkState {
+    pub status: String,
+    pub settled: bool,
+    pub history: bool,
+}
+
+/// Statuses of work that has finished for good.
+const FINISHED: &[&str] = &["Complete", "Completed", "Finished", "Succeeded"];
+
+pub fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState {
+    let (status, mut settled, by_kind) = match ix.pod(target) {
+        Some(p) => (p.status.clone(), p.settled, true),
+        None => work_status(ix, target, v, pods),
+    };
+    let mut history = settled && FINISHED.contains(&status.as_str());
+    if super::superseded_pod(ix, target) {
+        settled = true;
+        history = true;
+    }
+    // A kind without a status of its own (a Node, a DaemonSet's selector, an HTTPRoute) is
+    // settled only while it reports nothing wrong.
+    if !by_kind
+        && settled
+        && !super::signals::signals(ix, &[target], false)
+            .signals
+            .is_empty()
+    {
+        settled = false;
+    }
+    WorkState {
+        status,
+        settled,
+        history,
+    }
+}
+
+/// A short status for the target as kubectl would show it, whether the work is settled
+/// (running as intended or finished), and whether the kind has a status of its own (false: the
+/// status is only "Present" or its pods').
+fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool, bool) {
+    let t = ix.object(target);
+    let by_kind = matches!(
+        (t.group(), t.kind.as_str()),
+        ("", "Pod")
+            | ("batch", "Job")
+            | ("jobset.x-k8s.io", "JobSet")
+            | ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+            | (
+                "apps",
+                "Deployment" | "StatefulSet" | "ReplicaSet" | "DaemonSet"
+            )
+            | ("kueue.x-k8s.io", "Workload")
+            | ("nvidia.com", "DynamoGraphDeployment")
+    ) || (t.kind == "PodGroup" && !pods.is_empty());
+    let (status, settled) = status_by_kind(ix, target, v, pods);
+    (status, settled, by_kind)
+}
+
+fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool) {
+    let t = ix.object(target);
+    let cond_true = |ty: &str| {
+        v.pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .is_some_and(|cs| cs.iter().any(|c| c["type"] == ty && c["status"] == "True"))
+    };
+    let pods_settled =
+        || !pods.is_empty() && pods.iter().all(|&p| ix.pod(p).is_some_and(|i| i.settled));
+    let ready_of = |spec_ptr: &str, ready_ptr: &str| {
+        let want = v.pointer(spec_ptr).and_then(Value::as_u64).unwrap_or(1);
+        let ready = v.pointer(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
+        (format!("{ready}/{want} ready"), ready >= want)
+    };
+    match (t.group(), t.kind.as_str()) {
+        ("", "Pod") => ix
+            .pod(target)
+            .map_or_else(|| super::pod_status(v), |i| (i.status.clone(), i.settled)),
+        // Jobs and JobSets: finished, failed, held (suspended), or as their pods are.
+        ("batch", "Job") | ("jobset.x-k8s.io", "JobSet") => {
+            let done = if t.kind == "Job" {
+                "Complete"
+            } else {
+                "Completed"
+            };
+            if cond_true(done) {
+                (done.into(), true)
+            } else if cond_true("Failed") {
+                ("Failed".into(), false)
+            } else if v.pointer("/spec/suspend") == Some(&Value::Bool(true)) {
+                ("Suspended".into(), false)
+            } else {
+                let s = pods_settled();
+                (if s { "Running" } else { "Pending" }.into(), s)
+            }
+        }
+        // A status that counts everyone ready is stale while a live member is not: a worker
+        // recreated since the controller last wrote its status is Pending all the same.
+        ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+        | ("apps", "Deployment" | "StatefulSet" | "ReplicaSet") => {
+            let (status, settled) = ready_of("/spec/replicas", "/status/readyReplicas");
+            let members_settled = pods
+                .iter()
+                .filter_map(|&p| ix.pod(p))
+                .all(|i| i.settled || i.terminal());
+            (status, settled && members_settled)
+        }
+        // A DaemonSet that should run nowhere is not settled: the device stack's DaemonSets
+        // are what this tool is asked about, and "desired 0" is their failure.
+        ("apps", "DaemonSet") => {
+            let (status, settled) =
+                ready_of("/status/desiredNumberScheduled", "/status/numberReady");
+            let desired = v
+                .pointer("/status/desiredNumberScheduled")
+                .and_then(Value::as_u64);
+            (status, settled && desired != Some(0))
+        }
+        ("kueue.x-k8s.io", "Workload") => {
+            if cond_true("Finished") {
+                ("Finished".into(), true)
+            } else if cond_true("Admitted") {
+                let s = cond_true("PodsReady") || pods_settled();
+                ("Admitted".into(), s)
+            } else {
+                ("Pending".into(), false)
+            }
+        }
+        ("nvidia.com", "DynamoGraphDeployment") => {
+            let ready = cond_true("Ready");
+            (
+                str_at(v, "/status/state").map_or_else(
+                    || {
+                        if ready {
+                            "Ready".into()
+                        } else {
+                            "NotReady".into()
+                        }
+                    },
+                    str::to_string,
+                ),
+                ready,
+            )
+        }
+        _ => {
+            if pods.is_empty() {
+                ("Present".into(), true)
+            } else {
+                let s = pods_settled();
+                (
+                    if s {
+                        "Running".into()
+                    } else {
+                        "Pending".into()
+                    },
+                    s,
+                )
+            }
+        }
+    }
+}
