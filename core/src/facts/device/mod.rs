@@ -41,7 +41,9 @@
 //!   classDrivers}`; `missingOn` lists worker nodes (no control-plane label) without a slice of
 //!   that driver, `coverage` says the same in words; `ungenerated` describes each template claim not created yet.
 
-use super::Ctx;
+mod dra;
+
+use super::{Ctx, to_json};
 use crate::facts::num;
 use crate::index::NodeTables;
 use regex::Regex;
@@ -49,9 +51,6 @@ use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
-static CEL_DRIVER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"device\.driver\s*==\s*["']([^"']+)["']"#).expect("static regex")
-});
 static UNAVAILABLE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"requested number of devices unavailable for (\S+?)\. Requested")
         .expect("static regex")
@@ -172,7 +171,7 @@ pub fn facts(ctx: &Ctx) -> Value {
         ("pluginPods", cl.plugins.clone()),
         ("pluginSummary", json!(cl.plugin_summary)),
         ("fakeGpuInstall", cl.fake_gpu_install.clone()),
-        ("dra", dra(ctx, pv)),
+        ("dra", to_json(&dra::dra(ctx, pv))),
     ])
 }
 
@@ -637,193 +636,6 @@ fn fake_gpu_install(ctx: &Ctx) -> Value {
     })
 }
 
-/// DRA: the pod's claims (generated or not), their requests and classes, and which drivers
-/// publish ResourceSlices where.
-fn dra(ctx: &Ctx, pv: &Value) -> Value {
-    let ix = ctx.ix;
-    let entries = pv.pointer("/spec/resourceClaims").and_then(Value::as_array);
-    let Some(entries) = entries.filter(|e| !e.is_empty()) else {
-        return Value::Null;
-    };
-    let ns = pv.pointer("/metadata/namespace").and_then(Value::as_str);
-    let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
-    // Slices per driver: how many, on which nodes (the same for every view: read once).
-    let drivers = ix.once("device.sliceDrivers", || {
-        let mut drivers: BTreeMap<String, (u64, BTreeSet<String>)> = BTreeMap::new();
-        for &s in ix.of_kind("ResourceSlice") {
-            if ix.object(s).group() != "resource.k8s.io" {
-                continue;
-            }
-            let Some(spec) = ix.typed::<crate::index::SliceIdx>(s).map(|x| x.spec) else {
-                continue;
-            };
-            let Some(d) = spec.driver.as_ref().and_then(Value::as_str) else {
-                continue;
-            };
-            let e = drivers.entry(d.to_string()).or_default();
-            e.0 += 1;
-            let node = spec
-                .node_name
-                .as_ref()
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| "(all or selected nodes)".into());
-            e.1.insert(node);
-        }
-        drivers
-    });
-    // Worker nodes (no control-plane label), in name order.
-    let workers = ix.once("device.workerNodes", || {
-        ix.nodes()
-            .values()
-            .filter(|n| {
-                !n.labels
-                    .contains_key("node-role.kubernetes.io/control-plane")
-            })
-            .map(|n| n.name.clone())
-            .collect::<Vec<String>>()
-    });
-    let class_driver = |class: &str| -> (bool, Option<String>) {
-        match ix
-            .named("DeviceClass", class)
-            .into_iter()
-            .find(|&id| ix.object(id).group() == "resource.k8s.io")
-        {
-            Some(id) => {
-                let v = ix.value(id);
-                let d = v
-                    .pointer("/spec/selectors")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|s| s.pointer("/cel/expression").and_then(Value::as_str))
-                    .find_map(|e| CEL_DRIVER.captures(e).map(|c| c[1].to_string()));
-                (true, d)
-            }
-            None => (false, None),
-        }
-    };
-    let mut claims = Vec::new();
-    let mut missing_classes = BTreeSet::new();
-    let mut ungenerated = Vec::new();
-    let mut unallocated = Vec::new();
-    let mut class_drivers = BTreeSet::new();
-    for e in entries {
-        let entry = e["name"].as_str().unwrap_or("");
-        let template = e["resourceClaimTemplateName"].as_str();
-        let claim_name = crate::json::claim_name(pv, e);
-        let template_exists = template.map(|t| ix.find("ResourceClaimTemplate", ns, t).is_some());
-        let claim_id = claim_name
-            .as_deref()
-            .and_then(|n| ix.find("ResourceClaim", ns, n));
-        let generated = claim_name.is_some();
-        if let (Some(t), false) = (template, generated) {
-            ungenerated.push(if template_exists == Some(true) {
-                format!("{entry} (from ResourceClaimTemplate {t}, which exists)")
-            } else {
-                format!("{entry} (from ResourceClaimTemplate {t}, which is not in the bundle)")
-            });
-        }
-        // Requests come from the claim, else from the template's spec.
-        let spec = match claim_id {
-            Some(id) => ix.value(id).pointer("/spec").cloned(),
-            None => template
-                .and_then(|t| ix.find("ResourceClaimTemplate", ns, t))
-                .and_then(|id| ix.value(id).pointer("/spec/spec").cloned()),
-        };
-        let allocated = claim_id
-            .map(|id| ix.value(id).pointer("/status/allocation").is_some())
-            .unwrap_or(false);
-        if claim_id.is_some() && !allocated {
-            unallocated.push(claim_name.clone().unwrap_or_default());
-        }
-        let mut reqs = Vec::new();
-        for r in spec
-            .as_ref()
-            .and_then(|s| s.pointer("/devices/requests"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let classes = crate::json::request_device_classes(r);
-            for c in classes {
-                let (exists, driver) = class_driver(c);
-                if !exists {
-                    missing_classes.insert(c.to_string());
-                }
-                if let Some(d) = &driver {
-                    class_drivers.insert(d.clone());
-                }
-                reqs.push(json!({"name": r["name"], "deviceClassName": c, "classExists": exists, "driver": driver}));
-            }
-        }
-        claims.push(json!({
-            "entry": entry, "claim": claim_name, "template": template, "templateExists": template_exists,
-            "generated": generated, "exists": claim_id.is_some(), "allocated": allocated, "requests": reqs,
-        }));
-    }
-    // Drivers the pod needs: named by its classes, or (class missing) the class name itself,
-    // which is the driver name for dra-example-driver and NVIDIA's DRA driver.
-    let mut needed: BTreeSet<String> = class_drivers.clone();
-    needed.extend(missing_classes.iter().cloned());
-    // A driver's row is the same for every pod but for `onBoundNode`: built once per index.
-    let rows = ix.once("device.driverRows", || {
-        let mut rows: BTreeMap<String, Value> = BTreeMap::new();
-        for (d, (count, nodes)) in drivers.iter() {
-            rows.insert(d.clone(), driver_row(d, *count, nodes, &workers));
-        }
-        rows
-    });
-    let driver_rows: Vec<Value> = needed
-        .iter()
-        .map(|d| {
-            let mut row = rows
-                .get(d)
-                .cloned()
-                .unwrap_or_else(|| driver_row(d, 0, &BTreeSet::new(), &workers));
-            let on_bound = bound.map(|b| drivers.get(d).is_some_and(|(_, n)| n.contains(b)));
-            row["onBoundNode"] = json!(on_bound);
-            row
-        })
-        .collect();
-    let without: Vec<&String> = needed
-        .iter()
-        .filter(|d| drivers.get(*d).is_none_or(|x| x.0 == 0))
-        .collect();
-    json!({
-        "claims": claims,
-        "missingClasses": missing_classes.into_iter().collect::<Vec<_>>(),
-        "ungenerated": ungenerated,
-        "unallocated": unallocated,
-        "drivers": driver_rows,
-        "driversWithoutSlices": without,
-        "classDrivers": class_drivers.into_iter().collect::<Vec<_>>(),
-    })
-}
-
-/// What the bundle shows of one DRA driver: its slices, the nodes they are on, and the worker
-/// nodes without one (node lists in the sentence stop at ten names).
-fn driver_row(d: &str, count: u64, nodes: &BTreeSet<String>, workers: &[String]) -> Value {
-    let missing_on: Vec<&String> = workers.iter().filter(|n| !nodes.contains(*n)).collect();
-    let on = || crate::template::join_names(nodes.iter().map(String::as_str));
-    let coverage = match (count, missing_on.is_empty()) {
-        (0, _) => format!("driver {d} publishes no ResourceSlice on any node"),
-        (_, true) => format!(
-            "driver {d} publishes {}, on every worker node ({})",
-            crate::template::counted(count, "ResourceSlice", "ResourceSlices"),
-            on()
-        ),
-        (_, false) => format!(
-            "driver {d} publishes {} on {} but none on {}",
-            crate::template::counted(count, "ResourceSlice", "ResourceSlices"),
-            on(),
-            crate::template::join_names(missing_on.iter().map(|s| s.as_str()))
-        ),
-    };
-    json!({"name": d, "slices": count, "nodes": nodes.iter().collect::<Vec<_>>(),
-           "missingOn": missing_on, "coverage": coverage})
-}
-
 /// What the nodes advertise of each device resource (names with a `/`), whatever the view's
 /// pod: `$.facts.deviceAdvertised` = `[{name, nodes, allocatable, requested, free}]`, sorted by
 /// name, or empty. It lets the device layer speak for work that has no pod yet (a suspended Job,
@@ -843,34 +655,4 @@ pub fn advertised(ctx: &Ctx) -> Value {
             })
             .collect(),
     )
-}
-
-#[cfg(test)]
-mod driver_row_tests {
-    use super::*;
-
-    #[test]
-    fn coverage_names_ten_nodes_and_counts_the_rest() {
-        let workers: Vec<String> = (0..40).map(|i| format!("gpu-{i:02}")).collect();
-        let with_slices: BTreeSet<String> = workers[..25].iter().cloned().collect();
-        let row = driver_row("gpu.example.com", 25, &with_slices, &workers);
-        let coverage = row["coverage"].as_str().expect("a sentence");
-        assert!(
-            coverage.starts_with("driver gpu.example.com publishes 25 ResourceSlices on gpu-00, "),
-            "{coverage}"
-        );
-        assert!(
-            coverage.contains("gpu-09, and 15 more but none on gpu-25"),
-            "{coverage}"
-        );
-        assert!(coverage.ends_with("gpu-34, and 5 more"), "{coverage}");
-        // The lists themselves stay whole for rules that count them.
-        assert_eq!(row["nodes"].as_array().map(Vec::len), Some(25));
-        assert_eq!(row["missingOn"].as_array().map(Vec::len), Some(15));
-        let none = driver_row("gpu.example.com", 0, &BTreeSet::new(), &workers);
-        assert_eq!(
-            none["coverage"],
-            "driver gpu.example.com publishes no ResourceSlice on any node"
-        );
-    }
 }
