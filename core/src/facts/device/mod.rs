@@ -42,10 +42,14 @@
 //!   that driver, `coverage` says the same in words; `ungenerated` describes each template claim not created yet.
 
 mod dra;
+mod gpu_operator;
+mod plugins;
+mod pod_state;
 
 use super::{Ctx, to_json};
 use crate::facts::num;
 use crate::index::NodeTables;
+use pod_state::pod_label;
 use regex::Regex;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -69,9 +73,9 @@ struct Cluster {
     silent_detail: Vec<String>,
     silent_labels: Vec<String>,
     offered: BTreeSet<String>,
-    plugins: Value,
+    plugins: Vec<plugins::PluginPod>,
     plugin_summary: String,
-    gpu_operator: Value,
+    gpu_operator: Option<gpu_operator::GpuOperator>,
     fake_gpu_install: Value,
 }
 
@@ -167,8 +171,8 @@ pub fn facts(ctx: &Ctx) -> Value {
         ("sharedRename", Value::Array(renames)),
         ("selector", selector(&tables, pv)),
         ("admission", admission(ctx.ix, pv)),
-        ("gpuOperator", cl.gpu_operator.clone()),
-        ("pluginPods", cl.plugins.clone()),
+        ("gpuOperator", to_json(&cl.gpu_operator)),
+        ("pluginPods", to_json(&cl.plugins)),
         ("pluginSummary", json!(cl.plugin_summary)),
         ("fakeGpuInstall", cl.fake_gpu_install.clone()),
         ("dra", to_json(&dra::dra(ctx, pv))),
@@ -235,28 +239,8 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
             }
         }
     }
-    let plugins = plugin_pods(ctx);
-    let plugin_summary = plugins
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|p| {
-            let mut t = format!(
-                "{}/{} on {} ({}: {}, {} restarts)",
-                p["namespace"].as_str().unwrap_or(""),
-                p["pod"].as_str().unwrap_or(""),
-                p["node"].as_str().unwrap_or("no node"),
-                p["container"].as_str().unwrap_or(""),
-                p["reason"].as_str().unwrap_or(""),
-                p["restarts"]
-            );
-            if let Some(m) = p["message"].as_str().filter(|m| !m.is_empty()) {
-                t.push_str(&format!(": {m}"));
-            }
-            t
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
+    let plugins = plugins::plugin_pods(ctx);
+    let plugin_summary = plugins::plugin_summary(&plugins);
     Cluster {
         silent,
         silent_detail,
@@ -264,7 +248,7 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
         offered,
         plugins,
         plugin_summary,
-        gpu_operator: gpu_operator(ctx),
+        gpu_operator: gpu_operator::gpu_operator(ctx),
         fake_gpu_install: fake_gpu_install(ctx),
     }
 }
@@ -359,203 +343,6 @@ fn admission(ix: &crate::index::Index, pv: &Value) -> Value {
             n.allocatable.get(r).copied().unwrap_or(0.0) < cap
         });
     json!({"reason": reason, "message": message, "kind": kind, "resource": resource, "nodeShort": node_short})
-}
-
-/// Waiting/terminated reason of a pod's first container (init containers first) that is not ready.
-fn not_ready_container(pv: &Value) -> Option<(String, String, String, u64)> {
-    for key in ["initContainerStatuses", "containerStatuses"] {
-        for c in pv
-            .pointer(&format!("/status/{key}"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if c["ready"] == true {
-                continue;
-            }
-            if key == "initContainerStatuses"
-                && c.pointer("/state/terminated/exitCode")
-                    .and_then(Value::as_i64)
-                    == Some(0)
-            {
-                continue;
-            }
-            let name = c["name"].as_str().unwrap_or("").to_string();
-            let restarts = c["restartCount"].as_u64().unwrap_or(0);
-            let waiting = c.pointer("/state/waiting");
-            let reason = waiting
-                .and_then(|w| w["reason"].as_str())
-                .or_else(|| {
-                    c.pointer("/state/terminated/reason")
-                        .and_then(Value::as_str)
-                })
-                .unwrap_or(if c.pointer("/state/running").is_some() {
-                    "Running (not ready)"
-                } else {
-                    "Unknown"
-                })
-                .to_string();
-            let msg = c
-                .pointer("/lastState/terminated/message")
-                .and_then(Value::as_str)
-                .or_else(|| waiting.and_then(|w| w["message"].as_str()))
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            return Some((name, reason, msg, restarts));
-        }
-    }
-    None
-}
-
-/// Is the pod settled? (Running and Ready, or Succeeded.)
-fn pod_ok(pv: &Value) -> bool {
-    crate::facts::pod_status(pv).1
-}
-
-fn pod_label<'v>(pv: &'v Value, key: &str) -> Option<&'v str> {
-    pv.pointer("/metadata/labels")
-        .and_then(|l| l.get(key))
-        .and_then(Value::as_str)
-}
-
-/// The GPU Operator's operand that a pod belongs to (by its `app` label), if any.
-/// GPU Operator operands by the prefix of their `app` label.
-const OPERANDS: &[(&str, &str)] = &[
-    ("nvidia-driver-daemonset", "driver"),
-    ("nvidia-container-toolkit-daemonset", "container-toolkit"),
-    ("nvidia-device-plugin-daemonset", "device-plugin"),
-    ("nvidia-operator-validator", "operator-validator"),
-    ("gpu-feature-discovery", "gpu-feature-discovery"),
-    ("nvidia-dcgm-exporter", "dcgm-exporter"),
-    ("nvidia-mig-manager", "mig-manager"),
-    ("nvidia-cuda-validator", "cuda-validator"),
-];
-
-fn operand(pv: &Value) -> Option<&'static str> {
-    let app = pod_label(pv, "app")?;
-    OPERANDS
-        .iter()
-        .find(|(a, _)| app.starts_with(a))
-        .map(|(_, c)| *c)
-}
-
-fn gpu_operator(ctx: &Ctx) -> Value {
-    let ix = ctx.ix;
-    let Some(&cp) = ix
-        .of_kind("ClusterPolicy")
-        .iter()
-        .find(|&&id| ix.object(id).group() == "nvidia.com")
-    else {
-        return Value::Null;
-    };
-    let v = ix.value(cp);
-    let state = v.pointer("/status/state").and_then(Value::as_str);
-    let message = v
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|cs| {
-            cs.iter()
-                .find(|c| c["type"] == "Ready" && c["status"] == "False")
-        })
-        .and_then(|c| c["message"].as_str())
-        .unwrap_or("");
-    // Operands that fail on their own first (crash, error), then those waiting on them.
-    let mut failing: Vec<(bool, Value)> = Vec::new();
-    for p in ix.pods_with_app(|a| OPERANDS.iter().any(|(prefix, _)| a.starts_with(prefix))) {
-        let pv = ix.value(p);
-        let Some(component) = operand(&pv) else {
-            continue;
-        };
-        if pod_ok(&pv) {
-            continue;
-        }
-        let (container, reason, msg, restarts) =
-            not_ready_container(&pv).unwrap_or_else(|| ("".into(), "Pending".into(), "".into(), 0));
-        let waiting = matches!(
-            reason.as_str(),
-            "Running (not ready)" | "PodInitializing" | "Pending" | "ContainerCreating"
-        );
-        let node = pv.pointer("/spec/nodeName").and_then(Value::as_str);
-        failing.push((
-            waiting,
-            json!({
-                "pod": ix.object(p).name, "namespace": ix.object(p).namespace, "node": node,
-                "component": component, "container": container, "reason": reason, "message": msg,
-                "restarts": restarts, "waiting": waiting,
-            }),
-        ));
-    }
-    failing.sort_by_key(|(w, v)| (*w, v["pod"].as_str().map(str::to_string)));
-    let roots: Vec<String> = failing
-        .iter()
-        .filter(|(w, _)| !w)
-        .map(|(_, v)| {
-            format!(
-                "{} on {} ({}: {})",
-                v["pod"].as_str().unwrap_or(""),
-                v["node"].as_str().unwrap_or("no node"),
-                v["container"].as_str().unwrap_or(""),
-                v["reason"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    let waiting = failing.iter().filter(|(w, _)| *w).count();
-    let mut summary = roots.join("; ");
-    if waiting > 0 {
-        if !summary.is_empty() {
-            summary.push_str("; ");
-        }
-        let pods = crate::template::counted(
-            waiting as u64,
-            "more operand pod waits",
-            "more operand pods wait",
-        );
-        summary.push_str(&format!("{pods} in Init or not ready"));
-    }
-    let failing: Vec<Value> = failing.into_iter().map(|(_, v)| v).collect();
-    json!({
-        "clusterPolicy": ix.object(cp).name, "state": state, "ready": state == Some("ready"),
-        "message": message, "failingPods": failing, "failingSummary": summary,
-    })
-}
-
-/// Device-plugin pods that are not ready (GPU Operator, NVIDIA chart, fake-gpu-operator).
-fn plugin_pods(ctx: &Ctx) -> Value {
-    let ix = ctx.ix;
-    let mut out = Vec::new();
-    let plugin_apps = |a: &str| {
-        matches!(
-            a,
-            "device-plugin" | "nvidia-device-plugin-daemonset" | "nvidia-device-plugin"
-        )
-    };
-    for p in ix.pods_with_app(plugin_apps) {
-        let pv = ix.value(p);
-        let app = pod_label(&pv, "app")
-            .or_else(|| pod_label(&pv, "app.kubernetes.io/name"))
-            .unwrap_or("");
-        let is_plugin = matches!(
-            app,
-            "device-plugin" | "nvidia-device-plugin-daemonset" | "nvidia-device-plugin"
-        );
-        if !is_plugin || pod_ok(&pv) {
-            continue;
-        }
-        let (container, reason, msg, restarts) =
-            not_ready_container(&pv).unwrap_or_else(|| ("".into(), "Pending".into(), "".into(), 0));
-        out.push(json!({
-            "pod": ix.object(p).name, "namespace": ix.object(p).namespace,
-            "node": pv.pointer("/spec/nodeName"), "container": container, "reason": reason,
-            "restarts": restarts, "message": msg,
-        }));
-    }
-    // Same order whatever order the objects came in (a file, or a live read's lists).
-    out.sort_by(|a, b| {
-        (a["namespace"].as_str(), a["pod"].as_str())
-            .cmp(&(b["namespace"].as_str(), b["pod"].as_str()))
-    });
-    Value::Array(out)
 }
 
 /// What a bundle shows of a fake-gpu-operator install: the `nvidia` RuntimeClass and who owns it,
