@@ -42,6 +42,7 @@
 //!   that driver, `coverage` says the same in words; `ungenerated` describes each template claim not created yet.
 
 mod dra;
+mod fake_gpu_install;
 mod gpu_operator;
 mod plugins;
 mod pod_state;
@@ -49,7 +50,6 @@ mod pod_state;
 use super::{Ctx, to_json};
 use crate::facts::num;
 use crate::index::NodeTables;
-use pod_state::pod_label;
 use regex::Regex;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet};
@@ -76,7 +76,7 @@ struct Cluster {
     plugins: Vec<plugins::PluginPod>,
     plugin_summary: String,
     gpu_operator: Option<gpu_operator::GpuOperator>,
-    fake_gpu_install: Value,
+    fake_gpu_install: Option<fake_gpu_install::FakeGpuInstall>,
 }
 
 fn cluster(ctx: &Ctx) -> std::sync::Arc<Cluster> {
@@ -174,7 +174,7 @@ pub fn facts(ctx: &Ctx) -> Value {
         ("gpuOperator", to_json(&cl.gpu_operator)),
         ("pluginPods", to_json(&cl.plugins)),
         ("pluginSummary", json!(cl.plugin_summary)),
-        ("fakeGpuInstall", cl.fake_gpu_install.clone()),
+        ("fakeGpuInstall", to_json(&cl.fake_gpu_install)),
         ("dra", to_json(&dra::dra(ctx, pv))),
     ])
 }
@@ -249,7 +249,7 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
         plugins,
         plugin_summary,
         gpu_operator: gpu_operator::gpu_operator(ctx),
-        fake_gpu_install: fake_gpu_install(ctx),
+        fake_gpu_install: fake_gpu_install::fake_gpu_install(ctx),
     }
 }
 
@@ -343,84 +343,6 @@ fn admission(ix: &crate::index::Index, pv: &Value) -> Value {
             n.allocatable.get(r).copied().unwrap_or(0.0) < cap
         });
     json!({"reason": reason, "message": message, "kind": kind, "resource": resource, "nodeShort": node_short})
-}
-
-/// What a bundle shows of a fake-gpu-operator install: the `nvidia` RuntimeClass and who owns it,
-/// the nodes labelled for a pool, the operator's pods and its Helm release records.
-fn fake_gpu_install(ctx: &Ctx) -> Value {
-    let ix = ctx.ix;
-    // The key the operator's topology configures, as the fakeGpu fact read it.
-    let fake = crate::facts::fake_gpu_state(ix);
-    let label_key = fake.0["poolLabelKey"]
-        .as_str()
-        .unwrap_or(crate::facts::FAKE_GPU_POOL_LABEL);
-    let pool_nodes: Vec<&String> = ix
-        .nodes()
-        .values()
-        .filter(|n| n.labels.contains_key(label_key))
-        .map(|n| &n.name)
-        .collect();
-    let mut releases = Vec::new();
-    for &s in ix.of_kind("Secret") {
-        let v = ix.value(s);
-        if v["type"] != "helm.sh/release.v1" {
-            continue;
-        }
-        let name = pod_label(&v, "name").unwrap_or("");
-        if !name.contains("fake-gpu") {
-            continue;
-        }
-        releases.push(json!({
-            "name": name, "namespace": ix.object(s).namespace, "secret": ix.object(s).name,
-            "status": pod_label(&v, "status"), "version": pod_label(&v, "version"),
-        }));
-    }
-    if pool_nodes.is_empty() && releases.is_empty() {
-        return Value::Null;
-    }
-    let rc = ix
-        .get("node.k8s.io", "RuntimeClass", None, "nvidia")
-        .map(|id| ix.value(id));
-    let k3s_owned = rc.as_ref().is_some_and(|v| {
-        v.pointer("/metadata/annotations/objectset.rio.cattle.io~1owner-name")
-            .and_then(Value::as_str)
-            == Some("runtimes")
-    });
-    let by_app = ix.pods_with_app(|a| {
-        matches!(
-            a,
-            "device-plugin" | "status-updater" | "status-exporter" | "topology-server"
-        )
-    });
-    let operator_pods = ix
-        .of_kind("Pod")
-        .iter()
-        .filter(|&&p| {
-            by_app.binary_search(&p).is_ok() || ix.object(p).name.starts_with("fake-gpu-operator")
-        })
-        .count();
-    let failed: Vec<String> = releases
-        .iter()
-        .filter(|r| r["status"] == "failed")
-        .map(|r| {
-            format!(
-                "{}/{}",
-                r["namespace"].as_str().unwrap_or(""),
-                r["secret"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    json!({
-        "runtimeClass": rc.as_ref().map(|_| "nvidia"),
-        "handler": rc.as_ref().and_then(|v| v["handler"].as_str()),
-        "k3sOwned": k3s_owned,
-        "poolLabelKey": label_key,
-        "poolNodes": pool_nodes,
-        "operatorPods": operator_pods,
-        "topologyConfigMap": !ix.named("ConfigMap", "topology").is_empty(),
-        "releases": releases,
-        "failedReleases": failed,
-    })
 }
 
 /// What the nodes advertise of each device resource (names with a `/`), whatever the view's
