@@ -14,8 +14,8 @@ use serde_json::Value;
 pub struct PluginPod {
     pub pod: String,
     pub namespace: Option<String>,
-    /// The pod's `spec.nodeName`, as the pod gives it.
-    pub node: Option<Value>,
+    /// The node it is bound to.
+    pub node: Option<String>,
     /// Its first container that is not ready (init containers first); empty when none says so.
     pub container: String,
     /// That container's waiting or terminated reason (`CrashLoopBackOff`, …), `Running (not
@@ -53,7 +53,12 @@ pub(super) fn plugin_pods(ctx: &Ctx) -> Vec<PluginPod> {
         out.push(PluginPod {
             pod: ix.object(p).name.clone(),
             namespace: ix.object(p).namespace.clone(),
-            node: pv.pointer("/spec/nodeName").cloned(),
+            // Not a string, the index cannot decode the pod and never lists it here: as a
+            // string the node reads the same as the value copied before.
+            node: pv
+                .pointer("/spec/nodeName")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             container,
             reason,
             restarts,
@@ -74,7 +79,7 @@ pub(super) fn plugin_summary(pods: &[PluginPod]) -> String {
                 "{}/{} on {} ({}: {}, {} restarts)",
                 p.namespace.as_deref().unwrap_or(""),
                 p.pod,
-                p.node.as_ref().and_then(Value::as_str).unwrap_or("no node"),
+                p.node.as_deref().unwrap_or("no node"),
                 p.container,
                 p.reason,
                 p.restarts
