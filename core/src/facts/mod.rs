@@ -96,8 +96,8 @@ impl<'a> Ctx<'a> {
 /// Every area's facts: (key under `$.facts`, value).
 pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
     vec![
-        ("device", device::facts(ctx)),
-        ("deviceAdvertised", device::advertised(ctx)),
+        ("device", to_json(&device::facts(ctx))),
+        ("deviceAdvertised", to_json(&device::advertised(ctx))),
         ("admission", admission::facts(ctx)),
         ("grouping", grouping::facts(ctx)),
         ("placement", placement::facts(ctx)),
