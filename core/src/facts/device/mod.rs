@@ -1,79 +1,107 @@
-//! Facts of the device layer, at `$.facts.device` (null when there is no pod to judge).
+//! Facts of the device layer, at `$.facts.device` (null when there is no pod to judge), and
+//! what the nodes advertise whatever the pod, at `$.facts.deviceAdvertised`.
 //!
-//! Shape (every list may be empty):
-//! - `nodeCount`: Node objects in the bundle (0: nothing can be said about what nodes advertise).
-//! - `requested`: extended resources (names with `/`) the pod asks for; `notAdvertised`: those no
-//!   node advertises; `advertised`: every extended resource some node advertises (allocatable >
-//!   0), `advertisedText` the same joined with ", " (or `none`).
-//! - `silentGpuNodes`: names of the nodes whose labels say they hold NVIDIA GPUs
-//!   (`nvidia.com/gpu.present=true`, `feature.node.kubernetes.io/pci-10de.present=true` or
-//!   `nvidia.com/gpu.count` > 0) but that advertise no `nvidia.com/gpu` (nor
-//!   `nvidia.com/gpu.shared`) allocatable; `silentDetail`: one `node (capacity X, allocatable Y)`
-//!   string per silent node; `silentLabels`: the distinct GPU labels those nodes carry (in node
-//!   name order).
-//! - `degraded`: `[{node, resource, capacity, allocatable, unhealthy}]` for requested resources
-//!   where a node's allocatable is below its capacity (devices reported unhealthy), the bound
-//!   node first; also `bound`, `request` and `fitsWhenHealthy` (the request fits the capacity).
-//! - `sharedRename`: `[{requested, advertised, nodes}]` when the pod asks for `R` and nodes
-//!   advertise only `R.shared` (time-slicing/MPS `renameByDefault`), or the reverse.
-//! - `selector`: `[{key, want, matching, nodesWithKey, values, sharedSuffix}]` for each GPU
-//!   feature-discovery label (`nvidia.com/…`) the pod's nodeSelector or required node affinity
-//!   (operator `In`) asks for; `matching` counts nodes whose value matches, `values` lists the
-//!   distinct values nodes carry, `sharedSuffix` is true when some node carries `<want>-SHARED`;
-//!   `hint` says in words which of these cases it is.
-//! - `admission`: the kubelet's admission rejection of a Failed pod or null:
-//!   `{reason, message, kind, resource}` with `kind` one of `devicesUnavailable`, `unhealthy`,
-//!   `unregistered`, `sharedRequestTooLarge`, `outOfResource`, `pluginError`, `other`;
-//!   `nodeShort`: the bound node (when in the bundle) has less of the resource allocatable than
-//!   its capacity, null without the node.
-//! - `gpuOperator`: null, or `{clusterPolicy, state, ready, message, failingPods: [{pod,
-//!   namespace, node, component, container, reason, message, restarts}], failingSummary}` for
-//!   the NVIDIA GPU Operator's ClusterPolicy and its operand pods that are not ready.
-//! - `pluginPods`: device-plugin pods (GPU Operator, NVIDIA chart, fake-gpu-operator) that are not
-//!   ready: `[{pod, namespace, node, container, reason, restarts, message}]`; `pluginSummary`
-//!   describes them in one string.
-//! - `fakeGpuInstall`: null, or `{runtimeClass, handler, k3sOwned, poolLabelKey, poolNodes,
-//!   operatorPods, topologyConfigMap, releases: [{name, namespace, status, version}],
-//!   failedReleases}` — what a bundle shows of a fake-gpu-operator install on k3s.
-//! - `dra`: null, or `{claims: [{entry, claim, template, generated, templateExists, allocated,
-//!   requests: [{name, deviceClassName, classExists, driver}]}], missingClasses, ungenerated,
-//!   unallocated, drivers: [{name, slices, nodes, missingOn, onBoundNode}], driversWithoutSlices,
-//!   classDrivers}`; `missingOn` lists worker nodes (no control-plane label) without a slice of
-//!   that driver, `coverage` says the same in words; `ungenerated` describes each template claim not created yet.
+//! Every field is documented on [`DeviceFacts`], [`AdvertisedResource`] and their parts, from
+//! which `docs/view.md` and the schema rule paths are checked against are generated. Each part
+//! lives in the file of the function that builds it: `nodes.rs` (silent GPU nodes, unhealthy
+//! devices, shared renames), `selector.rs`, `kubelet_admission.rs`, `gpu_operator.rs`,
+//! `plugins.rs`, `fake_gpu_install.rs` and `dra.rs`.
+
+mod dra;
+mod fake_gpu_install;
+mod gpu_operator;
+mod kubelet_admission;
+mod nodes;
+mod plugins;
+mod pod_state;
+mod selector;
+
+pub use dra::{Dra, DraClaim, DraDriver, DraRequest};
+pub use fake_gpu_install::{FakeGpuInstall, HelmRelease};
+pub use gpu_operator::{FailingOperand, GpuOperator};
+pub use kubelet_admission::KubeletRejection;
+pub use nodes::{DegradedDevice, SharedRename};
+pub use plugins::PluginPod;
+pub use selector::SelectorLabel;
 
 use super::Ctx;
-use crate::facts::num;
-use crate::index::NodeTables;
-use regex::Regex;
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::LazyLock;
 
-static CEL_DRIVER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"device\.driver\s*==\s*["']([^"']+)["']"#).expect("static regex")
-});
-static UNAVAILABLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"requested number of devices unavailable for (\S+?)\. Requested")
-        .expect("static regex")
-});
-static UNHEALTHY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"cannot allocate (?:unhealthy|unregistered) devices? ([^ ,]+)")
-        .expect("static regex")
-});
+/// What the device layer shows of the view's pod against the cluster's nodes and GPU software.
+/// Every list may be empty.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DeviceFacts {
+    /// Node objects in the bundle (0: nothing can be said about what nodes advertise).
+    pub node_count: usize,
+    /// The extended resources (names with a `/`) the pod asks for, sorted.
+    pub requested: Vec<String>,
+    /// Every extended resource some node advertises (allocatable > 0), sorted.
+    pub advertised: Vec<String>,
+    /// `advertised` joined with `, `, or `none`.
+    pub advertised_text: String,
+    /// The requested resources no node advertises.
+    pub not_advertised: Vec<String>,
+    /// The nodes whose labels say they hold NVIDIA GPUs (`nvidia.com/gpu.present=true`,
+    /// `feature.node.kubernetes.io/pci-10de.present=true` or `nvidia.com/gpu.count` > 0) but that
+    /// advertise no `nvidia.com/gpu` (nor `nvidia.com/gpu.shared`) allocatable, in name order.
+    pub silent_gpu_nodes: Vec<String>,
+    /// One `<node> (capacity X, allocatable Y)` (or `<node> (no nvidia.com/gpu capacity)`) per
+    /// silent node.
+    pub silent_detail: Vec<String>,
+    /// The distinct GPU labels the silent nodes carry, as `key=value`, in node name order.
+    pub silent_labels: Vec<String>,
+    /// Requested resources where a node's allocatable is below its capacity (devices reported
+    /// unhealthy), the bound node first.
+    pub degraded: Vec<DegradedDevice>,
+    /// Requested resources that nodes advertise only under their shared (or unshared) name.
+    pub shared_rename: Vec<SharedRename>,
+    /// Each GPU feature-discovery label (`nvidia.com/…`) the pod's nodeSelector or required node
+    /// affinity asks for, against the values nodes carry.
+    pub selector: Vec<SelectorLabel>,
+    /// The kubelet's admission rejection of the pod, when it is Failed for one.
+    pub admission: Option<KubeletRejection>,
+    /// The NVIDIA GPU Operator's ClusterPolicy and its operand pods that are not ready.
+    pub gpu_operator: Option<GpuOperator>,
+    /// Device-plugin pods (GPU Operator, NVIDIA chart, fake-gpu-operator) that are not ready.
+    pub plugin_pods: Vec<PluginPod>,
+    /// `pluginPods` in one string: `<ns>/<pod> on <node> (<container>: <reason>, N restarts):
+    /// <message>`, joined with `; `.
+    pub plugin_summary: String,
+    /// What the bundle shows of a fake-gpu-operator install on k3s.
+    pub fake_gpu_install: Option<FakeGpuInstall>,
+    /// The pod's DRA claims, their requests and classes, and the ResourceSlices of the drivers
+    /// they need.
+    pub dra: Option<Dra>,
+}
 
-const GPU: &str = "nvidia.com/gpu";
-const SHARED_SUFFIX: &str = ".shared";
+/// What the nodes advertise of one device resource (a name with a `/`).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AdvertisedResource {
+    pub name: String,
+    /// How many nodes advertise it (allocatable > 0).
+    pub nodes: usize,
+    /// Their allocatable, summed.
+    pub allocatable: f64,
+    /// What the non-terminal pods bound to them request of it, summed.
+    pub requested: f64,
+    /// `allocatable` less `requested`, at least 0.
+    pub free: f64,
+}
 
 /// What the device facts say the same way for every view, computed once per index.
 struct Cluster {
-    silent: Vec<String>,
-    silent_detail: Vec<String>,
-    silent_labels: Vec<String>,
+    silent: nodes::SilentNodes,
     offered: BTreeSet<String>,
-    plugins: Value,
+    plugins: Vec<PluginPod>,
     plugin_summary: String,
-    gpu_operator: Value,
-    fake_gpu_install: Value,
+    gpu_operator: Option<GpuOperator>,
+    fake_gpu_install: Option<FakeGpuInstall>,
 }
 
 fn cluster(ctx: &Ctx) -> std::sync::Arc<Cluster> {
@@ -81,14 +109,10 @@ fn cluster(ctx: &Ctx) -> std::sync::Arc<Cluster> {
 }
 
 /// The device layer's facts for one view.
-pub fn facts(ctx: &Ctx) -> Value {
+pub fn facts(ctx: &Ctx) -> Option<DeviceFacts> {
     let ix = ctx.ix;
-    let Some(pod) = ctx.pod else {
-        return Value::Null;
-    };
-    let Some(pv) = ctx.pod_value() else {
-        return Value::Null;
-    };
+    let pod = ctx.pod?;
+    let pv = ctx.pod_value()?;
     let pv: &Value = &pv;
     let requests: BTreeMap<String, f64> = ix
         .pod(pod)
@@ -98,779 +122,66 @@ pub fn facts(ctx: &Ctx) -> Value {
     let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
     let tables = ix.node_tables();
     let cl = cluster(ctx);
-
-    // Devices reported unhealthy: allocatable below capacity.
-    let mut degraded = Vec::new();
-    for r in &requested {
-        let Some(t) = tables.resources.get(r.as_str()) else {
-            continue;
-        };
-        for n in t.degraded.iter().map(|&p| &tables.nodes[p]) {
-            let cap = n.capacity.get(*r).copied().unwrap_or(0.0);
-            let alloc = n.allocatable.get(*r).copied().unwrap_or(0.0);
-            degraded.push((
-                Some(n.name.as_str()) != bound,
-                json!({"node": n.name, "resource": r, "capacity": num(cap), "allocatable": num(alloc),
-                       "unhealthy": num(cap - alloc), "bound": Some(n.name.as_str()) == bound,
-                       "request": num(requests[*r]), "fitsWhenHealthy": requests[*r] <= cap}),
-            ));
-        }
-    }
-    // Stable: rows of one node keep the order of `requested`.
-    degraded.sort_by_key(|(not_bound, v)| (*not_bound, v["node"].as_str().map(str::to_string)));
-    let degraded: Vec<Value> = degraded.into_iter().map(|(_, v)| v).collect();
-
-    // Time-slicing/MPS renames: R asked, only R.shared advertised (or the reverse).
-    let advertising = |name: &str| -> &[usize] {
-        tables
-            .resources
-            .get(name)
-            .map_or(&[], |t| t.advertising.as_slice())
-    };
-    let mut renames = Vec::new();
-    for r in &requested {
-        if !advertising(r).is_empty() {
-            continue;
-        }
-        let other = match r.strip_suffix(SHARED_SUFFIX) {
-            Some(base) => base.to_string(),
-            None => format!("{r}{SHARED_SUFFIX}"),
-        };
-        let nodes: Vec<&str> = advertising(&other)
-            .iter()
-            .map(|&p| tables.nodes[p].name.as_str())
-            .collect();
-        if !nodes.is_empty() {
-            renames.push(json!({"requested": r, "advertised": other, "nodes": nodes}));
-        }
-    }
     let offered = &cl.offered;
-    let not_offered: Vec<&String> = requested
+    let not_advertised = requested
         .iter()
-        .copied()
-        .filter(|r| !offered.contains(*r))
+        .filter(|r| !offered.contains(**r))
+        .map(|r| r.to_string())
         .collect();
     let advertised_text = if offered.is_empty() {
         "none".to_string()
     } else {
         offered.iter().cloned().collect::<Vec<_>>().join(", ")
     };
-    crate::json::object([
-        ("nodeCount", json!(ix.nodes().len())),
-        ("requested", json!(requested)),
-        ("advertised", json!(offered.iter().collect::<Vec<_>>())),
-        ("advertisedText", Value::from(advertised_text)),
-        ("notAdvertised", json!(not_offered)),
-        ("silentGpuNodes", json!(cl.silent)),
-        ("silentDetail", json!(cl.silent_detail)),
-        ("silentLabels", json!(cl.silent_labels)),
-        ("degraded", Value::Array(degraded)),
-        ("sharedRename", Value::Array(renames)),
-        ("selector", selector(&tables, pv)),
-        ("admission", admission(ctx.ix, pv)),
-        ("gpuOperator", cl.gpu_operator.clone()),
-        ("pluginPods", cl.plugins.clone()),
-        ("pluginSummary", json!(cl.plugin_summary)),
-        ("fakeGpuInstall", cl.fake_gpu_install.clone()),
-        ("dra", dra(ctx, pv)),
-    ])
+    Some(DeviceFacts {
+        node_count: ix.nodes().len(),
+        requested: requested.iter().map(|r| r.to_string()).collect(),
+        advertised: offered.iter().cloned().collect(),
+        advertised_text,
+        not_advertised,
+        silent_gpu_nodes: cl.silent.names.clone(),
+        silent_detail: cl.silent.detail.clone(),
+        silent_labels: cl.silent.labels.clone(),
+        degraded: nodes::degraded(&tables, &requests, &requested, bound),
+        shared_rename: nodes::shared_renames(&tables, &requested),
+        selector: selector::selector(&tables, pv),
+        admission: kubelet_admission::admission(ix, pv),
+        gpu_operator: cl.gpu_operator.clone(),
+        plugin_pods: cl.plugins.clone(),
+        plugin_summary: cl.plugin_summary.clone(),
+        fake_gpu_install: cl.fake_gpu_install.clone(),
+        dra: dra::dra(ctx, pv),
+    })
 }
 
 /// The parts of the device facts that do not depend on the view.
 fn cluster_facts(ctx: &Ctx) -> Cluster {
-    let ix = ctx.ix;
-    // Nodes whose labels say they hold NVIDIA GPUs, and which of them advertise none.
-    let mut silent = Vec::new();
-    let mut silent_detail = Vec::new();
-    let mut silent_labels: Vec<String> = Vec::new();
-    for n in ix.nodes().values() {
-        let mut why = Vec::new();
-        for (k, want) in [
-            ("nvidia.com/gpu.present", "true"),
-            ("feature.node.kubernetes.io/pci-10de.present", "true"),
-        ] {
-            if n.labels.get(k).map(String::as_str) == Some(want) {
-                why.push(format!("{k}={want}"));
-            }
-        }
-        if let Some(c) = n.labels.get("nvidia.com/gpu.count")
-            && c.parse::<f64>().is_ok_and(|c| c > 0.0)
-        {
-            why.push(format!("nvidia.com/gpu.count={c}"));
-        }
-        if why.is_empty() {
-            continue;
-        }
-        let cap = n.capacity.get(GPU).copied();
-        let alloc = n.allocatable.get(GPU).copied();
-        let shared = n
-            .allocatable
-            .get(&format!("{GPU}{SHARED_SUFFIX}"))
-            .copied()
-            .unwrap_or(0.0);
-        if alloc.unwrap_or(0.0) <= 0.0 && shared <= 0.0 {
-            for label in &why {
-                if !silent_labels.contains(label) {
-                    silent_labels.push(label.clone());
-                }
-            }
-            silent.push(n.name.clone());
-            silent_detail.push(format!(
-                "{} ({})",
-                n.name,
-                match (cap, alloc) {
-                    (None, _) => "no nvidia.com/gpu capacity".to_string(),
-                    (Some(c), a) =>
-                        format!("capacity {}, allocatable {}", num(c), num(a.unwrap_or(0.0))),
-                }
-            ));
-        }
-    }
-
-    // Every extended resource some node advertises (allocatable > 0), for "asked X, have Y".
-    let mut offered: BTreeSet<String> = BTreeSet::new();
-    for n in ix.nodes().values() {
-        for (k, v) in &n.allocatable {
-            if k.contains('/') && *v > 0.0 && !k.starts_with("hugepages") {
-                offered.insert(k.clone());
-            }
-        }
-    }
-    let plugins = plugin_pods(ctx);
-    let plugin_summary = plugins
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|p| {
-            let mut t = format!(
-                "{}/{} on {} ({}: {}, {} restarts)",
-                p["namespace"].as_str().unwrap_or(""),
-                p["pod"].as_str().unwrap_or(""),
-                p["node"].as_str().unwrap_or("no node"),
-                p["container"].as_str().unwrap_or(""),
-                p["reason"].as_str().unwrap_or(""),
-                p["restarts"]
-            );
-            if let Some(m) = p["message"].as_str().filter(|m| !m.is_empty()) {
-                t.push_str(&format!(": {m}"));
-            }
-            t
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
+    let plugins = plugins::plugin_pods(ctx);
     Cluster {
-        silent,
-        silent_detail,
-        silent_labels,
-        offered,
+        silent: nodes::silent_gpu_nodes(ctx.ix),
+        offered: nodes::offered(ctx.ix),
+        plugin_summary: plugins::plugin_summary(&plugins),
         plugins,
-        plugin_summary,
-        gpu_operator: gpu_operator(ctx),
-        fake_gpu_install: fake_gpu_install(ctx),
+        gpu_operator: gpu_operator::gpu_operator(ctx),
+        fake_gpu_install: fake_gpu_install::fake_gpu_install(ctx),
     }
-}
-
-/// GPU feature-discovery labels the pod selects on, against what the nodes carry.
-fn selector(tables: &NodeTables, pv: &Value) -> Value {
-    let mut wants: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (key, vals) in crate::facts::required_node_labels(pv) {
-        wants.entry(key).or_default().extend(vals);
-    }
-    let mut out = Vec::new();
-    for (key, vals) in wants {
-        if !key.starts_with("nvidia.com/") {
-            continue;
-        }
-        let carried: BTreeSet<String> = tables.label_values(&key).into_iter().cloned().collect();
-        let with_key = tables.count_with_label(&key);
-        let matching = tables.with_label_in(&key, &vals).len();
-        let shared = vals
-            .iter()
-            .any(|v| carried.contains(&format!("{v}-SHARED")));
-        let want = vals.iter().cloned().collect::<Vec<_>>().join(" or ");
-        let hint = if shared {
-            format!(
-                "the GPUs are shared (time-slicing or MPS without renaming), so GPU feature discovery labels them {want}-SHARED"
-            )
-        } else if with_key == 0 {
-            format!(
-                "no node has the label {key} at all: GPU feature discovery is not labelling the GPU nodes"
-            )
-        } else {
-            "no node has a GPU with that value".to_string()
-        };
-        out.push(json!({
-            "hint": hint,
-            "key": key, "want": want,
-            "matching": matching, "nodesWithKey": with_key,
-            "values": carried.into_iter().collect::<Vec<_>>(), "sharedSuffix": shared,
-        }));
-    }
-    Value::Array(out)
-}
-
-/// The kubelet's admission rejection of a pod (phase Failed, reason from the device manager).
-/// `nodeShort` says whether the pod's node, when the bundle holds it, holds back some of the
-/// resource (allocatable below capacity: devices the plugin reports unhealthy); null without the
-/// node. Only then does the node's count explain a "devices unavailable" rejection; otherwise it
-/// is the kubelet's own bookkeeping that refused.
-fn admission(ix: &crate::index::Index, pv: &Value) -> Value {
-    if pv.pointer("/status/phase").and_then(Value::as_str) != Some("Failed") {
-        return Value::Null;
-    }
-    let Some(reason) = pv.pointer("/status/reason").and_then(Value::as_str) else {
-        return Value::Null;
-    };
-    let message = pv
-        .pointer("/status/message")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let (kind, resource) = if let Some(r) = reason.strip_prefix("OutOf") {
-        ("outOfResource", Some(r.to_string()))
-    } else if reason == "UnexpectedAdmissionError" {
-        if message.contains("maximum request size for shared resources is 1") {
-            let r = Regex::new(r"request for '([^:']+):")
-                .ok()
-                .and_then(|re| re.captures(message).map(|c| c[1].to_string()));
-            ("sharedRequestTooLarge", r)
-        } else if let Some(c) = UNAVAILABLE.captures(message) {
-            ("devicesUnavailable", Some(c[1].to_string()))
-        } else if let Some(c) = UNHEALTHY.captures(message) {
-            let kind = if message.contains("unregistered") {
-                "unregistered"
-            } else {
-                "unhealthy"
-            };
-            (kind, Some(c[1].to_string()))
-        } else if message.contains("rpc error") {
-            ("pluginError", None)
-        } else {
-            ("other", None)
-        }
-    } else {
-        return Value::Null;
-    };
-    let node_short = pv
-        .pointer("/spec/nodeName")
-        .and_then(Value::as_str)
-        .and_then(|n| ix.nodes().get(n))
-        .zip(resource.as_deref())
-        .map(|(n, r)| {
-            let cap = n.capacity.get(r).copied().unwrap_or(0.0);
-            n.allocatable.get(r).copied().unwrap_or(0.0) < cap
-        });
-    json!({"reason": reason, "message": message, "kind": kind, "resource": resource, "nodeShort": node_short})
-}
-
-/// Waiting/terminated reason of a pod's first container (init containers first) that is not ready.
-fn not_ready_container(pv: &Value) -> Option<(String, String, String, u64)> {
-    for key in ["initContainerStatuses", "containerStatuses"] {
-        for c in pv
-            .pointer(&format!("/status/{key}"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if c["ready"] == true {
-                continue;
-            }
-            if key == "initContainerStatuses"
-                && c.pointer("/state/terminated/exitCode")
-                    .and_then(Value::as_i64)
-                    == Some(0)
-            {
-                continue;
-            }
-            let name = c["name"].as_str().unwrap_or("").to_string();
-            let restarts = c["restartCount"].as_u64().unwrap_or(0);
-            let waiting = c.pointer("/state/waiting");
-            let reason = waiting
-                .and_then(|w| w["reason"].as_str())
-                .or_else(|| {
-                    c.pointer("/state/terminated/reason")
-                        .and_then(Value::as_str)
-                })
-                .unwrap_or(if c.pointer("/state/running").is_some() {
-                    "Running (not ready)"
-                } else {
-                    "Unknown"
-                })
-                .to_string();
-            let msg = c
-                .pointer("/lastState/terminated/message")
-                .and_then(Value::as_str)
-                .or_else(|| waiting.and_then(|w| w["message"].as_str()))
-                .unwrap_or("")
-                .trim()
-                .to_string();
-            return Some((name, reason, msg, restarts));
-        }
-    }
-    None
-}
-
-/// Is the pod settled? (Running and Ready, or Succeeded.)
-fn pod_ok(pv: &Value) -> bool {
-    crate::facts::pod_status(pv).1
-}
-
-fn pod_label<'v>(pv: &'v Value, key: &str) -> Option<&'v str> {
-    pv.pointer("/metadata/labels")
-        .and_then(|l| l.get(key))
-        .and_then(Value::as_str)
-}
-
-/// The GPU Operator's operand that a pod belongs to (by its `app` label), if any.
-/// GPU Operator operands by the prefix of their `app` label.
-const OPERANDS: &[(&str, &str)] = &[
-    ("nvidia-driver-daemonset", "driver"),
-    ("nvidia-container-toolkit-daemonset", "container-toolkit"),
-    ("nvidia-device-plugin-daemonset", "device-plugin"),
-    ("nvidia-operator-validator", "operator-validator"),
-    ("gpu-feature-discovery", "gpu-feature-discovery"),
-    ("nvidia-dcgm-exporter", "dcgm-exporter"),
-    ("nvidia-mig-manager", "mig-manager"),
-    ("nvidia-cuda-validator", "cuda-validator"),
-];
-
-fn operand(pv: &Value) -> Option<&'static str> {
-    let app = pod_label(pv, "app")?;
-    OPERANDS
-        .iter()
-        .find(|(a, _)| app.starts_with(a))
-        .map(|(_, c)| *c)
-}
-
-fn gpu_operator(ctx: &Ctx) -> Value {
-    let ix = ctx.ix;
-    let Some(&cp) = ix
-        .of_kind("ClusterPolicy")
-        .iter()
-        .find(|&&id| ix.object(id).group() == "nvidia.com")
-    else {
-        return Value::Null;
-    };
-    let v = ix.value(cp);
-    let state = v.pointer("/status/state").and_then(Value::as_str);
-    let message = v
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .and_then(|cs| {
-            cs.iter()
-                .find(|c| c["type"] == "Ready" && c["status"] == "False")
-        })
-        .and_then(|c| c["message"].as_str())
-        .unwrap_or("");
-    // Operands that fail on their own first (crash, error), then those waiting on them.
-    let mut failing: Vec<(bool, Value)> = Vec::new();
-    for p in ix.pods_with_app(|a| OPERANDS.iter().any(|(prefix, _)| a.starts_with(prefix))) {
-        let pv = ix.value(p);
-        let Some(component) = operand(&pv) else {
-            continue;
-        };
-        if pod_ok(&pv) {
-            continue;
-        }
-        let (container, reason, msg, restarts) =
-            not_ready_container(&pv).unwrap_or_else(|| ("".into(), "Pending".into(), "".into(), 0));
-        let waiting = matches!(
-            reason.as_str(),
-            "Running (not ready)" | "PodInitializing" | "Pending" | "ContainerCreating"
-        );
-        let node = pv.pointer("/spec/nodeName").and_then(Value::as_str);
-        failing.push((
-            waiting,
-            json!({
-                "pod": ix.object(p).name, "namespace": ix.object(p).namespace, "node": node,
-                "component": component, "container": container, "reason": reason, "message": msg,
-                "restarts": restarts, "waiting": waiting,
-            }),
-        ));
-    }
-    failing.sort_by_key(|(w, v)| (*w, v["pod"].as_str().map(str::to_string)));
-    let roots: Vec<String> = failing
-        .iter()
-        .filter(|(w, _)| !w)
-        .map(|(_, v)| {
-            format!(
-                "{} on {} ({}: {})",
-                v["pod"].as_str().unwrap_or(""),
-                v["node"].as_str().unwrap_or("no node"),
-                v["container"].as_str().unwrap_or(""),
-                v["reason"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    let waiting = failing.iter().filter(|(w, _)| *w).count();
-    let mut summary = roots.join("; ");
-    if waiting > 0 {
-        if !summary.is_empty() {
-            summary.push_str("; ");
-        }
-        let pods = crate::template::counted(
-            waiting as u64,
-            "more operand pod waits",
-            "more operand pods wait",
-        );
-        summary.push_str(&format!("{pods} in Init or not ready"));
-    }
-    let failing: Vec<Value> = failing.into_iter().map(|(_, v)| v).collect();
-    json!({
-        "clusterPolicy": ix.object(cp).name, "state": state, "ready": state == Some("ready"),
-        "message": message, "failingPods": failing, "failingSummary": summary,
-    })
-}
-
-/// Device-plugin pods that are not ready (GPU Operator, NVIDIA chart, fake-gpu-operator).
-fn plugin_pods(ctx: &Ctx) -> Value {
-    let ix = ctx.ix;
-    let mut out = Vec::new();
-    let plugin_apps = |a: &str| {
-        matches!(
-            a,
-            "device-plugin" | "nvidia-device-plugin-daemonset" | "nvidia-device-plugin"
-        )
-    };
-    for p in ix.pods_with_app(plugin_apps) {
-        let pv = ix.value(p);
-        let app = pod_label(&pv, "app")
-            .or_else(|| pod_label(&pv, "app.kubernetes.io/name"))
-            .unwrap_or("");
-        let is_plugin = matches!(
-            app,
-            "device-plugin" | "nvidia-device-plugin-daemonset" | "nvidia-device-plugin"
-        );
-        if !is_plugin || pod_ok(&pv) {
-            continue;
-        }
-        let (container, reason, msg, restarts) =
-            not_ready_container(&pv).unwrap_or_else(|| ("".into(), "Pending".into(), "".into(), 0));
-        out.push(json!({
-            "pod": ix.object(p).name, "namespace": ix.object(p).namespace,
-            "node": pv.pointer("/spec/nodeName"), "container": container, "reason": reason,
-            "restarts": restarts, "message": msg,
-        }));
-    }
-    // Same order whatever order the objects came in (a file, or a live read's lists).
-    out.sort_by(|a, b| {
-        (a["namespace"].as_str(), a["pod"].as_str())
-            .cmp(&(b["namespace"].as_str(), b["pod"].as_str()))
-    });
-    Value::Array(out)
-}
-
-/// What a bundle shows of a fake-gpu-operator install: the `nvidia` RuntimeClass and who owns it,
-/// the nodes labelled for a pool, the operator's pods and its Helm release records.
-fn fake_gpu_install(ctx: &Ctx) -> Value {
-    let ix = ctx.ix;
-    // The key the operator's topology configures, as the fakeGpu fact read it.
-    let fake = crate::facts::fake_gpu_state(ix);
-    let label_key = fake.0["poolLabelKey"]
-        .as_str()
-        .unwrap_or(crate::facts::FAKE_GPU_POOL_LABEL);
-    let pool_nodes: Vec<&String> = ix
-        .nodes()
-        .values()
-        .filter(|n| n.labels.contains_key(label_key))
-        .map(|n| &n.name)
-        .collect();
-    let mut releases = Vec::new();
-    for &s in ix.of_kind("Secret") {
-        let v = ix.value(s);
-        if v["type"] != "helm.sh/release.v1" {
-            continue;
-        }
-        let name = pod_label(&v, "name").unwrap_or("");
-        if !name.contains("fake-gpu") {
-            continue;
-        }
-        releases.push(json!({
-            "name": name, "namespace": ix.object(s).namespace, "secret": ix.object(s).name,
-            "status": pod_label(&v, "status"), "version": pod_label(&v, "version"),
-        }));
-    }
-    if pool_nodes.is_empty() && releases.is_empty() {
-        return Value::Null;
-    }
-    let rc = ix
-        .get("node.k8s.io", "RuntimeClass", None, "nvidia")
-        .map(|id| ix.value(id));
-    let k3s_owned = rc.as_ref().is_some_and(|v| {
-        v.pointer("/metadata/annotations/objectset.rio.cattle.io~1owner-name")
-            .and_then(Value::as_str)
-            == Some("runtimes")
-    });
-    let by_app = ix.pods_with_app(|a| {
-        matches!(
-            a,
-            "device-plugin" | "status-updater" | "status-exporter" | "topology-server"
-        )
-    });
-    let operator_pods = ix
-        .of_kind("Pod")
-        .iter()
-        .filter(|&&p| {
-            by_app.binary_search(&p).is_ok() || ix.object(p).name.starts_with("fake-gpu-operator")
-        })
-        .count();
-    let failed: Vec<String> = releases
-        .iter()
-        .filter(|r| r["status"] == "failed")
-        .map(|r| {
-            format!(
-                "{}/{}",
-                r["namespace"].as_str().unwrap_or(""),
-                r["secret"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    json!({
-        "runtimeClass": rc.as_ref().map(|_| "nvidia"),
-        "handler": rc.as_ref().and_then(|v| v["handler"].as_str()),
-        "k3sOwned": k3s_owned,
-        "poolLabelKey": label_key,
-        "poolNodes": pool_nodes,
-        "operatorPods": operator_pods,
-        "topologyConfigMap": !ix.named("ConfigMap", "topology").is_empty(),
-        "releases": releases,
-        "failedReleases": failed,
-    })
-}
-
-/// DRA: the pod's claims (generated or not), their requests and classes, and which drivers
-/// publish ResourceSlices where.
-fn dra(ctx: &Ctx, pv: &Value) -> Value {
-    let ix = ctx.ix;
-    let entries = pv.pointer("/spec/resourceClaims").and_then(Value::as_array);
-    let Some(entries) = entries.filter(|e| !e.is_empty()) else {
-        return Value::Null;
-    };
-    let ns = pv.pointer("/metadata/namespace").and_then(Value::as_str);
-    let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
-    // Slices per driver: how many, on which nodes (the same for every view: read once).
-    let drivers = ix.once("device.sliceDrivers", || {
-        let mut drivers: BTreeMap<String, (u64, BTreeSet<String>)> = BTreeMap::new();
-        for &s in ix.of_kind("ResourceSlice") {
-            if ix.object(s).group() != "resource.k8s.io" {
-                continue;
-            }
-            let Some(spec) = ix.typed::<crate::index::SliceIdx>(s).map(|x| x.spec) else {
-                continue;
-            };
-            let Some(d) = spec.driver.as_ref().and_then(Value::as_str) else {
-                continue;
-            };
-            let e = drivers.entry(d.to_string()).or_default();
-            e.0 += 1;
-            let node = spec
-                .node_name
-                .as_ref()
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| "(all or selected nodes)".into());
-            e.1.insert(node);
-        }
-        drivers
-    });
-    // Worker nodes (no control-plane label), in name order.
-    let workers = ix.once("device.workerNodes", || {
-        ix.nodes()
-            .values()
-            .filter(|n| {
-                !n.labels
-                    .contains_key("node-role.kubernetes.io/control-plane")
-            })
-            .map(|n| n.name.clone())
-            .collect::<Vec<String>>()
-    });
-    let class_driver = |class: &str| -> (bool, Option<String>) {
-        match ix
-            .named("DeviceClass", class)
-            .into_iter()
-            .find(|&id| ix.object(id).group() == "resource.k8s.io")
-        {
-            Some(id) => {
-                let v = ix.value(id);
-                let d = v
-                    .pointer("/spec/selectors")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|s| s.pointer("/cel/expression").and_then(Value::as_str))
-                    .find_map(|e| CEL_DRIVER.captures(e).map(|c| c[1].to_string()));
-                (true, d)
-            }
-            None => (false, None),
-        }
-    };
-    let mut claims = Vec::new();
-    let mut missing_classes = BTreeSet::new();
-    let mut ungenerated = Vec::new();
-    let mut unallocated = Vec::new();
-    let mut class_drivers = BTreeSet::new();
-    for e in entries {
-        let entry = e["name"].as_str().unwrap_or("");
-        let template = e["resourceClaimTemplateName"].as_str();
-        let claim_name = crate::json::claim_name(pv, e);
-        let template_exists = template.map(|t| ix.find("ResourceClaimTemplate", ns, t).is_some());
-        let claim_id = claim_name
-            .as_deref()
-            .and_then(|n| ix.find("ResourceClaim", ns, n));
-        let generated = claim_name.is_some();
-        if let (Some(t), false) = (template, generated) {
-            ungenerated.push(if template_exists == Some(true) {
-                format!("{entry} (from ResourceClaimTemplate {t}, which exists)")
-            } else {
-                format!("{entry} (from ResourceClaimTemplate {t}, which is not in the bundle)")
-            });
-        }
-        // Requests come from the claim, else from the template's spec.
-        let spec = match claim_id {
-            Some(id) => ix.value(id).pointer("/spec").cloned(),
-            None => template
-                .and_then(|t| ix.find("ResourceClaimTemplate", ns, t))
-                .and_then(|id| ix.value(id).pointer("/spec/spec").cloned()),
-        };
-        let allocated = claim_id
-            .map(|id| ix.value(id).pointer("/status/allocation").is_some())
-            .unwrap_or(false);
-        if claim_id.is_some() && !allocated {
-            unallocated.push(claim_name.clone().unwrap_or_default());
-        }
-        let mut reqs = Vec::new();
-        for r in spec
-            .as_ref()
-            .and_then(|s| s.pointer("/devices/requests"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let classes = crate::json::request_device_classes(r);
-            for c in classes {
-                let (exists, driver) = class_driver(c);
-                if !exists {
-                    missing_classes.insert(c.to_string());
-                }
-                if let Some(d) = &driver {
-                    class_drivers.insert(d.clone());
-                }
-                reqs.push(json!({"name": r["name"], "deviceClassName": c, "classExists": exists, "driver": driver}));
-            }
-        }
-        claims.push(json!({
-            "entry": entry, "claim": claim_name, "template": template, "templateExists": template_exists,
-            "generated": generated, "exists": claim_id.is_some(), "allocated": allocated, "requests": reqs,
-        }));
-    }
-    // Drivers the pod needs: named by its classes, or (class missing) the class name itself,
-    // which is the driver name for dra-example-driver and NVIDIA's DRA driver.
-    let mut needed: BTreeSet<String> = class_drivers.clone();
-    needed.extend(missing_classes.iter().cloned());
-    // A driver's row is the same for every pod but for `onBoundNode`: built once per index.
-    let rows = ix.once("device.driverRows", || {
-        let mut rows: BTreeMap<String, Value> = BTreeMap::new();
-        for (d, (count, nodes)) in drivers.iter() {
-            rows.insert(d.clone(), driver_row(d, *count, nodes, &workers));
-        }
-        rows
-    });
-    let driver_rows: Vec<Value> = needed
-        .iter()
-        .map(|d| {
-            let mut row = rows
-                .get(d)
-                .cloned()
-                .unwrap_or_else(|| driver_row(d, 0, &BTreeSet::new(), &workers));
-            let on_bound = bound.map(|b| drivers.get(d).is_some_and(|(_, n)| n.contains(b)));
-            row["onBoundNode"] = json!(on_bound);
-            row
-        })
-        .collect();
-    let without: Vec<&String> = needed
-        .iter()
-        .filter(|d| drivers.get(*d).is_none_or(|x| x.0 == 0))
-        .collect();
-    json!({
-        "claims": claims,
-        "missingClasses": missing_classes.into_iter().collect::<Vec<_>>(),
-        "ungenerated": ungenerated,
-        "unallocated": unallocated,
-        "drivers": driver_rows,
-        "driversWithoutSlices": without,
-        "classDrivers": class_drivers.into_iter().collect::<Vec<_>>(),
-    })
-}
-
-/// What the bundle shows of one DRA driver: its slices, the nodes they are on, and the worker
-/// nodes without one (node lists in the sentence stop at ten names).
-fn driver_row(d: &str, count: u64, nodes: &BTreeSet<String>, workers: &[String]) -> Value {
-    let missing_on: Vec<&String> = workers.iter().filter(|n| !nodes.contains(*n)).collect();
-    let on = || crate::template::join_names(nodes.iter().map(String::as_str));
-    let coverage = match (count, missing_on.is_empty()) {
-        (0, _) => format!("driver {d} publishes no ResourceSlice on any node"),
-        (_, true) => format!(
-            "driver {d} publishes {}, on every worker node ({})",
-            crate::template::counted(count, "ResourceSlice", "ResourceSlices"),
-            on()
-        ),
-        (_, false) => format!(
-            "driver {d} publishes {} on {} but none on {}",
-            crate::template::counted(count, "ResourceSlice", "ResourceSlices"),
-            on(),
-            crate::template::join_names(missing_on.iter().map(|s| s.as_str()))
-        ),
-    };
-    json!({"name": d, "slices": count, "nodes": nodes.iter().collect::<Vec<_>>(),
-           "missingOn": missing_on, "coverage": coverage})
 }
 
 /// What the nodes advertise of each device resource (names with a `/`), whatever the view's
-/// pod: `$.facts.deviceAdvertised` = `[{name, nodes, allocatable, requested, free}]`, sorted by
-/// name, or empty. It lets the device layer speak for work that has no pod yet (a suspended Job,
-/// a JobSet whose Jobs are not created) from the Nodes the bundle holds.
-pub fn advertised(ctx: &Ctx) -> Value {
+/// pod, sorted by name. It lets the device layer speak for work that has no pod yet (a
+/// suspended Job, a JobSet whose Jobs are not created) from the Nodes the bundle holds.
+pub fn advertised(ctx: &Ctx) -> Vec<AdvertisedResource> {
     let tables = ctx.ix.node_tables();
-    Value::Array(
-        tables
-            .resources
-            .iter()
-            .filter(|(name, t)| name.contains('/') && !t.advertising.is_empty())
-            .map(|(name, t)| {
-                json!({
-                    "name": name, "nodes": t.advertising.len(), "allocatable": t.allocatable,
-                    "requested": t.requested, "free": (t.allocatable - t.requested).max(0.0),
-                })
-            })
-            .collect(),
-    )
-}
-
-#[cfg(test)]
-mod driver_row_tests {
-    use super::*;
-
-    #[test]
-    fn coverage_names_ten_nodes_and_counts_the_rest() {
-        let workers: Vec<String> = (0..40).map(|i| format!("gpu-{i:02}")).collect();
-        let with_slices: BTreeSet<String> = workers[..25].iter().cloned().collect();
-        let row = driver_row("gpu.example.com", 25, &with_slices, &workers);
-        let coverage = row["coverage"].as_str().expect("a sentence");
-        assert!(
-            coverage.starts_with("driver gpu.example.com publishes 25 ResourceSlices on gpu-00, "),
-            "{coverage}"
-        );
-        assert!(
-            coverage.contains("gpu-09, and 15 more but none on gpu-25"),
-            "{coverage}"
-        );
-        assert!(coverage.ends_with("gpu-34, and 5 more"), "{coverage}");
-        // The lists themselves stay whole for rules that count them.
-        assert_eq!(row["nodes"].as_array().map(Vec::len), Some(25));
-        assert_eq!(row["missingOn"].as_array().map(Vec::len), Some(15));
-        let none = driver_row("gpu.example.com", 0, &BTreeSet::new(), &workers);
-        assert_eq!(
-            none["coverage"],
-            "driver gpu.example.com publishes no ResourceSlice on any node"
-        );
-    }
+    tables
+        .resources
+        .iter()
+        .filter(|(name, t)| name.contains('/') && !t.advertising.is_empty())
+        .map(|(name, t)| AdvertisedResource {
+            name: name.clone(),
+            nodes: t.advertising.len(),
+            allocatable: t.allocatable,
+            requested: t.requested,
+            free: (t.allocatable - t.requested).max(0.0),
+        })
+        .collect()
 }

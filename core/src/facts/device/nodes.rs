@@ -1,0 +1,187 @@
+//! What the nodes advertise against what the pod asks for: nodes whose labels say they hold
+//! NVIDIA GPUs but that advertise none, devices held back as unhealthy, and time-slicing/MPS
+//! renames (`R` asked, only `R.shared` advertised).
+
+use crate::facts::{Num, num};
+use crate::index::{Index, NodeTables};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+const GPU: &str = "nvidia.com/gpu";
+const SHARED_SUFFIX: &str = ".shared";
+
+/// Nodes whose labels say they hold NVIDIA GPUs but that advertise no `nvidia.com/gpu` (nor
+/// `nvidia.com/gpu.shared`) allocatable, in name order.
+pub(super) struct SilentNodes {
+    pub names: Vec<String>,
+    /// `<node> (capacity X, allocatable Y)`, or `<node> (no nvidia.com/gpu capacity)`.
+    pub detail: Vec<String>,
+    /// The distinct GPU labels those nodes carry, as `key=value`, in node name order.
+    pub labels: Vec<String>,
+}
+
+/// A requested resource on a node whose allocatable is below its capacity: devices the plugin
+/// reports unhealthy.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DegradedDevice {
+    pub node: String,
+    pub resource: String,
+    pub capacity: Num,
+    pub allocatable: Num,
+    /// Capacity less allocatable.
+    pub unhealthy: Num,
+    /// The node is the pod's.
+    pub bound: bool,
+    /// What the pod requests of the resource.
+    pub request: Num,
+    /// The request fits the node's capacity: it would fit were every device healthy.
+    pub fits_when_healthy: bool,
+}
+
+/// A resource the pod asks for that no node advertises, while its shared (or unshared) twin is:
+/// time-slicing or MPS with `renameByDefault` advertises `R.shared` instead of `R`.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SharedRename {
+    /// What the pod asks for.
+    pub requested: String,
+    /// The twin the nodes advertise.
+    pub advertised: String,
+    /// The nodes advertising it (allocatable > 0), in name order.
+    pub nodes: Vec<String>,
+}
+
+/// Nodes labelled `nvidia.com/gpu.present=true`, `feature.node.kubernetes.io/pci-10de.present=true`
+/// or `nvidia.com/gpu.count` > 0 that advertise no GPU.
+pub(super) fn silent_gpu_nodes(ix: &Index) -> SilentNodes {
+    let mut silent = SilentNodes {
+        names: Vec::new(),
+        detail: Vec::new(),
+        labels: Vec::new(),
+    };
+    for n in ix.nodes().values() {
+        let mut why = Vec::new();
+        for (k, want) in [
+            ("nvidia.com/gpu.present", "true"),
+            ("feature.node.kubernetes.io/pci-10de.present", "true"),
+        ] {
+            if n.labels.get(k).map(String::as_str) == Some(want) {
+                why.push(format!("{k}={want}"));
+            }
+        }
+        if let Some(c) = n.labels.get("nvidia.com/gpu.count")
+            && c.parse::<f64>().is_ok_and(|c| c > 0.0)
+        {
+            why.push(format!("nvidia.com/gpu.count={c}"));
+        }
+        if why.is_empty() {
+            continue;
+        }
+        let cap = n.capacity.get(GPU).copied();
+        let alloc = n.allocatable.get(GPU).copied();
+        let shared = n
+            .allocatable
+            .get(&format!("{GPU}{SHARED_SUFFIX}"))
+            .copied()
+            .unwrap_or(0.0);
+        if alloc.unwrap_or(0.0) <= 0.0 && shared <= 0.0 {
+            for label in &why {
+                if !silent.labels.contains(label) {
+                    silent.labels.push(label.clone());
+                }
+            }
+            silent.names.push(n.name.clone());
+            silent.detail.push(format!(
+                "{} ({})",
+                n.name,
+                match (cap, alloc) {
+                    (None, _) => "no nvidia.com/gpu capacity".to_string(),
+                    (Some(c), a) =>
+                        format!("capacity {}, allocatable {}", num(c), num(a.unwrap_or(0.0))),
+                }
+            ));
+        }
+    }
+    silent
+}
+
+/// Every extended resource some node advertises (allocatable > 0), for "asked X, have Y".
+pub(super) fn offered(ix: &Index) -> BTreeSet<String> {
+    let mut offered = BTreeSet::new();
+    for n in ix.nodes().values() {
+        for (k, v) in &n.allocatable {
+            if k.contains('/') && *v > 0.0 && !k.starts_with("hugepages") {
+                offered.insert(k.clone());
+            }
+        }
+    }
+    offered
+}
+
+/// Devices reported unhealthy (allocatable below capacity) of the requested resources: the
+/// bound node first, then by node name; rows of one node keep the order of `requested`.
+pub(super) fn degraded(
+    tables: &NodeTables,
+    requests: &BTreeMap<String, f64>,
+    requested: &[&String],
+    bound: Option<&str>,
+) -> Vec<DegradedDevice> {
+    let mut degraded = Vec::new();
+    for r in requested {
+        let Some(t) = tables.resources.get(r.as_str()) else {
+            continue;
+        };
+        for n in t.degraded.iter().map(|&p| &tables.nodes[p]) {
+            let cap = n.capacity.get(*r).copied().unwrap_or(0.0);
+            let alloc = n.allocatable.get(*r).copied().unwrap_or(0.0);
+            degraded.push(DegradedDevice {
+                node: n.name.clone(),
+                resource: r.to_string(),
+                capacity: Num(cap),
+                allocatable: Num(alloc),
+                unhealthy: Num(cap - alloc),
+                bound: Some(n.name.as_str()) == bound,
+                request: Num(requests[*r]),
+                fits_when_healthy: requests[*r] <= cap,
+            });
+        }
+    }
+    // Stable: rows of one node keep the order of `requested`.
+    degraded.sort_by_key(|d| (!d.bound, d.node.clone()));
+    degraded
+}
+
+/// Time-slicing/MPS renames: R asked, only R.shared advertised (or the reverse).
+pub(super) fn shared_renames(tables: &NodeTables, requested: &[&String]) -> Vec<SharedRename> {
+    let advertising = |name: &str| -> &[usize] {
+        tables
+            .resources
+            .get(name)
+            .map_or(&[], |t| t.advertising.as_slice())
+    };
+    let mut renames = Vec::new();
+    for r in requested {
+        if !advertising(r).is_empty() {
+            continue;
+        }
+        let other = match r.strip_suffix(SHARED_SUFFIX) {
+            Some(base) => base.to_string(),
+            None => format!("{r}{SHARED_SUFFIX}"),
+        };
+        let nodes: Vec<String> = advertising(&other)
+            .iter()
+            .map(|&p| tables.nodes[p].name.clone())
+            .collect();
+        if !nodes.is_empty() {
+            renames.push(SharedRename {
+                requested: r.to_string(),
+                advertised: other,
+                nodes,
+            });
+        }
+    }
+    renames
+}

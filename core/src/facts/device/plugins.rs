@@ -1,0 +1,94 @@
+//! Device-plugin pods that are not ready, at `$.facts.device.pluginPods` and
+//! `$.facts.device.pluginSummary`: the GPU Operator's, the NVIDIA chart's and
+//! fake-gpu-operator's plugin, whichever the cluster runs.
+
+use super::Ctx;
+use super::pod_state::{not_ready_container, pod_label, pod_ok};
+use serde::Serialize;
+use serde_json::Value;
+
+/// One device-plugin pod that is not settled (Running and Ready, or Succeeded).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PluginPod {
+    pub pod: String,
+    pub namespace: Option<String>,
+    /// The node it is bound to.
+    pub node: Option<String>,
+    /// Its first container that is not ready (init containers first); empty when none says so.
+    pub container: String,
+    /// That container's waiting or terminated reason (`CrashLoopBackOff`, …), `Running (not
+    /// ready)`, `Unknown`, or `Pending` when no container is found.
+    pub reason: String,
+    pub restarts: u64,
+    /// The container's last termination message, else its waiting message.
+    pub message: String,
+}
+
+/// The plugin's `app` label (else `app.kubernetes.io/name`) in the three installs.
+fn is_plugin_app(app: &str) -> bool {
+    matches!(
+        app,
+        "device-plugin" | "nvidia-device-plugin-daemonset" | "nvidia-device-plugin"
+    )
+}
+
+/// Device-plugin pods that are not ready (GPU Operator, NVIDIA chart, fake-gpu-operator), by
+/// namespace and name.
+pub(super) fn plugin_pods(ctx: &Ctx) -> Vec<PluginPod> {
+    let ix = ctx.ix;
+    let mut out = Vec::new();
+    for p in ix.pods_with_app(is_plugin_app) {
+        let pv = ix.value(p);
+        // The index matched either label; an `app` label that names something else wins.
+        let app = pod_label(&pv, "app")
+            .or_else(|| pod_label(&pv, "app.kubernetes.io/name"))
+            .unwrap_or("");
+        if !is_plugin_app(app) || pod_ok(&pv) {
+            continue;
+        }
+        let (container, reason, message, restarts) =
+            not_ready_container(&pv).unwrap_or_else(|| ("".into(), "Pending".into(), "".into(), 0));
+        out.push(PluginPod {
+            pod: ix.object(p).name.clone(),
+            namespace: ix.object(p).namespace.clone(),
+            // Not a string, the index cannot decode the pod and never lists it here: as a
+            // string the node reads the same as the value copied before.
+            node: pv
+                .pointer("/spec/nodeName")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            container,
+            reason,
+            restarts,
+            message,
+        });
+    }
+    // Same order whatever order the objects came in (a file, or a live read's lists).
+    out.sort_by(|a, b| (a.namespace.as_deref(), &a.pod).cmp(&(b.namespace.as_deref(), &b.pod)));
+    out
+}
+
+/// The plugin pods in one string: `<ns>/<pod> on <node> (<container>: <reason>, N restarts):
+/// <message>`, joined with `; `.
+pub(super) fn plugin_summary(pods: &[PluginPod]) -> String {
+    pods.iter()
+        .map(|p| {
+            let mut t = format!(
+                "{}/{} on {} ({}: {}, {} restarts)",
+                p.namespace.as_deref().unwrap_or(""),
+                p.pod,
+                p.node.as_deref().unwrap_or("no node"),
+                p.container,
+                p.reason,
+                p.restarts
+            );
+            if !p.message.is_empty() {
+                t.push_str(&format!(": {}", p.message));
+            }
+            t
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
