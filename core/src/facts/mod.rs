@@ -99,7 +99,7 @@ pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
         ("device", device::facts(ctx)),
         ("deviceAdvertised", device::advertised(ctx)),
         ("admission", admission::facts(ctx)),
-        ("grouping", grouping::facts(ctx)),
+        ("grouping", to_json(&grouping::facts(ctx))),
         ("placement", placement::facts(ctx)),
         ("volcano", placement::volcano(ctx)),
         ("runtime", to_json(&runtime::facts(ctx))),
