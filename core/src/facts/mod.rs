@@ -103,7 +103,7 @@ pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
         ("placement", placement::facts(ctx)),
         ("volcano", placement::volcano(ctx)),
         ("runtime", to_json(&runtime::facts(ctx))),
-        ("serving", serving::facts(ctx)),
+        ("serving", to_json(&serving::facts(ctx))),
     ]
 }
 
