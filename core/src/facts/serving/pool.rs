@@ -1,0 +1,190 @@
+//! An InferencePool as the Gateway and its endpoint picker see it, at
+//! `$.facts.serving.inferencePool`: its parents and their conditions, its EPP Service, and the
+//! pods its selector matches.
+
+use super::ready;
+use crate::index::{Index, ObjId};
+use serde::Serialize;
+use serde_json::Value;
+
+/// An InferencePool (v1 `inference.networking.k8s.io` or v1alpha2
+/// `inference.networking.x-k8s.io`).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ServingPool {
+    /// The pool's name.
+    pub name: String,
+    /// The pool's `apiVersion`.
+    pub api_version: String,
+    /// Entries of its status's parents (v1 `status.parents[]`, v1alpha2 `status.parent[]`)
+    /// other than a `parentRef` of kind `Status`.
+    pub parents: usize,
+    /// Some InferencePool or HTTPRoute of the bundle has a parent in its status: a Gateway
+    /// controller that writes status is at work. Without one, a pool's empty status proves
+    /// nothing.
+    pub gateway_writes_status: bool,
+    /// The first parent's `Accepted` condition; null when there is none.
+    pub accepted: Option<PoolCondition>,
+    /// The first parent's `ResolvedRefs` condition; null when there is none.
+    pub resolved_refs: Option<PoolCondition>,
+    /// The endpoint picker the pool names (v1 `spec.endpointPickerRef`, v1alpha2
+    /// `spec.extensionRef`); null when it names none.
+    pub epp: Option<PoolEpp>,
+    /// Live pods of the pool's namespace its selector matches (v1 `matchLabels`, v1alpha2 a
+    /// plain map); 0 with an empty selector.
+    pub pods: usize,
+    /// The bundle holds some Pod of the pool's namespace: a pool pasted without its
+    /// namespace's pods selects none of them, which proves nothing.
+    pub pods_in_bundle: bool,
+    /// Of `pods`, those whose `Ready` condition is `True`.
+    pub ready_pods: usize,
+    /// The matched pods that are not Ready.
+    pub not_ready_pods: Vec<String>,
+}
+
+/// A condition of the pool's first parent, its fields copied as written (null when absent).
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PoolCondition {
+    /// `True`, `False` or `Unknown`.
+    pub status: Value,
+    /// The condition's `reason`.
+    pub reason: Value,
+    /// The condition's `message`.
+    pub message: Value,
+}
+
+/// The pool's endpoint picker reference.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PoolEpp {
+    /// The referenced object's name; empty when unset.
+    pub name: String,
+    /// The referenced object's kind, `Service` when unset.
+    pub kind: String,
+    /// v1 `port.number` or v1alpha2 `portNumber`, as written; null when unset.
+    pub port: Value,
+    /// Whether the bundle holds the Service, in the pool's namespace (true for a kind other
+    /// than `Service`); null when the bundle holds no Service of that namespace at all (a
+    /// pasted pool alone proves no Service absent).
+    pub service_found: Option<bool>,
+}
+
+fn parents_of(v: &Value) -> Option<&Vec<Value>> {
+    v.pointer("/status/parents")
+        .or_else(|| v.pointer("/status/parent"))
+        .and_then(Value::as_array)
+}
+
+fn first_parent(v: &Value) -> Option<&Value> {
+    v.pointer("/status/parents/0")
+        .or_else(|| v.pointer("/status/parent/0"))
+}
+
+fn condition(parent: Option<&Value>, ty: &str) -> Option<PoolCondition> {
+    parent
+        .and_then(|p| p["conditions"].as_array())
+        .and_then(|cs| cs.iter().find(|c| c["type"] == ty))
+        .map(|c| PoolCondition {
+            status: c["status"].clone(),
+            reason: c["reason"].clone(),
+            message: c["message"].clone(),
+        })
+}
+
+/// Whether the bundle shows a Gateway controller that writes route and pool status: a parent
+/// in any InferencePool's or HTTPRoute's status. Some implementations never write a pool's
+/// status, so a pool without parents proves nothing unless this holds. Once per index.
+fn gateway_writes_status(ix: &Index) -> bool {
+    *ix.once("serving.gatewayWritesStatus", || {
+        ["InferencePool", "HTTPRoute"].iter().any(|k| {
+            ix.of_kind(k)
+                .iter()
+                .any(|&id| parents_of(&ix.value(id)).is_some_and(|a| !a.is_empty()))
+        })
+    })
+}
+
+/// The endpoint picker a pool references, none when it references none.
+fn epp(ix: &Index, pool: ObjId, v: &Value) -> Option<PoolEpp> {
+    let r = v
+        .pointer("/spec/endpointPickerRef")
+        .or_else(|| v.pointer("/spec/extensionRef"))?;
+    let ns = ix.object(pool).namespace.as_deref();
+    let name = r["name"].as_str().unwrap_or("");
+    let kind = r["kind"].as_str().unwrap_or("Service");
+    let port = r
+        .pointer("/port/number")
+        .or_else(|| r.get("portNumber"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    // Unknown (null) when the bundle holds no Service of the namespace at all: a pasted pool
+    // alone says nothing about which Services exist.
+    let services_read = ix
+        .of_kind("Service")
+        .iter()
+        .any(|&id| ix.object(id).namespace.as_deref() == ns);
+    let found = if kind != "Service" || ix.get("", "Service", ns, name).is_some() {
+        Some(true)
+    } else if services_read {
+        Some(false)
+    } else {
+        None
+    };
+    Some(PoolEpp {
+        name: name.to_string(),
+        kind: kind.to_string(),
+        port,
+        service_found: found,
+    })
+}
+
+/// The InferencePool fact of the pool `pool`.
+pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
+    let o = ix.object(pool);
+    let v = ix.value(pool);
+    let parents = parents_of(&v).map_or(0, |a| {
+        a.iter()
+            .filter(|p| p.pointer("/parentRef/kind").and_then(Value::as_str) != Some("Status"))
+            .count()
+    });
+    let parent = first_parent(&v);
+    let mut pods = 0;
+    let mut ready_pods = 0;
+    let mut not_ready = Vec::new();
+    if let Some(sel) = crate::json::match_labels(&v, true) {
+        for &p in ix.of_kind("Pod") {
+            if ix.object(p).namespace != o.namespace || ix.pod(p).is_some_and(|i| i.terminal()) {
+                continue;
+            }
+            let pv = ix.value(p);
+            if crate::json::selects(sel, crate::json::labels(&pv)) {
+                pods += 1;
+                if ready(&pv) {
+                    ready_pods += 1;
+                } else {
+                    not_ready.push(ix.object(p).name.clone());
+                }
+            }
+        }
+    }
+    ServingPool {
+        name: o.name.clone(),
+        api_version: o.api_version.clone(),
+        parents,
+        gateway_writes_status: gateway_writes_status(ix),
+        accepted: condition(parent, "Accepted"),
+        resolved_refs: condition(parent, "ResolvedRefs"),
+        epp: epp(ix, pool, &v),
+        pods,
+        pods_in_bundle: ix
+            .of_kind("Pod")
+            .iter()
+            .any(|&p| ix.object(p).namespace == o.namespace),
+        ready_pods,
+        not_ready_pods: not_ready,
+    }
+}
