@@ -98,7 +98,7 @@ pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
     vec![
         ("device", device::facts(ctx)),
         ("deviceAdvertised", device::advertised(ctx)),
-        ("admission", admission::facts(ctx)),
+        ("admission", to_json(&admission::facts(ctx))),
         ("grouping", grouping::facts(ctx)),
         ("placement", placement::facts(ctx)),
         ("volcano", placement::volcano(ctx)),
