@@ -100,8 +100,8 @@ pub fn all(ctx: &Ctx) -> Vec<(&'static str, Value)> {
         ("deviceAdvertised", device::advertised(ctx)),
         ("admission", to_json(&admission::facts(ctx))),
         ("grouping", grouping::facts(ctx)),
-        ("placement", placement::facts(ctx)),
-        ("volcano", placement::volcano(ctx)),
+        ("placement", to_json(&placement::facts(ctx))),
+        ("volcano", to_json(&placement::volcano(ctx))),
         ("runtime", to_json(&runtime::facts(ctx))),
         ("serving", serving::facts(ctx)),
     ]
