@@ -57,7 +57,9 @@ pub struct FlavorAssignment {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ExceedsMaximum {
+    /// The resource asked for, e.g. `nvidia.com/gpu`.
     pub resource: String,
+    /// The ResourceFlavor whose quota it exceeds.
     pub flavor: String,
     /// The current pod set's request, as Kueue v0.15+ writes it (`current podset request
     /// (<request>)`); null in the older wording.

@@ -110,6 +110,7 @@ pub struct AdmissionFacts {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LocalQueue {
+    /// The LocalQueue's name (`queueName`).
     pub name: String,
     /// The bundle holds it; when false, every other field is null.
     pub found: bool,
@@ -128,6 +129,7 @@ pub struct LocalQueue {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClusterQueue {
+    /// The ClusterQueue's name.
     pub name: String,
     /// The bundle holds it; when false, every other field is null.
     pub found: bool,

@@ -17,7 +17,9 @@ static PREEMPTOR: LazyLock<Regex> =
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ReasonMessage {
+    /// The condition's `reason`.
     pub reason: Value,
+    /// The condition's `message`.
     pub message: Value,
 }
 
@@ -44,9 +46,11 @@ pub struct Requeue {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AdmissionCheck {
+    /// The AdmissionCheck's name.
     pub name: Value,
     /// `Pending`, `Ready`, `Retry` or `Rejected`.
     pub state: Value,
+    /// Why the check is in that state.
     pub message: Value,
 }
 
