@@ -1,136 +1,248 @@
 //! Facts of the admission layer, at `$.facts.admission` (null when the work shows no sign of
-//! Kueue: no Workload, no queue name, no Kueue gate).
+//! Kueue: no Workload, no queue name, no scheduling gate).
 //!
-//! Shape (every key present; `null` when unknown):
-//!
-//! - `queueName`: the LocalQueue the work asks for (`workload.spec.queueName`, else the
-//!   `kueue.x-k8s.io/queue-name` label on the target, its owners or its pod); `queueLabelOn`:
-//!   `Kind namespace/name` of the object that carries the label.
-//! - `queueRef`: `ClusterQueue <name>` when the ClusterQueue is known (admission, LocalQueue, or the
-//!   Workload's `ClusterQueue <name> is …` message), else `LocalQueue <ns>/<name>`: how texts name
-//!   the queue when the bundle lacks the LocalQueue.
-//! - `kueueInstalled`: from a live read's discovery, whether the cluster serves `kueue.x-k8s.io`
-//!   at all (`null` for files without that record).
-//! - `workload`: whether a Kueue Workload is linked; `kueueInBundle`: whether the bundle holds any
-//!   Kueue object (LocalQueue, ClusterQueue, ResourceFlavor, Workload), so that an absent Workload
-//!   or LocalQueue means something.
-//! - `localQueue`: `{name, found, active, reason, message, clusterQueue}`; `localQueuesInNamespace`:
-//!   the names of the LocalQueues of the target's namespace in the bundle.
-//! - `clusterQueue`: `{name, found, active, reason, message, strategy, pendingWorkloads}`.
-//! - `suspended`: the target (or its nearest Job/JobSet owner) has `spec.suspend: true`.
-//! - `namespaceAlwaysExcluded`: the namespace is `kube-system` or `kueue-system`, which Kueue's
-//!   webhooks always skip from v0.18.
-//! - `integration`: for a JobSet or LeaderWorkerSet: `{kind, crd, crdFound, crdCreated,
-//!   crdAgeSeconds, crdAge}` (the CustomResourceDefinition that Kueue must notice before it
-//!   manages that kind; age against "now").
-//! - `noConditions`: a Workload exists and has no conditions at all (not attempted yet).
-//! - `flavorAssignment`: the `QuotaReserved=False` message parsed: `{podSets,
-//!   unavailableResources, exceedsMaximum: [{resource, flavor, request, maximum}],
-//!   untoleratedTaints, taintedFlavors, affinityMismatchFlavors}` (lists may be empty).
-//! - `queue`: for a Workload without a quota reservation: `{clusterQueue, ahead, aheadNames}`, the
-//!   Workloads of the same ClusterQueue (or, when the bundle does not name it, of the same
-//!   LocalQueue) in the bundle, created earlier, still without a reservation.
-//! - `evicted`: `{reason, message}` of `Evicted=True`; `preempted`: `{reason, message}` of
-//!   `Preempted=True`; `preemptedBy`: `Kind namespace/name` of the preemptor Workload when its UID
-//!   (from the Preempted message) is in the bundle.
-//! - `requeue`: `{count, at, inSeconds, in, due}` from `status.requeueState` against "now"
-//!   (`due` when `requeueAt` has passed; `in` is a human duration).
-//! - `deactivated`: `{reason, message}` when `spec.active` is false (reason from
-//!   `DeactivationTarget`, else `Evicted`).
-//! - `checks`: `status.admissionChecks[]` as `{name, state, message}`; `checksNotReady`: the
-//!   names of those not `Ready`.
-//! - `quotaOverNodes`: `[{resource, quota, advertised}]`, the extended resources (names with a
-//!   `/`, e.g. `nvidia.com/gpu`) whose nominal quota in the ClusterQueue, summed over its
-//!   flavors, is more than all nodes of the bundle advertise as allocatable: Kueue will admit
-//!   work the nodes cannot hold (empty when the bundle has no nodes: nothing to compare).
-//! - `kueueGates` / `foreignGates`: the distinct scheduling-gate names on the work's pods that
-//!   Kueue owns (`kueue.x-k8s.io/…`) or does not; `kueueGatedPods` / `foreignGatedPods`: which pods
-//!   carry them.
+//! Every field is documented on [`AdmissionFacts`] and its parts, from which `docs/view.md` and the
+//! schema rule paths are checked against are generated.
+
+mod flavor;
+mod queue;
+mod quota;
+mod workload;
+
+pub use flavor::{ExceedsMaximum, FlavorAssignment};
+pub use queue::QueuePosition;
+pub use quota::QuotaOverNodes;
+pub use workload::{AdmissionCheck, ReasonMessage, Requeue};
 
 use super::Ctx;
 use crate::index::Index;
 use crate::json::{label, str_at as s};
 use regex::Regex;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
 use std::sync::LazyLock;
 
-// Kueue's flavor-assignment reasons (`pkg/scheduler/flavorassigner/flavorassigner.go`). The
-// "exceeds" form is matched loosely: v0.13 wrote `request > maximum capacity (%s > %s)`, v0.15+
-// `previously considered podsets requests (%s) + current podset request (%s) > maximum capacity (%s)`.
-static UNAVAILABLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"resource (\S+) unavailable in ClusterQueue").expect("static regex")
-});
-static EXCEEDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"insufficient quota for (\S+) in flavor (\S+?),[^;]*?(?:current podset request \(([^)]*)\) )?> maximum capacity \(([^)]*)\)",
-    )
-    .expect("static regex")
-});
-static TAINT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"untolerated taint (\{[^}]*\}|\S+) in flavor (\S+?)(?:,|;|$)")
-        .expect("static regex")
-});
-static AFFINITY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"flavor (\S+) doesn't match node affinity").expect("static regex")
-});
-static PREEMPTOR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\(UID: ([0-9a-f-]+)").expect("static regex"));
 static CQ_IN_MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^ClusterQueue (\S+) (?:is inactive|doesn't exist|not found|is stopped)")
         .expect("static regex")
 });
-static PODSET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"couldn't assign flavors to pod set (\S+?):").expect("static regex")
-});
 
-/// The parts of a `QuotaReserved=False` flavor-assignment message a rule needs.
-fn flavor_assignment(msg: &str) -> Value {
-    let list = |re: &Regex, g: usize| -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for c in re.captures_iter(msg) {
-            if let Some(m) = c.get(g) {
-                let v = m.as_str().trim_end_matches(['.', ',']).to_string();
-                if !out.contains(&v) {
-                    out.push(v);
-                }
-            }
-        }
-        out
+/// What the admission layer (Kueue) shows of the work. Every field is present; the Workload's
+/// own fields (`noConditions`, `flavorAssignment`, `queue`, `evicted`, `preempted`,
+/// `preemptedBy`, `requeue`, `deactivated`, `checks`, `checksNotReady`) are null or empty
+/// without a Workload.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AdmissionFacts {
+    /// The LocalQueue the work asks for: the Workload's `spec.queueName`, else the
+    /// `kueue.x-k8s.io/queue-name` label on the target, its owners or its pod (nearest first).
+    pub queue_name: Option<String>,
+    /// `Kind namespace/name` of the object that carries the queue-name label.
+    pub queue_label_on: Option<String>,
+    /// How texts name the queue: `ClusterQueue <name>` when the ClusterQueue is known (from the
+    /// admission, the LocalQueue, or the Workload's `ClusterQueue <name> is …` message), else
+    /// `LocalQueue <namespace>/<name>` (the bundle lacks the LocalQueue).
+    pub queue_ref: Option<String>,
+    /// A Kueue Workload is linked to the work.
+    pub workload: bool,
+    /// The bundle holds some Kueue object (LocalQueue, ClusterQueue, ResourceFlavor, Workload),
+    /// so that an absent Workload or LocalQueue means something.
+    pub kueue_in_bundle: bool,
+    /// Whether the cluster serves `kueue.x-k8s.io` at all, from a live read's discovery; null
+    /// for files without that record.
+    pub kueue_installed: Option<bool>,
+    /// The LocalQueue named by `queueName`; null without a queue name.
+    pub local_queue: Option<LocalQueue>,
+    /// The names of the Kueue LocalQueues of the target's namespace in the bundle.
+    pub local_queues_in_namespace: Vec<String>,
+    /// The ClusterQueue the work goes through (see `queueRef`); null when unknown.
+    pub cluster_queue: Option<ClusterQueue>,
+    /// The target's (or its nearest Job/JobSet owner's) `spec.suspend`; null when no Job or
+    /// JobSet among them sets it.
+    pub suspended: Option<bool>,
+    /// The namespace is `kube-system` or `kueue-system`, which Kueue's webhooks always skip from
+    /// v0.18.
+    pub namespace_always_excluded: bool,
+    /// For a JobSet or LeaderWorkerSet: the CustomResourceDefinition Kueue must notice before it
+    /// manages that kind; null for other kinds.
+    pub integration: Option<Integration>,
+    /// The Workload has no conditions at all (not attempted yet).
+    pub no_conditions: Option<bool>,
+    /// The Workload's `QuotaReserved=False` message, parsed.
+    pub flavor_assignment: Option<FlavorAssignment>,
+    /// For a Workload without a quota reservation (and not finished): the Workloads queued ahead
+    /// of it.
+    pub queue: Option<QueuePosition>,
+    /// `Evicted=True` on the Workload.
+    pub evicted: Option<ReasonMessage>,
+    /// `Preempted=True` on the Workload.
+    pub preempted: Option<ReasonMessage>,
+    /// `Kind namespace/name` of the Workload that preempted this one, when its UID (from the
+    /// Preempted, or Evicted with reason Preempted, message) is in the bundle.
+    pub preempted_by: Option<String>,
+    /// `status.requeueState` against "now".
+    pub requeue: Option<Requeue>,
+    /// Why the Workload is deactivated (`spec.active: false`): the reason and message of
+    /// `DeactivationTarget=True`, else `Evicted=True`, else `Deactivated` / `spec.active is
+    /// false`.
+    pub deactivated: Option<ReasonMessage>,
+    /// The Workload's `status.admissionChecks[]`.
+    pub checks: Vec<AdmissionCheck>,
+    /// The names of those checks not `Ready`.
+    pub checks_not_ready: Vec<Value>,
+    /// The extended resources whose nominal quota in the ClusterQueue is more than all nodes
+    /// advertise (empty when the bundle has no nodes: nothing to compare).
+    pub quota_over_nodes: Vec<QuotaOverNodes>,
+    /// The distinct scheduling-gate names on the work's pods that Kueue owns
+    /// (`kueue.x-k8s.io/…`).
+    pub kueue_gates: Vec<String>,
+    /// The distinct scheduling-gate names on the work's pods that Kueue does not own.
+    pub foreign_gates: Vec<String>,
+    /// The pods that carry a Kueue gate.
+    pub kueue_gated_pods: Vec<String>,
+    /// The pods that carry a gate Kueue does not own.
+    pub foreign_gated_pods: Vec<String>,
+}
+
+/// The LocalQueue the work names.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LocalQueue {
+    /// The LocalQueue's name (`queueName`).
+    pub name: String,
+    /// The bundle holds it; when false, every other field is null.
+    pub found: bool,
+    /// Its `Active` condition is `True`; null without that condition.
+    pub active: Option<bool>,
+    /// The `Active` condition's reason, as given.
+    pub reason: Option<Value>,
+    /// The `Active` condition's message, as given.
+    pub message: Option<Value>,
+    /// The ClusterQueue it points at (`spec.clusterQueue`).
+    pub cluster_queue: Option<String>,
+}
+
+/// The ClusterQueue the work goes through.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ClusterQueue {
+    /// The ClusterQueue's name.
+    pub name: String,
+    /// The bundle holds it; when false, every other field is null.
+    pub found: bool,
+    /// Its `Active` condition is `True`; null without that condition.
+    pub active: Option<bool>,
+    /// The `Active` condition's reason, as given.
+    pub reason: Option<Value>,
+    /// The `Active` condition's message, as given.
+    pub message: Option<Value>,
+    /// `spec.queueingStrategy`, `BestEffortFIFO` when unset.
+    pub strategy: Option<String>,
+    /// `status.pendingWorkloads`, as given.
+    pub pending_workloads: Option<Value>,
+}
+
+/// The CustomResourceDefinition of a kind Kueue manages only once it has noticed its API.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Integration {
+    /// `JobSet` or `LeaderWorkerSet`.
+    pub kind: String,
+    /// The CRD's name, e.g. `jobsets.jobset.x-k8s.io`.
+    pub crd: String,
+    /// The bundle holds the CRD.
+    pub crd_found: bool,
+    /// The CRD's creation time (RFC 3339).
+    pub crd_created: Option<String>,
+    /// The CRD's age in seconds against "now"; null when either is unknown.
+    pub crd_age_seconds: Option<i64>,
+    /// The same as a human duration (`3m12s`).
+    pub crd_age: Option<String>,
+}
+
+/// The admission layer's facts for one view; None when the work shows no sign of Kueue.
+pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
+    let ix = ctx.ix;
+    let sub = ctx.subjects;
+    let wl = sub.get("workload");
+    let (queue_name, queue_label_on) = queue_name(sub, wl);
+    let gates = scheduling_gates(sub);
+    if wl.is_none() && queue_name.is_none() && gates.kueue.is_empty() && gates.foreign.is_empty() {
+        return None;
+    }
+    let ns = sub
+        .get("target")
+        .and_then(|t| s(t, "/metadata/namespace"))
+        .map(str::to_string);
+    let cq_name = cluster_queue_name(sub, wl);
+    // How to name the queue in texts: the ClusterQueue when known, else the LocalQueue.
+    let queue_ref = match (cq_name, &queue_name) {
+        (Some(cq), _) => Some(format!("ClusterQueue {cq}")),
+        (None, Some(q)) => Some(format!("LocalQueue {}/{q}", ns.as_deref().unwrap_or(""))),
+        _ => None,
     };
-    let exceeds: Vec<Value> = EXCEEDS
-        .captures_iter(msg)
-        .map(|c| {
-            let g = |i: usize| c.get(i).map(|m| m.as_str());
-            json!({"resource": g(1), "flavor": g(2), "request": g(3), "maximum": g(4)})
-        })
+    let checks = wl.map(workload::checks).unwrap_or_default();
+    let checks_not_ready = checks
+        .iter()
+        .filter(|c| c.state != "Ready")
+        .map(|c| c.name.clone())
         .collect();
-    json!({
-        "podSets": list(&PODSET, 1),
-        "unavailableResources": list(&UNAVAILABLE, 1),
-        "exceedsMaximum": exceeds,
-        "untoleratedTaints": list(&TAINT, 1),
-        "taintedFlavors": list(&TAINT, 2),
-        "affinityMismatchFlavors": list(&AFFINITY, 1),
+    Some(AdmissionFacts {
+        local_queue: queue_name.as_deref().map(|q| local_queue(sub, q)),
+        queue_name,
+        queue_label_on,
+        queue_ref,
+        workload: wl.is_some(),
+        kueue_in_bundle: kueue_in_bundle(ix),
+        kueue_installed: kueue_installed(ix),
+        local_queues_in_namespace: local_queues_in(ix, ns.as_deref()),
+        cluster_queue: cq_name.map(|n| cluster_queue(sub, n)),
+        suspended: suspended(sub),
+        namespace_always_excluded: matches!(ns.as_deref(), Some("kube-system" | "kueue-system")),
+        integration: integration(ix, sub, ctx.now),
+        no_conditions: wl.map(workload::no_conditions),
+        flavor_assignment: wl
+            .and_then(|w| cond(w, "QuotaReserved"))
+            .filter(|c| c["status"] == "False")
+            .and_then(|c| c["message"].as_str())
+            .map(flavor::flavor_assignment),
+        queue: wl
+            .filter(|w| {
+                cond_true(w, "QuotaReserved").is_none() && cond_true(w, "Finished").is_none()
+            })
+            .and_then(|w| queue::position(ix, sub, w, ctx.now)),
+        evicted: wl.and_then(|w| workload::reason_message(cond_true(w, "Evicted"))),
+        preempted: wl.and_then(|w| workload::reason_message(cond_true(w, "Preempted"))),
+        preempted_by: wl.and_then(|w| workload::preempted_by(ix, w)),
+        requeue: wl.and_then(|w| workload::requeue(w, ctx.now)),
+        deactivated: wl.and_then(workload::deactivated),
+        checks,
+        checks_not_ready,
+        quota_over_nodes: quota::quota_over_nodes(ix, sub.get("clusterQueue")),
+        kueue_gates: gates.kueue,
+        foreign_gates: gates.foreign,
+        kueue_gated_pods: gates.kueue_pods,
+        foreign_gated_pods: gates.foreign_pods,
     })
 }
 
+/// The first condition of a type.
 fn cond<'v>(v: &'v Value, ty: &str) -> Option<&'v Value> {
     v.pointer("/status/conditions")
         .and_then(Value::as_array)
         .and_then(|cs| cs.iter().find(|c| c["type"] == ty))
 }
 
+/// The first condition of a type, when it is `True`.
 fn cond_true<'v>(v: &'v Value, ty: &str) -> Option<&'v Value> {
     cond(v, ty).filter(|c| c["status"] == "True")
 }
 
-fn reason_message(c: Option<&Value>) -> Value {
-    match c {
-        Some(c) => json!({"reason": c["reason"], "message": c["message"]}),
-        None => Value::Null,
-    }
-}
-
+/// An object as texts name it: `Kind namespace/name`, or `Kind name` when cluster-scoped.
 fn display(v: &Value) -> String {
     let kind = s(v, "/kind").unwrap_or("");
     let name = s(v, "/metadata/name").unwrap_or("");
@@ -151,172 +263,8 @@ fn carriers(sub: &Map<String, Value>) -> Vec<&Value> {
     out
 }
 
-fn queue_fact(ix: &Index, sub: &Map<String, Value>, wl: &Value, now: Option<i64>) -> Value {
-    // Compare by ClusterQueue when the bundle names it, else by LocalQueue (same namespace).
-    let cq = s(wl, "/status/admission/clusterQueue")
-        .map(str::to_string)
-        .or_else(|| {
-            sub.get("localQueue")
-                .and_then(|lq| s(lq, "/spec/clusterQueue"))
-                .map(str::to_string)
-        });
-    let my_ns = s(wl, "/metadata/namespace");
-    let my_queue = s(wl, "/spec/queueName");
-    if cq.is_none() && my_queue.is_none() {
-        return Value::Null;
-    }
-    let created =
-        |v: &Value| s(v, "/metadata/creationTimestamp").and_then(crate::time::parse_rfc3339);
-    let mine = created(wl);
-    let my_name = s(wl, "/metadata/name").unwrap_or("");
-    let mut ahead: Vec<(i64, String)> = Vec::new();
-    // Every pending Workload of the bundle is read once per index (typed partial reads), not
-    // once per view: this runs for every pending Workload over every Workload of the bundle.
-    for other in pending_workloads(ix).iter() {
-        let name = other.name.as_str();
-        let ns = other.namespace.as_deref();
-        if name == my_name && ns == my_ns {
-            continue;
-        }
-        let queue = other.queue.as_deref();
-        let same_queue = match &cq {
-            Some(cq) => other.cluster_queue.as_deref() == Some(cq.as_str()),
-            None => ns == my_ns && queue == my_queue,
-        };
-        if !same_queue {
-            continue;
-        }
-        if let (Some(t), Some(m)) = (other.created, mine)
-            && t <= m
-            && t <= now.unwrap_or(i64::MAX)
-        {
-            ahead.push((t, format!("{}/{}", ns.unwrap_or(""), name)));
-        }
-    }
-    ahead.sort();
-    let names: Vec<String> = ahead.into_iter().map(|(_, n)| n).collect();
-    json!({"clusterQueue": cq, "ahead": names.len(), "aheadNames": names})
-}
-
-/// A Workload without a quota reservation, not finished and not deactivated.
-struct PendingWorkload {
-    name: String,
-    namespace: Option<String>,
-    created: Option<i64>,
-    queue: Option<String>,
-    /// The ClusterQueue its LocalQueue points at.
-    cluster_queue: Option<String>,
-}
-
-fn pending_workloads(ix: &Index) -> std::sync::Arc<Vec<PendingWorkload>> {
-    ix.once("admission.pendingWorkloads", || {
-        let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
-            std::collections::HashMap::new();
-        let mut out = Vec::new();
-        for &id in ix.of_kind("Workload") {
-            if ix.object(id).group() != "kueue.x-k8s.io" {
-                continue;
-            }
-            let Some(other) = ix.typed::<WorkloadLite>(id) else {
-                continue;
-            };
-            let first_true = |ty: &str| {
-                other
-                    .status
-                    .conditions
-                    .iter()
-                    .find(|c| c.type_ == ty)
-                    .is_some_and(|c| c.status == "True")
-            };
-            if first_true("QuotaReserved")
-                || first_true("Finished")
-                || other.spec.active == Some(false)
-            {
-                continue;
-            }
-            let ns = other.metadata.namespace.clone();
-            let queue = other.spec.queue_name.clone();
-            let cluster_queue = queue.as_deref().and_then(|q| {
-                lq_cq
-                    .entry((ns.clone(), q.to_string()))
-                    .or_insert_with(|| {
-                        ix.get("kueue.x-k8s.io", "LocalQueue", ns.as_deref(), q)
-                            .and_then(|lq| ix.typed::<LocalQueueLite>(lq))
-                            .and_then(|lq| lq.spec.cluster_queue)
-                    })
-                    .clone()
-            });
-            out.push(PendingWorkload {
-                created: other
-                    .metadata
-                    .creation_timestamp
-                    .as_deref()
-                    .and_then(crate::time::parse_rfc3339),
-                name: other.metadata.name,
-                namespace: ns,
-                queue,
-                cluster_queue,
-            });
-        }
-        out
-    })
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct WorkloadLite {
-    metadata: LiteMeta,
-    spec: WorkloadLiteSpec,
-    status: WorkloadLiteStatus,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct LiteMeta {
-    name: String,
-    namespace: Option<String>,
-    creation_timestamp: Option<String>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct WorkloadLiteSpec {
-    queue_name: Option<String>,
-    active: Option<bool>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct WorkloadLiteStatus {
-    conditions: Vec<LiteCondition>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct LiteCondition {
-    #[serde(rename = "type")]
-    type_: String,
-    status: String,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct LocalQueueLite {
-    spec: LocalQueueLiteSpec,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct LocalQueueLiteSpec {
-    cluster_queue: Option<String>,
-}
-
-/// The admission layer's facts for one view.
-pub fn facts(ctx: &Ctx) -> Value {
-    let ix = ctx.ix;
-    let sub = ctx.subjects;
-    let now = ctx.now;
-    let wl = sub.get("workload");
+/// The queue name the work asks for, and which object carries the queue-name label.
+fn queue_name(sub: &Map<String, Value>, wl: Option<&Value>) -> (Option<String>, Option<String>) {
     let mut queue_name = wl.and_then(|w| s(w, "/spec/queueName")).map(str::to_string);
     let mut label_on: Option<String> = None;
     for c in carriers(sub) {
@@ -328,14 +276,28 @@ pub fn facts(ctx: &Ctx) -> Value {
             break;
         }
     }
+    (queue_name, label_on)
+}
 
-    // Pods: scheduling gates, Kueue's and others'.
+/// The scheduling gates on the work's pods, Kueue's and others', with the pods that carry them.
+struct Gates {
+    kueue: Vec<String>,
+    foreign: Vec<String>,
+    kueue_pods: Vec<String>,
+    foreign_pods: Vec<String>,
+}
+
+fn scheduling_gates(sub: &Map<String, Value>) -> Gates {
     let pods: Vec<&Value> = match sub.get("pods") {
         Some(Value::Array(ps)) => ps.iter().collect(),
         _ => sub.get("pod").into_iter().collect(),
     };
-    let (mut kueue_gates, mut foreign_gates) = (Vec::<String>::new(), Vec::<String>::new());
-    let (mut kueue_pods, mut foreign_pods) = (Vec::<String>::new(), Vec::<String>::new());
+    let mut out = Gates {
+        kueue: Vec::new(),
+        foreign: Vec::new(),
+        kueue_pods: Vec::new(),
+        foreign_pods: Vec::new(),
+    };
     for p in &pods {
         let name = s(p, "/metadata/name").unwrap_or("").to_string();
         for g in p
@@ -348,9 +310,9 @@ pub fn facts(ctx: &Ctx) -> Value {
                 continue;
             };
             let (gates, gated) = if gate.starts_with("kueue.x-k8s.io/") {
-                (&mut kueue_gates, &mut kueue_pods)
+                (&mut out.kueue, &mut out.kueue_pods)
             } else {
-                (&mut foreign_gates, &mut foreign_pods)
+                (&mut out.foreign, &mut out.foreign_pods)
             };
             if !gates.iter().any(|x| x == gate) {
                 gates.push(gate.to_string());
@@ -360,16 +322,12 @@ pub fn facts(ctx: &Ctx) -> Value {
             }
         }
     }
+    out
+}
 
-    if wl.is_none() && queue_name.is_none() && kueue_gates.is_empty() && foreign_gates.is_empty() {
-        return Value::Null;
-    }
-
-    let ns = sub
-        .get("target")
-        .and_then(|t| s(t, "/metadata/namespace"))
-        .map(str::to_string);
-    let kueue_in_bundle = ix.kinds().iter().any(|k| {
+/// Whether the bundle holds any Kueue object.
+fn kueue_in_bundle(ix: &Index) -> bool {
+    ix.kinds().iter().any(|k| {
         matches!(
             *k,
             "LocalQueue" | "ClusterQueue" | "ResourceFlavor" | "Workload"
@@ -377,30 +335,49 @@ pub fn facts(ctx: &Ctx) -> Value {
             .of_kind(k)
             .iter()
             .any(|&id| ix.object(id).group() == "kueue.x-k8s.io")
-    });
-    let lqs_in_ns: Vec<String> = ix
-        .of_kind("LocalQueue")
-        .iter()
-        .filter(|&&id| ix.object(id).group() == "kueue.x-k8s.io" && ix.object(id).namespace == ns)
-        .map(|&id| ix.object(id).name.clone())
-        .collect();
+    })
+}
 
-    let local_queue = queue_name.as_ref().map(|q| match sub.get("localQueue") {
-        Some(lq) => {
-            let active = cond(lq, "Active");
-            json!({"name": q, "found": true,
-                   "active": active.map(|c| c["status"] == "True"),
-                   "reason": active.map(|c| c["reason"].clone()),
-                   "message": active.map(|c| c["message"].clone()),
-                   "clusterQueue": s(lq, "/spec/clusterQueue")})
-        }
-        None => json!({"name": q, "found": false, "active": null, "reason": null,
-                       "message": null, "clusterQueue": null}),
-    });
-    // The ClusterQueue: admitted into, named by the LocalQueue, or (when the bundle lacks the
-    // LocalQueue) named by the Workload's own `ClusterQueue <name> is inactive` message.
-    let cq_name = wl
-        .and_then(|w| s(w, "/status/admission/clusterQueue"))
+/// The names of the Kueue LocalQueues of a namespace.
+fn local_queues_in(ix: &Index, ns: Option<&str>) -> Vec<String> {
+    ix.of_kind("LocalQueue")
+        .iter()
+        .filter(|&&id| {
+            ix.object(id).group() == "kueue.x-k8s.io" && ix.object(id).namespace.as_deref() == ns
+        })
+        .map(|&id| ix.object(id).name.clone())
+        .collect()
+}
+
+/// Whether an `Active` condition is `True`, with its reason and message.
+fn active(c: Option<&Value>) -> (Option<bool>, Option<Value>, Option<Value>) {
+    (
+        c.map(|c| c["status"] == "True"),
+        c.map(|c| c["reason"].clone()),
+        c.map(|c| c["message"].clone()),
+    )
+}
+
+/// The LocalQueue `name`, as the view's `localQueue` subject shows it.
+fn local_queue(sub: &Map<String, Value>, name: &str) -> LocalQueue {
+    let lq = sub.get("localQueue");
+    let (active, reason, message) = active(lq.and_then(|lq| cond(lq, "Active")));
+    LocalQueue {
+        name: name.to_string(),
+        found: lq.is_some(),
+        active,
+        reason,
+        message,
+        cluster_queue: lq
+            .and_then(|lq| s(lq, "/spec/clusterQueue"))
+            .map(str::to_string),
+    }
+}
+
+/// The ClusterQueue: admitted into, named by the LocalQueue, or (when the bundle lacks the
+/// LocalQueue) named by the Workload's own `ClusterQueue <name> is inactive` message.
+fn cluster_queue_name<'v>(sub: &'v Map<String, Value>, wl: Option<&'v Value>) -> Option<&'v str> {
+    wl.and_then(|w| s(w, "/status/admission/clusterQueue"))
         .or_else(|| {
             sub.get("localQueue")
                 .and_then(|lq| s(lq, "/spec/clusterQueue"))
@@ -408,35 +385,41 @@ pub fn facts(ctx: &Ctx) -> Value {
         .or_else(|| {
             let m = cond(wl?, "QuotaReserved")?["message"].as_str()?;
             Some(CQ_IN_MESSAGE.captures(m)?.get(1)?.as_str())
-        });
-    // How to name the queue in texts: the ClusterQueue when known, else the LocalQueue.
-    let queue_ref = match (cq_name, &queue_name) {
-        (Some(cq), _) => Some(format!("ClusterQueue {cq}")),
-        (None, Some(q)) => Some(format!("LocalQueue {}/{q}", ns.as_deref().unwrap_or(""))),
-        _ => None,
-    };
-    let cluster_queue = cq_name.map(|n| match sub.get("clusterQueue") {
-        Some(cq) => {
-            let active = cond(cq, "Active");
-            json!({"name": n, "found": true,
-                   "active": active.map(|c| c["status"] == "True"),
-                   "reason": active.map(|c| c["reason"].clone()),
-                   "message": active.map(|c| c["message"].clone()),
-                   "strategy": s(cq, "/spec/queueingStrategy").unwrap_or("BestEffortFIFO"),
-                   "pendingWorkloads": cq.pointer("/status/pendingWorkloads")})
-        }
-        None => json!({"name": n, "found": false, "active": null, "reason": null,
-                       "message": null, "strategy": null, "pendingWorkloads": null}),
-    });
+        })
+}
 
-    let suspended = carriers(sub)
+/// The ClusterQueue `name`, as the view's `clusterQueue` subject shows it.
+fn cluster_queue(sub: &Map<String, Value>, name: &str) -> ClusterQueue {
+    let cq = sub.get("clusterQueue");
+    let (active, reason, message) = active(cq.and_then(|cq| cond(cq, "Active")));
+    ClusterQueue {
+        name: name.to_string(),
+        found: cq.is_some(),
+        active,
+        reason,
+        message,
+        strategy: cq.map(|cq| {
+            s(cq, "/spec/queueingStrategy")
+                .unwrap_or("BestEffortFIFO")
+                .to_string()
+        }),
+        pending_workloads: cq.and_then(|cq| cq.pointer("/status/pendingWorkloads").cloned()),
+    }
+}
+
+/// The `spec.suspend` of the nearest Job or JobSet among the target and its owners.
+fn suspended(sub: &Map<String, Value>) -> Option<bool> {
+    carriers(sub)
         .into_iter()
         .filter(|v| matches!(s(v, "/kind"), Some("Job" | "JobSet")))
-        .find_map(|v| v.pointer("/spec/suspend").and_then(Value::as_bool));
+        .find_map(|v| v.pointer("/spec/suspend").and_then(Value::as_bool))
+}
 
-    // The integration's CRD, for kinds Kueue manages only once it has noticed their API.
-    let integration = carriers(sub).into_iter().find_map(|v| {
-        let crd = match (s(v, "/apiVersion").unwrap_or(""), s(v, "/kind")?) {
+/// The integration's CRD, for kinds Kueue manages only once it has noticed their API.
+fn integration(ix: &Index, sub: &Map<String, Value>, now: Option<i64>) -> Option<Integration> {
+    carriers(sub).into_iter().find_map(|v| {
+        let kind = s(v, "/kind")?;
+        let crd = match (s(v, "/apiVersion").unwrap_or(""), kind) {
             (a, "JobSet") if a.starts_with("jobset.x-k8s.io/") => "jobsets.jobset.x-k8s.io",
             (a, "LeaderWorkerSet") if a.starts_with("leaderworkerset.x-k8s.io/") => {
                 "leaderworkersets.leaderworkerset.x-k8s.io"
@@ -451,151 +434,19 @@ pub fn facts(ctx: &Ctx) -> Value {
         );
         let created = id.and_then(|i| ix.created(i));
         let age = created.and_then(|c| Some(now? - c));
-        Some(
-            json!({"kind": s(v, "/kind"), "crd": crd, "crdFound": id.is_some(),
-                    "crdCreated": created.map(crate::time::format_rfc3339),
-                    "crdAgeSeconds": age, "crdAge": age.map(crate::time::format_age)}),
-        )
-    });
-
-    let mut out = json!({
-        "queueName": queue_name,
-        "queueLabelOn": label_on,
-        "queueRef": queue_ref,
-        "workload": wl.is_some(),
-        "kueueInBundle": kueue_in_bundle,
-        "kueueInstalled": kueue_installed(ix),
-        "localQueue": local_queue,
-        "localQueuesInNamespace": lqs_in_ns,
-        "clusterQueue": cluster_queue,
-        "suspended": suspended,
-        "namespaceAlwaysExcluded": matches!(ns.as_deref(), Some("kube-system" | "kueue-system")),
-        "integration": integration,
-        "noConditions": null,
-        "flavorAssignment": null,
-        "queue": null,
-        "evicted": null,
-        "preempted": null,
-        "preemptedBy": null,
-        "requeue": null,
-        "deactivated": null,
-        "checks": [],
-        "checksNotReady": [],
-        "kueueGates": kueue_gates,
-        "foreignGates": foreign_gates,
-        "kueueGatedPods": kueue_pods,
-        "foreignGatedPods": foreign_pods,
-        "quotaOverNodes": quota_over_nodes(ix, sub.get("clusterQueue")),
-    });
-
-    if let Some(w) = wl {
-        let no_conditions = w
-            .pointer("/status/conditions")
-            .and_then(Value::as_array)
-            .is_none_or(Vec::is_empty);
-        out["noConditions"] = json!(no_conditions);
-        if let Some(m) = cond(w, "QuotaReserved")
-            .filter(|c| c["status"] == "False")
-            .and_then(|c| c["message"].as_str())
-        {
-            out["flavorAssignment"] = flavor_assignment(m);
-        }
-        if cond_true(w, "QuotaReserved").is_none() && cond_true(w, "Finished").is_none() {
-            out["queue"] = queue_fact(ix, sub, w, now);
-        }
-        out["evicted"] = reason_message(cond_true(w, "Evicted"));
-        out["preempted"] = reason_message(cond_true(w, "Preempted"));
-        // The preemptor, by the Workload UID Kueue writes into the message.
-        let preemptor = cond_true(w, "Preempted")
-            .or_else(|| cond_true(w, "Evicted").filter(|c| c["reason"] == "Preempted"))
-            .and_then(|c| c["message"].as_str())
-            .and_then(|m| PREEMPTOR.captures(m))
-            .and_then(|c| ix.by_uid(c.get(1)?.as_str()))
-            .map(|id| display(&ix.value(id)));
-        out["preemptedBy"] = json!(preemptor);
-        if let Some(rs) = w.pointer("/status/requeueState") {
-            let at = s(rs, "/requeueAt");
-            let in_secs = at
-                .and_then(crate::time::parse_rfc3339)
-                .and_then(|t| Some(t - now?));
-            out["requeue"] = json!({
-                "count": rs.get("count"),
-                "at": at,
-                "inSeconds": in_secs,
-                "in": in_secs.map(crate::time::format_age),
-                "due": in_secs.map(|x| x <= 0),
-            });
-        }
-        if w.pointer("/spec/active") == Some(&Value::Bool(false)) {
-            let c = cond_true(w, "DeactivationTarget").or_else(|| cond_true(w, "Evicted"));
-            out["deactivated"] = match c {
-                Some(c) => json!({"reason": c["reason"], "message": c["message"]}),
-                None => json!({"reason": "Deactivated", "message": "spec.active is false"}),
-            };
-        }
-        let checks: Vec<Value> = w
-            .pointer("/status/admissionChecks")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .map(|c| json!({"name": c["name"], "state": c["state"], "message": c["message"]}))
-            .collect();
-        let not_ready: Vec<Value> = checks
-            .iter()
-            .filter(|c| c["state"] != "Ready")
-            .map(|c| c["name"].clone())
-            .collect();
-        out["checks"] = Value::Array(checks);
-        out["checksNotReady"] = Value::Array(not_ready);
-    }
-    out
-}
-
-/// Extended resources whose ClusterQueue quota exceeds what the nodes advertise.
-fn quota_over_nodes(ix: &Index, cq: Option<&Value>) -> Value {
-    let (Some(cq), false) = (cq, ix.nodes().is_empty()) else {
-        return json!([]);
-    };
-    let mut quota: std::collections::BTreeMap<String, f64> = std::collections::BTreeMap::new();
-    for rg in cq
-        .pointer("/spec/resourceGroups")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        for f in rg["flavors"].as_array().into_iter().flatten() {
-            for r in f["resources"].as_array().into_iter().flatten() {
-                let (Some(name), Some(q)) = (
-                    r["name"].as_str(),
-                    crate::quantity::from_value(&r["nominalQuota"]),
-                ) else {
-                    continue;
-                };
-                if name.contains('/') {
-                    *quota.entry(name.to_string()).or_default() += q;
-                }
-            }
-        }
-    }
-    let tables = ix.node_tables();
-    let rows: Vec<Value> = quota
-        .into_iter()
-        .filter_map(|(name, q)| {
-            // Summed once per index over every node (name order), not per view.
-            let advertised: f64 = tables.resources.get(&name).map_or_else(
-                || std::iter::empty::<f64>().sum(),
-                |t| t.allocatable_all,
-            );
-            (q > advertised).then(|| json!({"resource": name, "quota": crate::facts::num(q), "advertised": crate::facts::num(advertised)}))
+        Some(Integration {
+            kind: kind.to_string(),
+            crd: crd.to_string(),
+            crd_found: id.is_some(),
+            crd_created: created.map(crate::time::format_rfc3339),
+            crd_age_seconds: age,
+            crd_age: age.map(crate::time::format_age),
         })
-        .collect();
-    Value::Array(rows)
+    })
 }
 
 /// Whether the cluster serves the Kueue API, when the bundle says which APIs it offered.
-fn kueue_installed(ix: &crate::Index) -> Value {
-    match ix.bundle().meta().and_then(|m| m.apis.as_ref()) {
-        Some(apis) => Value::Bool(apis.iter().any(|a| a.starts_with("kueue.x-k8s.io/"))),
-        None => Value::Null,
-    }
+fn kueue_installed(ix: &Index) -> Option<bool> {
+    let apis = ix.bundle().meta()?.apis.as_ref()?;
+    Some(apis.iter().any(|a| a.starts_with("kueue.x-k8s.io/")))
 }
