@@ -287,6 +287,19 @@ fn a_misspelt_fact_field_fails_to_load_with_rule_and_path_named() {
         }
     }
     let schema = layer_core::facts::schema::cached();
+    for typo in [
+        "$.facts.device.silentGpuNodez",
+        "$.facts.admission.queue.aheadd",
+        "$.facts.grouping.lws.leader.phasee",
+        "$.facts.placement.taints.relevant[*].nodee",
+        "$.facts.serving.inferencePool.eppp",
+        "$.facts.device.dra.claims[?@.allocatedd==false].claim",
+    ] {
+        assert!(
+            layer_core::facts::schema::check_path(typo, schema).is_err(),
+            "{typo} passed the schema"
+        );
+    }
     for ok in [
         "$.facts.scheduling.reasons[?@.kind=='taint'].count",
         "$.facts.resources[0].closest[*].node",

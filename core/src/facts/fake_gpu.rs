@@ -1,9 +1,73 @@
 //! fake-gpu-operator's configured pools against what its nodes advertise: `$.facts.fakeGpu`.
 
-use super::num;
+use super::Num;
 use crate::index::{Index, ObjId};
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use std::collections::BTreeMap;
+
+/// `$.facts.fakeGpu`: fake-gpu-operator's configured pools against what each pool node
+/// advertises and what its per-node topology ConfigMap lists.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FakeGpu {
+    /// The namespace of the operator's `topology` ConfigMap.
+    pub namespace: Option<String>,
+    /// Always `topology`.
+    pub config_map: String,
+    /// The node label that names a node's pool (`nodePoolLabelKey`, else
+    /// `run.ai/simulated-gpu-node-pool`).
+    pub pool_label_key: String,
+    /// The pools `topology.yml` configures.
+    pub pools: Vec<FakeGpuPool>,
+    /// Every node carrying the pool label.
+    pub nodes: Vec<FakeGpuNode>,
+    /// Nodes whose advertised GPUs differ from their pool's configured count.
+    pub stale_nodes: Vec<String>,
+    /// Nodes labelled `run.ai/fake.gpu=true` without a pool label.
+    pub unpooled_gpu_nodes: Vec<String>,
+}
+
+/// One configured pool.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FakeGpuPool {
+    pub name: String,
+    /// Legacy `gpuCount`, else the length of `gpu.overrides.devices`.
+    pub gpu_count: Option<Num>,
+}
+
+/// One pool node.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FakeGpuNode {
+    pub node: String,
+    /// The pool its label names.
+    pub pool: String,
+    /// The topology configures that pool.
+    pub pool_defined: bool,
+    /// The pool's configured GPU count.
+    pub configured: Option<Num>,
+    /// The node's `nvidia.com/gpu` capacity.
+    pub advertised: Option<Num>,
+    /// Its `topology-<node>` ConfigMap, when in the bundle.
+    pub node_topology_config_map: Option<String>,
+    /// The GPUs that ConfigMap lists.
+    pub node_topology_gpus: Option<Num>,
+    /// Configured and advertised (or listed) counts differ.
+    pub stale: bool,
+}
+
+/// [`fake_gpu`]'s answer: the fact, the topology ConfigMap and the per-node ConfigMaps.
+pub type FakeGpuState = (Option<FakeGpu>, Option<ObjId>, Vec<ObjId>);
+
+/// `$.facts.fakeGpu`; null when the operator's topology is not in the bundle.
+pub fn fact(ctx: &super::Ctx) -> Option<FakeGpu> {
+    fake_gpu_state(ctx.ix).0.clone()
+}
 
 /// The node label fake-gpu-operator reads a node's pool from, unless its topology names
 /// another (`nodePoolLabelKey`). The live reader looks for it too, to know whether to read the
@@ -12,24 +76,21 @@ pub const FAKE_GPU_POOL_LABEL: &str = "run.ai/simulated-gpu-node-pool";
 
 /// [`fake_gpu`], computed once per index: the view's `fakeGpu` fact and the install facts read
 /// the same state.
-pub fn fake_gpu_state(ix: &Index) -> std::sync::Arc<(Value, Option<ObjId>, Vec<ObjId>)> {
+pub fn fake_gpu_state(ix: &Index) -> std::sync::Arc<FakeGpuState> {
     ix.once("facts.fakeGpu", || fake_gpu(ix))
 }
 
 /// fake-gpu-operator: the pools the Helm values configure (ConfigMap `topology`, key
 /// `topology.yml`) against what each pool node advertises and what its per-node ConfigMap
-/// `topology-<node>` lists. Returns `{namespace, configMap, poolLabelKey, pools: [{name,
-/// gpuCount}], nodes: [{node, pool, configured, advertised, nodeTopologyConfigMap,
-/// nodeTopologyGpus, poolDefined, stale}], staleNodes: [..], unpooledGpuNodes: [..]}` or null
-/// when the operator's topology is not in the bundle.
-pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
+/// `topology-<node>` lists.
+pub fn fake_gpu(ix: &Index) -> FakeGpuState {
     let Some((cm_id, cm)) = ix
         .named("ConfigMap", "topology")
         .into_iter()
         .map(|id| (id, ix.value(id)))
         .find(|(_, v)| v.pointer("/data/topology.yml").is_some())
     else {
-        return (Value::Null, None, Vec::new());
+        return (None, None, Vec::new());
     };
     let ns = ix.object(cm_id).namespace.clone();
     let topo: Value = cm
@@ -78,30 +139,40 @@ pub fn fake_gpu(ix: &Index) -> (Value, Option<ObjId>, Vec<ObjId>) {
         if is_stale {
             stale.push(node.name.clone());
         }
-        nodes.push(json!({
-            "node": node.name, "pool": pool, "poolDefined": pools.contains_key(pool),
-            "configured": configured.map(num), "advertised": advertised.map(num),
-            "nodeTopologyConfigMap": node_cm.map(|_| cm_name), "nodeTopologyGpus": node_gpus.map(num), "stale": is_stale,
-        }));
+        nodes.push(FakeGpuNode {
+            node: node.name.clone(),
+            pool: pool.clone(),
+            pool_defined: pools.contains_key(pool),
+            configured: configured.map(Num),
+            advertised: advertised.map(Num),
+            node_topology_config_map: node_cm.map(|_| cm_name),
+            node_topology_gpus: node_gpus.map(Num),
+            stale: is_stale,
+        });
     }
-    let unpooled: Vec<&String> = ix
+    let unpooled: Vec<String> = ix
         .nodes()
         .values()
         .filter(|n| {
             !n.labels.contains_key(&label_key)
                 && n.labels.get("run.ai/fake.gpu").map(String::as_str) == Some("true")
         })
-        .map(|n| &n.name)
+        .map(|n| n.name.clone())
         .collect();
-    let fact = json!({
-        "namespace": ns, "configMap": "topology", "poolLabelKey": label_key,
-        "pools": pools.iter().map(|(k, v)| json!({"name": k, "gpuCount": v.map(num)})).collect::<Vec<_>>(),
-        "nodes": nodes, "staleNodes": stale, "unpooledGpuNodes": unpooled,
-    });
-    (fact, Some(cm_id), cms)
-}
-
-/// `$.facts.fakeGpu`: see [`fake_gpu`]; null when the operator's topology is not in the bundle.
-pub fn fact(ctx: &super::Ctx) -> Value {
-    fake_gpu_state(ctx.ix).0.clone()
+    let fact = FakeGpu {
+        namespace: ns,
+        config_map: "topology".into(),
+        pool_label_key: label_key,
+        pools: pools
+            .iter()
+            .map(|(k, v)| FakeGpuPool {
+                name: k.clone(),
+                gpu_count: v.map(Num),
+            })
+            .collect(),
+        nodes,
+        stale_nodes: stale,
+        unpooled_gpu_nodes: unpooled,
+    };
+    (Some(fact), Some(cm_id), cms)
 }

@@ -22,15 +22,20 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut cases: Vec<(String, PathBuf)> = scenarios::all()
+    // Each case with the targets it must cover beyond the candidate list: an incident's own
+    // target may be one `targets()` does not offer (a healthy-looking object).
+    let mut cases: Vec<(String, PathBuf, Option<String>)> = scenarios::all()
         .into_iter()
-        .map(|s| (format!("scenario/{}", s.name), s.bundle_path))
+        .map(|s| (format!("scenario/{}", s.name), s.bundle_path, None))
         .collect();
     match scenarios::incidents::all() {
-        Ok(all) => cases.extend(
-            all.into_iter()
-                .map(|i| (format!("incident/{}", i.name), i.bundle_path)),
-        ),
+        Ok(all) => cases.extend(all.into_iter().map(|i| {
+            (
+                format!("incident/{}", i.name),
+                i.bundle_path,
+                Some(i.thread.target),
+            )
+        })),
         Err(e) => {
             eprintln!("views: {e}");
             std::process::exit(2);
@@ -38,7 +43,7 @@ fn main() {
     }
     let opts = Options::default();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    for (case, path) in cases {
+    for (case, path, own) in cases {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) => {
@@ -53,12 +58,16 @@ fn main() {
                 continue;
             }
         };
-        for t in layer_core::targets(&ix) {
-            let spec = layer_core::TargetSpec {
-                kind: Some(t.kind.clone()),
-                namespace: t.namespace.clone(),
-                name: t.name.clone(),
-            };
+        let mut specs: Vec<layer_core::TargetSpec> = layer_core::targets(&ix)
+            .into_iter()
+            .map(|t| layer_core::TargetSpec {
+                kind: Some(t.kind),
+                namespace: t.namespace,
+                name: t.name,
+            })
+            .collect();
+        specs.extend(own.map(|t| layer_core::TargetSpec::parse(&t, None)));
+        for spec in specs {
             let Ok(id) = layer_core::target::resolve(&ix, &spec) else {
                 continue;
             };
@@ -70,7 +79,7 @@ fn main() {
             let refs: Vec<String> = view.refs.keys().cloned().collect();
             let line = json!({
                 "case": case,
-                "target": format!("{}/{}/{}", t.kind, t.namespace.clone().unwrap_or_default(), t.name),
+                "target": format!("{}/{}/{}", spec.kind.clone().unwrap_or_default(), spec.namespace.clone().unwrap_or_default(), spec.name),
                 "subjects": refs,
                 "facts": view.value.get("facts"),
                 "missing": view.missing,

@@ -59,9 +59,12 @@ pub(super) fn fake_gpu_install(ctx: &Ctx) -> Option<FakeGpuInstall> {
     let ix = ctx.ix;
     // The key the operator's topology configures, as the fakeGpu fact read it.
     let fake = crate::facts::fake_gpu_state(ix);
-    let label_key = fake.0["poolLabelKey"]
-        .as_str()
-        .unwrap_or(crate::facts::FAKE_GPU_POOL_LABEL);
+    let label_key = fake
+        .0
+        .as_ref()
+        .map_or(crate::facts::FAKE_GPU_POOL_LABEL, |f| {
+            f.pool_label_key.as_str()
+        });
     let pool_nodes: Vec<String> = ix
         .nodes()
         .values()
