@@ -300,7 +300,7 @@ pub fn view_doc() -> String {
          subject is a Kubernetes object (or a list of objects) exactly as `kubectl get -o json` prints it,\n\
          so paths look like `$.pod.status.conditions[?@.type=='PodScheduled'].reason`. Evidence points at\n\
          the object the subject came from (`Pod ml/trainer-0` at `.status.conditions[0].reason`).\n\n\
-         Subjects are linked by `core/src/view.rs`. A path into a subject not listed here, or into a\n\
+         Subjects are linked by `core/src/view/links.rs`. A path into a subject not listed here, or into a\n\
          field no fact type has, is a load error that names the rule and the path.\n\n\
          ## Subjects\n\n| subject | what | how it is found |\n|---|---|---|\n",
     );

@@ -1,79 +1,30 @@
-//! The view: for one target, the linked objects of every layer plus computed facts, as one JSON
-//! document that rules query with JSONPath (`$.pod…`, `$.workload…`, `$.facts…`).
-//!
-//! Each top-level key is a *subject* (see [`crate::catalog`] and `docs/view.md`). A subject is one
-//! object or a list of objects; `facts` holds what Rust computed. Every subject remembers which
-//! object it came from, so a match at `$['pod']['status']…` becomes evidence on that Pod at
-//! `$['status']…`.
+//! Linking: from one target to the objects of every layer that explain it — its pods and
+//! owners, the Workload and queues, the group, the node, claims and classes, the serving
+//! objects, and the events about all of them. Each becomes a subject of the view, with the
+//! object ids it came from; nothing here computes a fact.
 
+use super::{SubjectRef, object_ref};
 use crate::bundle::group_of;
-use crate::diagnosis::{Missing, ObjectRef, PodSummary};
+use crate::diagnosis::{Missing, PodSummary};
 use crate::facts;
 use crate::index::{Index, ObjId, POD_GROUP_KEYS};
 use crate::json::{label, request_device_classes, str_at};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
-/// Where a subject's content came from.
-#[derive(Debug, Clone)]
-pub enum SubjectRef {
-    One(ObjectRef),
-    Many(Vec<ObjectRef>),
-}
-
-/// A built view.
-#[derive(Debug, Clone)]
-pub struct View {
-    pub value: Value,
-    pub refs: BTreeMap<String, SubjectRef>,
-    pub target: ObjId,
-    pub pod: Option<ObjId>,
-    pub pods: Vec<PodSummary>,
-    pub status: String,
-    pub settled: bool,
-    /// What the bundle shows is history (finished work, a superseded pod): findings are told
-    /// as history, never as a block.
-    pub history: bool,
-    pub missing: Vec<Missing>,
-}
-
-impl View {
-    pub fn has(&self, subject: &str) -> bool {
-        subject == "facts" || self.refs.contains_key(subject)
-    }
-
-    /// The object the facts are about: the pod if there is one, else the target.
-    pub fn fact_owner(&self) -> &ObjectRef {
-        match self.refs.get("pod").or_else(|| self.refs.get("target")) {
-            Some(SubjectRef::One(r)) => r,
-            _ => unreachable!("a view always has a target"),
-        }
-    }
-}
-
-pub fn object_ref(ix: &Index, id: ObjId) -> ObjectRef {
-    let o = ix.object(id);
-    ObjectRef {
-        api_version: o.api_version.clone(),
-        kind: o.kind.clone(),
-        namespace: o.namespace.clone(),
-        name: o.name.clone(),
-    }
-}
-
-struct Builder<'a> {
-    ix: &'a Index,
-    map: Map<String, Value>,
-    refs: BTreeMap<String, SubjectRef>,
-    values: BTreeMap<ObjId, Value>,
+pub(super) struct Builder<'a> {
+    pub(super) ix: &'a Index,
+    pub(super) map: Map<String, Value>,
+    pub(super) refs: BTreeMap<String, SubjectRef>,
+    pub(super) values: BTreeMap<ObjId, Value>,
     /// The objects of each subject, as linked: facts and the signals read them by id.
-    ids: BTreeMap<String, Vec<ObjId>>,
-    missing: Vec<Missing>,
-    event_sources: Vec<ObjId>,
+    pub(super) ids: BTreeMap<String, Vec<ObjId>>,
+    pub(super) missing: Vec<Missing>,
+    pub(super) event_sources: Vec<ObjId>,
 }
 
 impl Builder<'_> {
-    fn value(&mut self, id: ObjId) -> Value {
+    pub(super) fn value(&mut self, id: ObjId) -> Value {
         self.values
             .entry(id)
             .or_insert_with(|| self.ix.value(id))
@@ -147,15 +98,19 @@ fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
         .filter(|s| !s.is_empty())
 }
 
-/// Build the view of a target. `now` is epoch seconds (for ages).
-pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
-    build_at(ix, target, now, None)
+/// What linking found: the view so far, the pod that best explains the work, the work's pods
+/// and owner chain.
+pub(super) struct Linked<'a> {
+    pub b: Builder<'a>,
+    pub pod: Option<ObjId>,
+    pub pods: Vec<ObjId>,
+    pub chain: Vec<ObjId>,
+    pub pod_value: Option<Value>,
+    pub pod_summaries: Vec<PodSummary>,
 }
 
-/// Build the view of a target: link its objects, then build every fact of
-/// [`facts::FACTS`], stage by stage. `now` is epoch seconds (for ages), `now_source` where
-/// it came from (`$.facts.nowSource`).
-pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<&str>) -> View {
+/// Link every subject of the target's view but `nodes` (which cites what the facts found).
+pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     let mut b = Builder {
         ix,
         map: Map::new(),
@@ -525,54 +480,19 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
     if !target_is_pod && pods.len() > 1 {
         b.set_many("pods", &pods.iter().take(64).copied().collect::<Vec<_>>());
     }
-    let tv = b.value(target);
-    let state = facts::work::judge(ix, target, &tv, &pods);
-    let linked = linked_objects(ix, target, pod, &chain, &b.ids);
-
-    // The facts, stage by stage: each stage reads the subjects and the facts of the stages
-    // before it.
-    b.map.insert("facts".into(), Value::Object(Map::new()));
-    for stage in [
-        facts::Stage::Work,
-        facts::Stage::Derived,
-        facts::Stage::Area,
-    ] {
-        let mut built = Map::new();
-        let ctx = facts::Ctx {
-            ix,
-            target,
-            pod,
-            pods: &pods,
-            subjects: &b.map,
-            ids: &b.ids,
-            linked: &linked,
-            state: &state,
-            now,
-            now_source,
-            signals: Default::default(),
-        };
-        facts::registry::build_stage(stage, &ctx, &mut built);
-        if let Some(Value::Object(f)) = b.map.get_mut("facts") {
-            f.extend(built);
-        }
-    }
-    cite_nodes(&mut b, pod_value.as_ref());
-    View {
-        value: Value::Object(b.map),
-        refs: b.refs,
-        target,
+    Linked {
+        b,
         pod,
-        pods: pod_summaries,
-        status: state.status,
-        settled: state.settled,
-        history: state.history,
-        missing: b.missing,
+        pods,
+        chain,
+        pod_value,
+        pod_summaries,
     }
 }
 
 /// The nodes worth citing: the bound node, the closest candidates for each requested device,
 /// and fake-gpu-operator's pool nodes; sorted by name, at most 16.
-fn cite_nodes(b: &mut Builder, pod_value: Option<&Value>) {
+pub(super) fn cite_nodes(b: &mut Builder, pod_value: Option<&Value>) {
     let ix = b.ix;
     let mut node_names: Vec<String> = Vec::new();
     if let Some(pv) = pod_value {
@@ -614,7 +534,7 @@ const CONTEXT_SUBJECTS: &[&str] = &[
 /// The objects the work is made of, target first: its pod, its owners, the objects below it
 /// (controllers and pods a controller made) and what the view linked (Workload, PodGroup,
 /// claims, serving objects).
-fn linked_objects(
+pub(super) fn linked_objects(
     ix: &Index,
     target: ObjId,
     pod: Option<ObjId>,
@@ -748,7 +668,7 @@ fn link_serving(b: &mut Builder, pv: &Value) {
 /// controller's labels or its selector name; a Kueue Workload's are its job's (the Workload
 /// is owned by the Job, JobSet or LWS whose pods it admits); a GPU Operator ClusterPolicy's
 /// are the device stack's pods.
-fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
+pub(super) fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
     let own = |id: ObjId| {
         let pods = ix.descendant_pods(id);
         if pods.is_empty() {
@@ -844,17 +764,4 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
     out.sort_by(|a, b| ix.object(*a).name.cmp(&ix.object(*b).name));
     out.truncate(256);
     out
-}
-
-/// The target's status and whether it is settled, without building a whole view (for scan and
-/// the target list).
-pub fn status_of(ix: &Index, target: ObjId) -> (String, bool) {
-    let v = ix.value(target);
-    let pods = if ix.pod(target).is_none() {
-        work_pods(ix, target)
-    } else {
-        Vec::new()
-    };
-    let w = facts::work::judge(ix, target, &v, &pods);
-    (w.status, w.settled)
 }
