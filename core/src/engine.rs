@@ -575,21 +575,25 @@ fn map_evidence(view: &View, path: &str, value: Value) -> Option<Evidence> {
     })
 }
 
-/// Events in the view are normalized; point evidence at the field of the event's own shape.
+/// Events in the view are normalized; point evidence at the field of the event's own shape
+/// ([`crate::index::EVENT_FIELDS`]).
 fn event_field(object: &ObjectRef, mut rest: Vec<String>) -> Vec<String> {
     let new_api = object.api_version.starts_with("events.k8s.io");
-    if let Some(first) = rest.first_mut() {
-        let mapped = match (first.as_str(), new_api) {
-            ("'message'", true) => "'note'",
-            ("'involvedObject'", true) => "'regarding'",
-            ("'component'", true) => "'reportingController'",
-            ("'lastTimestamp'", true) => "'eventTime'",
-            ("'count'", true) => "'deprecatedCount'",
-            ("'component'", false) => return vec!["'source'".into(), "'component'".into()],
-            _ => return rest,
-        };
-        *first = mapped.into();
-    }
+    let Some(first) = rest.first() else {
+        return rest;
+    };
+    let Some(field) = crate::index::EVENT_FIELDS
+        .iter()
+        .find(|f| first.as_str() == format!("'{}'", f.view))
+    else {
+        return rest;
+    };
+    let own = if new_api {
+        field.events_v1
+    } else {
+        field.core_v1
+    };
+    rest.splice(0..1, own.iter().map(|k| format!("'{k}'")));
     rest
 }
 
@@ -713,6 +717,60 @@ mod tests {
 
 #[cfg(test)]
 mod builtin_tests {
+    #[test]
+    fn event_evidence_points_at_each_apis_own_field() {
+        let core = crate::diagnosis::ObjectRef {
+            api_version: "v1".into(),
+            kind: "Event".into(),
+            namespace: None,
+            name: "e".into(),
+        };
+        let new = crate::diagnosis::ObjectRef {
+            api_version: "events.k8s.io/v1".into(),
+            ..core.clone()
+        };
+        let path = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            super::event_field(&core, path(&["'component'"])),
+            path(&["'source'", "'component'"])
+        );
+        assert_eq!(
+            super::event_field(&new, path(&["'message'"])),
+            path(&["'note'"])
+        );
+        assert_eq!(
+            super::event_field(&new, path(&["'involvedObject'", "'name'"])),
+            path(&["'regarding'", "'name'"])
+        );
+        assert_eq!(
+            super::event_field(&core, path(&["'message'"])),
+            path(&["'message'"])
+        );
+        // The view writes exactly the table's keys.
+        let ev = crate::index::EventInfo {
+            reason: "r".into(),
+            message: "m".into(),
+            type_: "Warning".into(),
+            component: "c".into(),
+            count: 2,
+            last: Some(0),
+            involved_kind: "Pod".into(),
+            involved_namespace: None,
+            involved_name: "p".into(),
+            involved_uid: None,
+        };
+        let v = ev.to_view();
+        let keys: Vec<&str> = v
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut want: Vec<&str> = crate::index::EVENT_FIELDS.iter().map(|f| f.view).collect();
+        want.sort();
+        assert_eq!(keys, want);
+    }
+
     #[test]
     fn builtin_rules_load() {
         let e = super::Engine::builtin().unwrap_or_else(|e| panic!("{e}"));

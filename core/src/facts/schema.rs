@@ -318,10 +318,21 @@ pub fn view_doc() -> String {
         i = j;
     }
     out.push_str(
-        "\nEvents in the view have one shape whatever their API: `{reason, message, type, component, count,\n\
-         lastTimestamp, involvedObject: {kind, namespace, name}}`. For `events.k8s.io/v1` events, evidence\n\
-         still points at the event's own fields (`note`, `regarding`, `reportingController`, `eventTime`).\n\n\
-         ## Facts (`$.facts`)\n\n\
+        "\nEvents in the view have one shape whatever their API (`core/src/index/mod.rs`,\n\
+         `EVENT_FIELDS`); evidence still points at the event's own field:\n\n\
+         | in the view | core/v1 Event | events.k8s.io/v1 Event |\n|---|---|---|\n",
+    );
+    for f in crate::index::EVENT_FIELDS {
+        let _ = writeln!(
+            out,
+            "| `{}` | `{}` | `{}` |",
+            f.view,
+            f.core_v1.join("."),
+            f.events_v1.join(".")
+        );
+    }
+    out.push_str(
+        "\n## Facts (`$.facts`)\n\n\
          Each fact is built by one function from the view's context; its type, in the file linked,\n\
          documents every field. Facts of a later stage may read those of an earlier one.\n",
     );

@@ -64,6 +64,85 @@ pub struct EventInfo {
     pub involved_uid: Option<String>,
 }
 
+/// One field of an event as the view shows it, and where each Event API keeps it: the one
+/// table of the two shapes. The view writes every event with the `view` keys (whatever its
+/// API), and evidence found at a view key points back at the event's own field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventField {
+    pub view: &'static str,
+    /// Where a core/v1 Event keeps it.
+    pub core_v1: &'static [&'static str],
+    /// Where an events.k8s.io/v1 Event keeps it.
+    pub events_v1: &'static [&'static str],
+}
+
+/// Every field of an event in the view.
+pub const EVENT_FIELDS: &[EventField] = &[
+    EventField {
+        view: "reason",
+        core_v1: &["reason"],
+        events_v1: &["reason"],
+    },
+    EventField {
+        view: "message",
+        core_v1: &["message"],
+        events_v1: &["note"],
+    },
+    EventField {
+        view: "type",
+        core_v1: &["type"],
+        events_v1: &["type"],
+    },
+    EventField {
+        view: "component",
+        core_v1: &["source", "component"],
+        events_v1: &["reportingController"],
+    },
+    EventField {
+        view: "count",
+        core_v1: &["count"],
+        events_v1: &["deprecatedCount"],
+    },
+    EventField {
+        view: "lastTimestamp",
+        core_v1: &["lastTimestamp"],
+        events_v1: &["eventTime"],
+    },
+    EventField {
+        view: "involvedObject",
+        core_v1: &["involvedObject"],
+        events_v1: &["regarding"],
+    },
+];
+
+impl EventInfo {
+    /// The event as the view shows it: one key per [`EVENT_FIELDS`] entry.
+    pub fn to_view(&self) -> serde_json::Value {
+        use serde_json::Value;
+        let mut out = serde_json::Map::new();
+        for f in EVENT_FIELDS {
+            let v = match f.view {
+                "reason" => Value::from(self.reason.clone()),
+                "message" => Value::from(self.message.clone()),
+                "type" => Value::from(self.type_.clone()),
+                "component" => Value::from(self.component.clone()),
+                "count" => Value::from(self.count),
+                "lastTimestamp" => self
+                    .last
+                    .map_or(Value::Null, |t| Value::from(crate::time::format_rfc3339(t))),
+                "involvedObject" => serde_json::json!({
+                    "kind": self.involved_kind,
+                    "namespace": self.involved_namespace,
+                    "name": self.involved_name,
+                }),
+                other => unreachable!("EVENT_FIELDS names `{other}`, which to_view does not write"),
+            };
+            out.insert(f.view.to_string(), v);
+        }
+        Value::Object(out)
+    }
+}
+
 /// What the index keeps of a pod (enough for node totals and scan).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PodInfo {

@@ -9,7 +9,7 @@ use crate::diagnosis::{Missing, PodSummary};
 use crate::facts;
 use crate::index::{Index, ObjId, POD_GROUP_KEYS};
 use crate::json::{label, request_device_classes, str_at};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 pub(super) struct Builder<'a> {
@@ -441,14 +441,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     evs.sort_by_key(|e| (ix.event_time(*e), *e));
     let ev_values: Vec<Value> = evs
         .iter()
-        .filter_map(|&e| {
-            let i = ix.event(e)?;
-            Some(json!({
-                "reason": i.reason, "message": i.message, "type": i.type_, "component": i.component,
-                "count": i.count, "lastTimestamp": i.last.map(crate::time::format_rfc3339),
-                "involvedObject": {"kind": i.involved_kind, "namespace": i.involved_namespace, "name": i.involved_name},
-            }))
-        })
+        .filter_map(|&e| Some(ix.event(e)?.to_view()))
         .collect();
     if !ev_values.is_empty() {
         b.map.insert("events".into(), Value::Array(ev_values));
