@@ -36,6 +36,14 @@ fn main() {
         read(&engine)
     )
     .unwrap();
+    let fact_texts = root.join("facts.yaml");
+    println!("cargo:rerun-if-changed={}", fact_texts.display());
+    writeln!(
+        out,
+        "/// Texts the facts write.\npub static FACT_TEXTS: &str = {:?};",
+        read(&fact_texts)
+    )
+    .unwrap();
     let upstreams = root.join("upstreams.yaml");
     println!("cargo:rerun-if-changed={}", upstreams.display());
     writeln!(

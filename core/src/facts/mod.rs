@@ -20,6 +20,7 @@ pub mod scheduling;
 pub mod schema;
 pub mod serving;
 pub mod signals;
+pub mod texts;
 pub mod work;
 
 pub use fake_gpu::{FAKE_GPU_POOL_LABEL, fake_gpu, fake_gpu_state};

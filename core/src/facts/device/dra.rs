@@ -3,6 +3,7 @@
 //! ResourceSlices on which nodes.
 
 use super::Ctx;
+use crate::facts::texts::say;
 use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
@@ -139,10 +140,14 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
             .and_then(|n| ix.find("ResourceClaim", ns, n));
         let generated = claim_name.is_some();
         if let (Some(t), false) = (template, generated) {
+            let vars = [
+                ("entry", Value::from(entry.to_string())),
+                ("template", Value::from(t.to_string())),
+            ];
             ungenerated.push(if template_exists == Some(true) {
-                format!("{entry} (from ResourceClaimTemplate {t}, which exists)")
+                say("claimFromTemplate", &vars)
             } else {
-                format!("{entry} (from ResourceClaimTemplate {t}, which is not in the bundle)")
+                say("claimFromMissingTemplate", &vars)
             });
         }
         // Requests come from the claim, else from the template's spec.
@@ -291,18 +296,27 @@ fn driver_row(d: &str, count: u64, nodes: &BTreeSet<String>, workers: &[String])
         .cloned()
         .collect();
     let on = || crate::template::join_names(nodes.iter().map(String::as_str));
+    let driver = ("driver", Value::from(d.to_string()));
+    let slices = ("count", Value::from(count.to_string()));
     let coverage = match (count, missing_on.is_empty()) {
-        (0, _) => format!("driver {d} publishes no ResourceSlice on any node"),
-        (_, true) => format!(
-            "driver {d} publishes {}, on every worker node ({})",
-            crate::template::counted(count, "ResourceSlice", "ResourceSlices"),
-            on()
+        (0, _) => say("driverWithoutSlices", &[driver]),
+        (_, true) => say(
+            "driverOnEveryWorker",
+            &[driver, slices, ("nodes", Value::from(on()))],
         ),
-        (_, false) => format!(
-            "driver {d} publishes {} on {} but none on {}",
-            crate::template::counted(count, "ResourceSlice", "ResourceSlices"),
-            on(),
-            crate::template::join_names(missing_on.iter().map(String::as_str))
+        (_, false) => say(
+            "driverMissingOn",
+            &[
+                driver,
+                slices,
+                ("nodes", Value::from(on())),
+                (
+                    "missing",
+                    Value::from(crate::template::join_names(
+                        missing_on.iter().map(String::as_str),
+                    )),
+                ),
+            ],
         ),
     };
     DraDriver {

@@ -4,6 +4,7 @@
 
 use super::Ctx;
 use super::pod_state::{not_ready_container, pod_label, pod_ok};
+use crate::facts::texts::{say, word};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -147,12 +148,17 @@ fn failing_summary(failing: &[FailingOperand]) -> String {
         .iter()
         .filter(|f| !f.waiting)
         .map(|f| {
-            format!(
-                "{} on {} ({}: {})",
-                f.pod,
-                f.node.as_deref().unwrap_or("no node"),
-                f.container,
-                f.reason
+            say(
+                "operandFailing",
+                &[
+                    ("pod", Value::from(f.pod.clone())),
+                    (
+                        "node",
+                        Value::from(f.node.clone().unwrap_or_else(|| word("noNode"))),
+                    ),
+                    ("container", Value::from(f.container.clone())),
+                    ("reason", Value::from(f.reason.clone())),
+                ],
             )
         })
         .collect();
@@ -162,12 +168,10 @@ fn failing_summary(failing: &[FailingOperand]) -> String {
         if !summary.is_empty() {
             summary.push_str("; ");
         }
-        let pods = crate::template::counted(
-            waiting as u64,
-            "more operand pod waits",
-            "more operand pods wait",
-        );
-        summary.push_str(&format!("{pods} in Init or not ready"));
+        summary.push_str(&say(
+            "operandsWaiting",
+            &[("count", Value::from(waiting.to_string()))],
+        ));
     }
     summary
 }

@@ -129,7 +129,7 @@ pub fn facts(ctx: &Ctx) -> Option<DeviceFacts> {
         .map(|r| r.to_string())
         .collect();
     let advertised_text = if offered.is_empty() {
-        "none".to_string()
+        crate::facts::texts::word("advertisedNone")
     } else {
         offered.iter().cloned().collect::<Vec<_>>().join(", ")
     };

@@ -2,9 +2,11 @@
 //! NVIDIA GPUs but that advertise none, devices held back as unhealthy, and time-slicing/MPS
 //! renames (`R` asked, only `R.shared` advertised).
 
+use crate::facts::texts::say;
 use crate::facts::{Num, num};
 use crate::index::{Index, NodeTables};
 use serde::Serialize;
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 const GPU: &str = "nvidia.com/gpu";
@@ -94,15 +96,21 @@ pub(super) fn silent_gpu_nodes(ix: &Index) -> SilentNodes {
                 }
             }
             silent.names.push(n.name.clone());
-            silent.detail.push(format!(
-                "{} ({})",
-                n.name,
-                match (cap, alloc) {
-                    (None, _) => "no nvidia.com/gpu capacity".to_string(),
-                    (Some(c), a) =>
-                        format!("capacity {}, allocatable {}", num(c), num(a.unwrap_or(0.0))),
-                }
-            ));
+            let node = ("node", Value::from(n.name.clone()));
+            silent.detail.push(match (cap, alloc) {
+                (None, _) => say("silentNodeNoCapacity", &[node]),
+                (Some(c), a) => say(
+                    "silentNode",
+                    &[
+                        node,
+                        ("capacity", Value::from(num(c).to_string())),
+                        (
+                            "allocatable",
+                            Value::from(num(a.unwrap_or(0.0)).to_string()),
+                        ),
+                    ],
+                ),
+            });
         }
     }
     silent

@@ -4,6 +4,7 @@
 
 use super::Ctx;
 use super::pod_state::{not_ready_container, pod_label, pod_ok};
+use crate::facts::texts::{say, word};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -75,19 +76,34 @@ pub(super) fn plugin_pods(ctx: &Ctx) -> Vec<PluginPod> {
 pub(super) fn plugin_summary(pods: &[PluginPod]) -> String {
     pods.iter()
         .map(|p| {
-            let mut t = format!(
-                "{}/{} on {} ({}: {}, {} restarts)",
-                p.namespace.as_deref().unwrap_or(""),
-                p.pod,
-                p.node.as_deref().unwrap_or("no node"),
-                p.container,
-                p.reason,
-                p.restarts
+            let t = say(
+                "pluginPod",
+                &[
+                    (
+                        "namespace",
+                        Value::from(p.namespace.clone().unwrap_or_default()),
+                    ),
+                    ("pod", Value::from(p.pod.clone())),
+                    (
+                        "node",
+                        Value::from(p.node.clone().unwrap_or_else(|| word("noNode"))),
+                    ),
+                    ("container", Value::from(p.container.clone())),
+                    ("reason", Value::from(p.reason.clone())),
+                    ("restarts", Value::from(p.restarts.to_string())),
+                ],
             );
-            if !p.message.is_empty() {
-                t.push_str(&format!(": {}", p.message));
+            if p.message.is_empty() {
+                t
+            } else {
+                say(
+                    "pluginPodMessage",
+                    &[
+                        ("pod", Value::from(t)),
+                        ("message", Value::from(p.message.clone())),
+                    ],
+                )
             }
-            t
         })
         .collect::<Vec<_>>()
         .join("; ")

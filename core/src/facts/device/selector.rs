@@ -1,6 +1,7 @@
 //! The GPU feature-discovery labels a pod selects on against what the nodes carry, at
 //! `$.facts.device.selector`.
 
+use crate::facts::texts::{say, word};
 use crate::index::NodeTables;
 use serde::Serialize;
 use serde_json::Value;
@@ -48,17 +49,17 @@ pub(super) fn selector(tables: &NodeTables, pv: &Value) -> Vec<SelectorLabel> {
         let shared = vals
             .iter()
             .any(|v| carried.contains(&format!("{v}-SHARED")));
-        let want = vals.iter().cloned().collect::<Vec<_>>().join(" or ");
+        let want = vals
+            .iter()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(&word("selectorValuesJoin"));
         let hint = if shared {
-            format!(
-                "the GPUs are shared (time-slicing or MPS without renaming), so GPU feature discovery labels them {want}-SHARED"
-            )
+            say("selectorShared", &[("want", Value::from(want.clone()))])
         } else if with_key == 0 {
-            format!(
-                "no node has the label {key} at all: GPU feature discovery is not labelling the GPU nodes"
-            )
+            say("selectorNoLabel", &[("key", Value::from(key.clone()))])
         } else {
-            "no node has a GPU with that value".to_string()
+            word("selectorNoValue")
         };
         out.push(SelectorLabel {
             hint,

@@ -196,8 +196,10 @@ fn from_message(ctx: &Ctx, out: &mut Taints) {
             effect: None,
             taint: text.clone(),
         });
-        out.relevant_nodes
-            .push(crate::template::counted(count, "node", "nodes"));
+        out.relevant_nodes.push(crate::facts::texts::say(
+            "taintNodes",
+            &[("count", serde_json::Value::from(count.to_string()))],
+        ));
         if !out.missing_tolerations.contains(&text) {
             out.missing_tolerations.push(text);
         }

@@ -206,8 +206,16 @@ fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
                 cdi = cdi_line(lmsg).or_else(|| cdi_line(wmsg));
             }
             let summary = match (code, reason) {
-                (Some(c), Some(r)) => format!("exit code {c} ({r})"),
-                (Some(c), None) => format!("exit code {c}"),
+                (Some(c), Some(r)) => crate::facts::texts::say(
+                    "exitCodeReason",
+                    &[
+                        ("code", Value::from(c.to_string())),
+                        ("reason", Value::from(r)),
+                    ],
+                ),
+                (Some(c), None) => {
+                    crate::facts::texts::say("exitCode", &[("code", Value::from(c.to_string()))])
+                }
                 _ => String::new(),
             };
             out.push(Container {
