@@ -56,6 +56,27 @@ pub struct WorkerSet {
     pub exists: bool,
 }
 
+/// A pod's place in a LeaderWorkerSet, from the labels LWS writes on every pod: the one
+/// reading the view's links and the group fact share.
+pub struct LwsMembership<'v> {
+    pub lws: &'v str,
+    pub group_index: &'v str,
+    /// The group's leader pod, and its worker StatefulSet, are named `<lws>-<group index>`.
+    pub leader: String,
+}
+
+impl<'v> LwsMembership<'v> {
+    pub fn of(pod: &'v Value) -> Option<LwsMembership<'v>> {
+        let lws = label(pod, "leaderworkerset.sigs.k8s.io/name")?;
+        let group_index = label(pod, "leaderworkerset.sigs.k8s.io/group-index").unwrap_or("0");
+        Some(LwsMembership {
+            lws,
+            group_index,
+            leader: format!("{lws}-{group_index}"),
+        })
+    }
+}
+
 /// A label or annotation value (annotation first: Kueue moved some labels to annotations).
 fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.pointer("/metadata/annotations")
@@ -70,9 +91,12 @@ pub fn fact(ctx: &Ctx) -> Option<Group> {
     let ix = ctx.ix;
     let pv = ctx.pod_value()?;
     let pns = str_at(&pv, "/metadata/namespace");
-    if let Some(lws_name) = label(&pv, "leaderworkerset.sigs.k8s.io/name") {
-        let group_index = label(&pv, "leaderworkerset.sigs.k8s.io/group-index").unwrap_or("0");
-        let leader_name = format!("{lws_name}-{group_index}");
+    if let Some(LwsMembership {
+        lws: lws_name,
+        group_index,
+        leader: leader_name,
+    }) = LwsMembership::of(&pv)
+    {
         let worker_sts = ix.get("apps", "StatefulSet", pns, &leader_name);
         let size = meta_value(&pv, "leaderworkerset.sigs.k8s.io/size").and_then(|s| s.parse().ok());
         let members: Vec<ObjId> = ix

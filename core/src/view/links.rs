@@ -201,16 +201,14 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     // Group: LeaderWorkerSet, JobSet, gang PodGroup (`$.facts.group` reads the same labels).
     if let Some(pv) = &pod_value {
         let pns = str_at(pv, "/metadata/namespace");
-        if let Some(lws_name) = label(pv, "leaderworkerset.sigs.k8s.io/name") {
-            if let Some(id) = ix.get("leaderworkerset.x-k8s.io", "LeaderWorkerSet", pns, lws_name) {
+        if let Some(m) = facts::group::LwsMembership::of(pv) {
+            if let Some(id) = ix.get("leaderworkerset.x-k8s.io", "LeaderWorkerSet", pns, m.lws) {
                 b.set_one("lws", id);
             }
-            let group_index = label(pv, "leaderworkerset.sigs.k8s.io/group-index").unwrap_or("0");
-            let leader_name = format!("{lws_name}-{group_index}");
-            if let Some(id) = ix.find("Pod", pns, &leader_name) {
+            if let Some(id) = ix.find("Pod", pns, &m.leader) {
                 b.set_one("leaderPod", id);
             }
-            if let Some(id) = ix.get("apps", "StatefulSet", pns, &leader_name) {
+            if let Some(id) = ix.get("apps", "StatefulSet", pns, &m.leader) {
                 b.set_one("workerStatefulSet", id);
             }
         } else if let Some(js) = label(pv, "jobset.sigs.k8s.io/jobset-name")
