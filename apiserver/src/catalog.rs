@@ -6,6 +6,10 @@
 //! objects show. A group/version is served only if some object lives in it, if it is core `v1`,
 //! or if the caller asked for it, so a test can make an API "not installed" by leaving its
 //! objects out.
+//!
+//! The table is kept apart from the core's kinds table (`layer_core::kinds`) on purpose: a
+//! stand-in API server that read the product's own table would agree with the product by
+//! construction, and the live tests would prove nothing about plurals, scopes or short names.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
