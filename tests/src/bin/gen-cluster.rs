@@ -4,7 +4,16 @@
 //! deployments, Deployments; events; and a mix of running and blocked work across all six
 //! layers. Used by `cargo xtask gen-cluster` and the benchmarks.
 //!
-//! Usage: gen-cluster --nodes N --pods M [--seed S] [--out FILE]
+//! `--shape` picks the day the cluster is having (the tool is reached for when work does not
+//! run, so the benchmarks measure those days too):
+//! - `usual` (default): most work runs; a few pods of every layer are blocked.
+//! - `backlog`: about 90% of the pods are Pending GPU pods of Kueue-managed Jobs, each with a
+//!   Workload whose quota is not reserved and a FailedScheduling event.
+//! - `taint-storm`: every GPU node carries a NoSchedule taint no pod tolerates, so GPU pods wait.
+//! - `plugin-down`: the device plugin crash-loops on every GPU node, which advertise no GPUs.
+//! - `mixed`: each node and each piece of work takes one of the three above in turn.
+//!
+//! Usage: gen-cluster --nodes N --pods M [--seed S] [--shape SHAPE] [--out FILE]
 
 use serde_json::{Value, json};
 use std::io::{BufWriter, Write};
@@ -60,7 +69,46 @@ struct Gen {
     dra_nodes: Vec<String>,
     /// UIDs of the GPU nodes, in `gpu_nodes` order.
     node_uids: Vec<String>,
+    shape: Shape,
+    /// GPU nodes whose device plugin is down (`plugin-down`).
+    plugin_down: Vec<String>,
 }
+
+/// The day the cluster is having (see the module docs).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Usual,
+    Backlog,
+    TaintStorm,
+    PluginDown,
+    Mixed,
+}
+
+impl Shape {
+    fn parse(s: &str) -> Option<Shape> {
+        Some(match s {
+            "usual" => Shape::Usual,
+            "backlog" => Shape::Backlog,
+            "taint-storm" => Shape::TaintStorm,
+            "plugin-down" => Shape::PluginDown,
+            "mixed" => Shape::Mixed,
+            _ => return None,
+        })
+    }
+
+    /// The shape of the `i`-th node or piece of work: `mixed` takes the three in turn.
+    fn at(self, i: usize) -> Shape {
+        match (self, i % 3) {
+            (Shape::Mixed, 0) => Shape::Backlog,
+            (Shape::Mixed, 1) => Shape::TaintStorm,
+            (Shape::Mixed, _) => Shape::PluginDown,
+            (s, _) => s,
+        }
+    }
+}
+
+/// The taint of a taint storm: GPU health checks marking nodes, which no pod tolerates.
+const STORM_TAINT: &str = "nvidia.com/gpu.unhealthy";
 
 const T0: &str = "2026-11-20T09:";
 
@@ -154,8 +202,28 @@ impl Gen {
                 if i % 4 == 0 {
                     taints.push(json!({"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}));
                 }
-                cap["nvidia.com/gpu"] = json!("8");
-                self.gpu_nodes.push((name.clone(), 8));
+                let shape = self.shape.at(i);
+                if shape == Shape::TaintStorm {
+                    taints
+                        .push(json!({"key": STORM_TAINT, "value": "true", "effect": "NoSchedule"}));
+                }
+                // A node whose plugin is down advertises nothing; a tainted one has no room for
+                // any pod that does not tolerate it.
+                let free = match shape {
+                    Shape::PluginDown => {
+                        self.plugin_down.push(name.clone());
+                        0
+                    }
+                    Shape::TaintStorm => 0,
+                    _ => {
+                        cap["nvidia.com/gpu"] = json!("8");
+                        8
+                    }
+                };
+                if shape == Shape::TaintStorm {
+                    cap["nvidia.com/gpu"] = json!("8");
+                }
+                self.gpu_nodes.push((name.clone(), free));
             } else if i > 0 {
                 self.cpu_nodes.push(name.clone());
             }
@@ -170,6 +238,48 @@ impl Gen {
                     "nodeInfo": {"kubeletVersion": "v1.34.2", "containerRuntimeVersion": "containerd://2.1.4", "osImage": "Ubuntu 24.04.3 LTS"}}}));
         }
         self.node_count = n;
+    }
+
+    /// The NVIDIA device plugin's DaemonSet, and its crash-looping pod on every node whose
+    /// plugin is down.
+    fn device_plugin(&mut self) {
+        if self.plugin_down.is_empty() {
+            return;
+        }
+        let ns = "gpu-operator";
+        let ds = "nvidia-device-plugin-daemonset";
+        let labels = json!({"app": ds});
+        let (dm, duid) = self.meta(ds, Some(ns), labels.clone(), None);
+        let desired = self.plugin_down.len();
+        self.emit(&json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": dm,
+            "spec": {"selector": {"matchLabels": labels}},
+            "status": {"desiredNumberScheduled": desired, "currentNumberScheduled": desired, "numberReady": 0, "numberUnavailable": desired}}));
+        for node in self.plugin_down.clone() {
+            let name = format!("{ds}-{}", self.rng.suffix(5));
+            let (m, uid) = self.meta(
+                &name,
+                Some(ns),
+                labels.clone(),
+                Some(("apps/v1", "DaemonSet", ds, &duid)),
+            );
+            let t = self.ts();
+            self.event(
+                "Pod",
+                ns,
+                &name,
+                &uid,
+                "BackOff",
+                "Back-off restarting failed container nvidia-device-plugin-ctr in pod",
+                true,
+                "kubelet",
+            );
+            self.emit(&json!({"apiVersion": "v1", "kind": "Pod", "metadata": m,
+                "spec": {"nodeName": node, "containers": [{"name": "nvidia-device-plugin-ctr", "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.1"}]},
+                "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "False", "lastTransitionTime": t}],
+                    "containerStatuses": [{"name": "nvidia-device-plugin-ctr", "ready": false, "restartCount": 12, "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.1",
+                        "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container"}},
+                        "lastState": {"terminated": {"exitCode": 1, "reason": "Error", "message": "failed to initialize NVML: could not load NVML library"}}}]}}));
+        }
     }
 
     /// A pod: running on a node with room, or blocked in one of several ways.
@@ -222,13 +332,21 @@ impl Gen {
             (_, None) => {
                 let n = self.node_count;
                 let gpu = self.gpu_nodes.len();
-                let msg = format!(
-                    "0/{n} nodes are available: 1 node(s) had untolerated taint(s), {} Insufficient nvidia.com/gpu, {} node(s) didn't match Pod's node affinity/selector. preemption: 0/{n} nodes are available: {} No preemption victims found for incoming pod, {} Preemption is not helpful for scheduling.",
-                    gpu,
-                    n - gpu - 1,
-                    gpu,
-                    n - gpu
-                );
+                let msg = if self.shape == Shape::TaintStorm && gpus > 0 {
+                    format!(
+                        "0/{n} nodes are available: {gpu} node(s) had untolerated taint {{{STORM_TAINT}: true}}, {} node(s) had untolerated taint(s), {} node(s) didn't match Pod's node affinity/selector. preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling.",
+                        1,
+                        n - gpu - 1,
+                    )
+                } else {
+                    format!(
+                        "0/{n} nodes are available: 1 node(s) had untolerated taint(s), {} Insufficient nvidia.com/gpu, {} node(s) didn't match Pod's node affinity/selector. preemption: 0/{n} nodes are available: {} No preemption victims found for incoming pod, {} Preemption is not helpful for scheduling.",
+                        gpu,
+                        n - gpu - 1,
+                        gpu,
+                        n - gpu
+                    )
+                };
                 self.event(
                     "Pod",
                     ns,
@@ -467,6 +585,7 @@ impl Gen {
     fn run(&mut self, nodes: usize, pods: usize) {
         self.out.write_all(b"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"metadata\": {\"resourceVersion\": \"\"}, \"items\": [\n").expect("write");
         self.nodes(nodes);
+        self.device_plugin();
         self.dra();
         let namespaces: Vec<String> = (0..16).map(|i| format!("team-{i:02}")).collect();
         // Kueue: one ClusterQueue and flavor, a LocalQueue per namespace.
@@ -496,7 +615,15 @@ impl Gen {
                 7..=8 => Some("crash"),
                 _ => None,
             };
-            match w % 100 {
+            // A backlog: most work is a Kueue Job whose GPU pod waits for room.
+            let backlog = self.shape.at(w) == Shape::Backlog && self.rng.below(100) < 90;
+            let kind = if backlog { 60 } else { w % 100 };
+            let blocked = if backlog {
+                Some("unschedulable")
+            } else {
+                blocked
+            };
+            match kind {
                 0..=59 => {
                     // A Deployment of CPU services.
                     let name = format!("svc-{w}");
@@ -555,13 +682,13 @@ impl Gen {
                         json!({"kueue.x-k8s.io/job-uid": juid}),
                         Some(("batch/v1", "Job", &name, &juid)),
                     );
-                    let conds = if held {
+                    let conds = if held || backlog {
                         json!([{"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": format!("couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor h100, {gpus} more needed")}])
                     } else {
                         json!([{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved", "message": "Quota reserved in ClusterQueue gpu-cq"}, {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "The workload is admitted"}])
                     };
                     self.emit(&json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": wm, "spec": {"queueName": "default", "podSets": [{"name": "main", "count": 1}]},
-                        "status": {"conditions": conds, "admission": if held { Value::Null } else { json!({"clusterQueue": "gpu-cq"}) }}}));
+                        "status": {"conditions": conds, "admission": if held || backlog { Value::Null } else { json!({"clusterQueue": "gpu-cq"}) }}}));
                     if held {
                         made += 1; // the held job stands for its one pod
                         continue;
@@ -691,6 +818,13 @@ fn main() {
     let nodes: usize = get("--nodes").and_then(|v| v.parse().ok()).unwrap_or(500);
     let pods: usize = get("--pods").and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let seed: u64 = get("--seed").and_then(|v| v.parse().ok()).unwrap_or(1);
+    let shape_name = get("--shape").unwrap_or_else(|| "usual".into());
+    let Some(shape) = Shape::parse(&shape_name) else {
+        eprintln!(
+            "gen-cluster: --shape {shape_name}: not a shape (usual, backlog, taint-storm, plugin-down, mixed)"
+        );
+        std::process::exit(2);
+    };
     let out: Box<dyn Write> = match get("--out") {
         Some(p) => Box::new(std::fs::File::create(&p).unwrap_or_else(|e| panic!("{p}: {e}"))),
         None => Box::new(std::io::stdout().lock()),
@@ -707,10 +841,12 @@ fn main() {
         claim: None,
         dra_nodes: Vec::new(),
         node_uids: Vec::new(),
+        shape,
+        plugin_down: Vec::new(),
     };
     g.run(nodes.max(3), pods);
     eprintln!(
-        "gen-cluster: {} objects ({nodes} nodes, {pods} pods, seed {seed})",
+        "gen-cluster: {} objects ({nodes} nodes, {pods} pods, seed {seed}, shape {shape_name})",
         g.objects
     );
 }

@@ -17,7 +17,7 @@ pub struct QueuePosition {
     /// (and not after "now") and still have no quota reservation, are not finished and not
     /// deactivated.
     pub ahead: usize,
-    /// Those Workloads as `namespace/name`, oldest first.
+    /// The oldest of them as `namespace/name`, oldest first, at most [`AHEAD_NAMES`].
     pub ahead_names: Vec<String>,
 }
 
@@ -42,44 +42,96 @@ pub(super) fn position(
     if cq.is_none() && my_queue.is_none() {
         return None;
     }
-    let created =
-        |v: &Value| s(v, "/metadata/creationTimestamp").and_then(crate::time::parse_rfc3339);
-    let mine = created(wl);
+    let mine = s(wl, "/metadata/creationTimestamp").and_then(crate::time::parse_rfc3339);
     let my_name = s(wl, "/metadata/name").unwrap_or("");
-    let mut ahead: Vec<(i64, String)> = Vec::new();
-    // Every pending Workload of the bundle is read once per index (typed partial reads), not
-    // once per view: this runs for every pending Workload over every Workload of the bundle.
-    for other in pending_workloads(ix).iter() {
-        let name = other.name.as_str();
-        let ns = other.namespace.as_deref();
-        if name == my_name && ns == my_ns {
-            continue;
-        }
-        let queue = other.queue.as_deref();
-        let same_queue = match &cq {
-            Some(cq) => other.cluster_queue.as_deref() == Some(cq.as_str()),
-            None => ns == my_ns && queue == my_queue,
-        };
-        if !same_queue {
-            continue;
-        }
-        if let (Some(t), Some(m)) = (other.created, mine)
-            && t <= m
-            && t <= now.unwrap_or(i64::MAX)
-        {
-            ahead.push((t, format!("{}/{}", ns.unwrap_or(""), name)));
+    let queues = pending_by_queue(ix);
+    let line = match &cq {
+        Some(cq) => queues.by_cluster_queue.get(cq.as_str()),
+        None => queues
+            .by_local_queue
+            .get(&(my_ns.map(str::to_string), my_queue.map(str::to_string))),
+    };
+    let mut ahead = 0;
+    let mut names = Vec::new();
+    // Created no later than this Workload and not after "now"; without a creation time of its
+    // own nothing is ahead of it.
+    if let (Some(line), Some(mine)) = (line, mine) {
+        let limit = mine.min(now.unwrap_or(i64::MAX));
+        let upto = line.partition_point(|w| w.created <= limit);
+        for w in &line[..upto] {
+            if w.name == my_name && w.namespace.as_deref() == my_ns {
+                continue;
+            }
+            ahead += 1;
+            if names.len() < AHEAD_NAMES {
+                names.push(w.shown.clone());
+            }
         }
     }
-    ahead.sort();
-    let names: Vec<String> = ahead.into_iter().map(|(_, n)| n).collect();
     Some(QueuePosition {
         cluster_queue: cq,
-        ahead: names.len(),
+        ahead,
         ahead_names: names,
     })
 }
 
-/// A Workload without a quota reservation, not finished and not deactivated.
+/// How many names of the Workloads ahead the fact lists: a backlog of thousands is counted,
+/// not copied into every view.
+pub const AHEAD_NAMES: usize = 16;
+
+/// One pending Workload in its queue's line.
+struct InLine {
+    created: i64,
+    /// `namespace/name`, what the fact shows and the order within one creation second.
+    shown: String,
+    name: String,
+    namespace: Option<String>,
+}
+
+/// The pending Workloads of every queue, oldest first: by ClusterQueue, and by (namespace,
+/// LocalQueue) for those whose ClusterQueue is not known. Built once per index, so a view's
+/// position is a binary search, not a pass over every Workload of the bundle.
+#[derive(Default)]
+struct Lines {
+    by_cluster_queue: std::collections::HashMap<String, Vec<InLine>>,
+    by_local_queue: std::collections::HashMap<(Option<String>, Option<String>), Vec<InLine>>,
+}
+
+fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
+    ix.once("admission.pendingByQueue", || {
+        let mut lines = Lines::default();
+        for w in pending_workloads(ix).iter() {
+            let Some(created) = w.created else { continue };
+            let entry = || InLine {
+                created,
+                shown: format!("{}/{}", w.namespace.as_deref().unwrap_or(""), w.name),
+                name: w.name.clone(),
+                namespace: w.namespace.clone(),
+            };
+            if let Some(cq) = &w.cluster_queue {
+                lines
+                    .by_cluster_queue
+                    .entry(cq.clone())
+                    .or_default()
+                    .push(entry());
+            }
+            lines
+                .by_local_queue
+                .entry((w.namespace.clone(), w.queue.clone()))
+                .or_default()
+                .push(entry());
+        }
+        for line in lines
+            .by_cluster_queue
+            .values_mut()
+            .chain(lines.by_local_queue.values_mut())
+        {
+            line.sort_by(|a, b| (a.created, &a.shown).cmp(&(b.created, &b.shown)));
+        }
+        lines
+    })
+}
+
 struct PendingWorkload {
     name: String,
     namespace: Option<String>,
@@ -190,4 +242,39 @@ struct LocalQueueLite {
 #[serde(default, rename_all = "camelCase")]
 struct LocalQueueLiteSpec {
     cluster_queue: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// A Workload's place in a long line: every older pending Workload of its queue counts, a
+    /// finished one, a younger one and one of another queue do not, and the names stop at
+    /// [`super::AHEAD_NAMES`], oldest first.
+    #[test]
+    fn counts_every_workload_ahead_and_names_the_oldest() {
+        let wl = |name: &str, queue: &str, minute: u32, reserved: bool| {
+            json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+                "metadata": {"name": name, "namespace": "ml", "creationTimestamp": format!("2026-11-20T09:{minute:02}:00Z")},
+                "spec": {"queueName": queue},
+                "status": {"conditions": if reserved { json!([{"type": "QuotaReserved", "status": "True"}]) } else { json!([]) }}})
+        };
+        let mut items: Vec<serde_json::Value> = (0..40)
+            .map(|i| wl(&format!("w{i:02}"), "default", i, false))
+            .collect();
+        items.push(wl("done", "default", 0, true));
+        items.push(wl("other", "other", 0, false));
+        let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+        let ix = crate::Index::new(crate::Bundle::parse(text).expect("parses"));
+        let id = ix
+            .get("kueue.x-k8s.io", "Workload", Some("ml"), "w29")
+            .expect("w29 is in the index");
+        let view = crate::view::build(&ix, id, crate::time::parse_rfc3339("2026-11-20T10:00:00Z"));
+        let queue = &view.value["facts"]["admission"]["queue"];
+        assert_eq!(queue["ahead"], 29, "{queue}");
+        let names = queue["aheadNames"].as_array().expect("names");
+        assert_eq!(names.len(), super::AHEAD_NAMES);
+        assert_eq!(names[0], "ml/w00");
+        assert_eq!(names[15], "ml/w15");
+    }
 }
