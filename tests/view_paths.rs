@@ -309,3 +309,55 @@ fn a_misspelt_fact_field_fails_to_load_with_rule_and_path_named() {
         layer_core::facts::schema::check_path(ok, schema).unwrap_or_else(|e| panic!("{ok}: {e}"));
     }
 }
+
+/// The plain-path walk (`eval::walk`, for paths of names and indexes) finds exactly what the
+/// general JSONPath engine finds, with the same normalized path, on every rule's plain paths
+/// over the view of every case, and on names that need escaping.
+#[test]
+fn plain_paths_walk_like_the_jsonpath_engine() {
+    let engine = layer_core::Engine::builtin().expect("the built-in rules load");
+    let tests: Vec<&layer_core::rule::Test> = engine
+        .rules()
+        .iter()
+        .flat_map(|r| r.when.tests())
+        .filter(|t| t.steps.is_some())
+        .collect();
+    assert!(tests.len() > 300, "only {} plain paths", tests.len());
+    let check = |view: &Value, t: &layer_core::rule::Test| {
+        let steps = t.steps.as_deref().expect("plain");
+        let general = jsonpath_rust::query::js_path_process(&t.path, view).unwrap_or_default();
+        let fast = layer_core::eval::walk(view, steps)
+            .map(|v| (layer_core::eval::normalized(view, steps), v.clone()));
+        let general: Option<(String, Value)> =
+            general.first().map(|h| (h.path.clone(), h.val.clone()));
+        assert_eq!(fast, general, "{}", t.source);
+    };
+    let mut views = 0;
+    for (_, ix, target) in crate::verdicts::cases() {
+        let id = layer_core::target::resolve(&ix, &layer_core::TargetSpec::parse(&target, None))
+            .expect("targets resolve");
+        let view = layer_core::view::build(&ix, id, None).value;
+        for t in &tests {
+            check(&view, t);
+        }
+        views += 1;
+    }
+    assert!(views > 50);
+    let odd = serde_json::json!({"a": {"it's \\ \n\u{1}": [1, {"b": 2}]}});
+    for path in [
+        "$.a['it\\'s \\\\ \\n\\u0001'][1].b",
+        "$.a['it\\'s \\\\ \\n\\u0001'][-1].b",
+        "$.a.x[0]",
+    ] {
+        let parsed = jsonpath_rust::parser::parse_json_path(path).expect("parses");
+        let steps = layer_core::eval::plain_steps(&parsed).expect("plain");
+        let general = jsonpath_rust::query::js_path_process(&parsed, &odd).unwrap_or_default();
+        let fast = layer_core::eval::walk(&odd, &steps)
+            .map(|v| (layer_core::eval::normalized(&odd, &steps), v.clone()));
+        assert_eq!(
+            fast,
+            general.first().map(|h| (h.path.clone(), h.val.clone())),
+            "{path}"
+        );
+    }
+}

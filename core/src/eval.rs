@@ -53,7 +53,105 @@ pub fn eval(c: &Cond, view: &Value) -> Option<Match> {
     }
 }
 
+/// One step of a plain path: a member name or an array index (negative from the end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Name(String),
+    Index(i64),
+}
+
+/// A path of names and indexes only, as steps; None when it has any other segment.
+pub fn plain_steps(path: &jsonpath_rust::parser::model::JpQuery) -> Option<Vec<Step>> {
+    use jsonpath_rust::parser::model::{Segment, Selector};
+    path.segments
+        .iter()
+        .map(|s| match s {
+            Segment::Selector(Selector::Name(n)) => Some(Step::Name(n.clone())),
+            Segment::Selector(Selector::Index(i)) => Some(Step::Index(*i)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Walk plain steps: the one value there, if any.
+pub fn walk<'v>(view: &'v Value, steps: &[Step]) -> Option<&'v Value> {
+    let mut at = view;
+    for s in steps {
+        at = match s {
+            Step::Name(n) => at.as_object()?.get(n)?,
+            Step::Index(i) => {
+                let a = at.as_array()?;
+                let i = if *i < 0 {
+                    a.len().checked_sub(i.unsigned_abs() as usize)?
+                } else {
+                    *i as usize
+                };
+                a.get(i)?
+            }
+        };
+    }
+    Some(at)
+}
+
+/// The normalized path (RFC 9535 §2.7) of plain steps, as the general engine writes it: member
+/// names in single quotes with `'`, `\` and control characters escaped, indexes as numbers.
+pub fn normalized(view: &Value, steps: &[Step]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("$");
+    let mut at = Some(view);
+    for s in steps {
+        match s {
+            Step::Name(n) => {
+                out.push_str("['");
+                for ch in n.chars() {
+                    match ch {
+                        '\u{0008}' => out.push_str("\\b"),
+                        '\u{000C}' => out.push_str("\\f"),
+                        '\n' => out.push_str("\\n"),
+                        '\r' => out.push_str("\\r"),
+                        '\t' => out.push_str("\\t"),
+                        '\'' => out.push_str("\\'"),
+                        '\\' => out.push_str("\\\\"),
+                        c if c < '\u{0020}' => {
+                            let _ = write!(out, "\\u{:04x}", c as u32);
+                        }
+                        c => out.push(c),
+                    }
+                }
+                out.push_str("']");
+                at = at.and_then(|v| v.get(n));
+            }
+            Step::Index(i) => {
+                let len = at.and_then(Value::as_array).map_or(0, Vec::len);
+                let i = if *i < 0 {
+                    len.saturating_sub(i.unsigned_abs() as usize)
+                } else {
+                    *i as usize
+                };
+                let _ = write!(out, "[{i}]");
+                at = at.and_then(|v| v.get(i));
+            }
+        }
+    }
+    out
+}
+
 fn eval_test(t: &Test, view: &Value) -> Option<Match> {
+    if let Some(steps) = &t.steps {
+        let hit = walk(view, steps);
+        if let Op::Exists(false) = t.op {
+            return hit.is_none().then(Match::default);
+        }
+        let v = hit.filter(|v| holds(&t.op, v))?;
+        let mut m = Match::default();
+        if t.evidence {
+            m.evidence.push((normalized(view, steps), v.clone()));
+        }
+        if let Some(cap) = &t.capture {
+            m.captures.insert(cap.clone(), vec![v.clone()]);
+        }
+        return Some(m);
+    }
     let hits = jsonpath_rust::query::js_path_process(&t.path, view).unwrap_or_default();
     if let Op::Exists(false) = t.op {
         return hits.is_empty().then(Match::default);

@@ -136,6 +136,9 @@ pub enum Cond {
 pub struct Test {
     pub source: String,
     pub path: JpQuery,
+    /// The path as plain steps when it has no wildcard, filter or descendant segment (most
+    /// rule paths): walked directly, without the general engine's bookkeeping.
+    pub steps: Option<Vec<crate::eval::Step>>,
     pub op: Op,
     pub capture: Option<String>,
     pub evidence: bool,
@@ -522,9 +525,11 @@ fn compile(
         }
         captures.insert(cap.clone());
     }
+    let steps = crate::eval::plain_steps(&path);
     Ok(Cond::Test(Test {
         source,
         path,
+        steps,
         op,
         capture: c.capture.clone(),
         evidence: c.evidence.unwrap_or(true),
