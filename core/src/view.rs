@@ -116,9 +116,9 @@ impl Builder<'_> {
             name: Some(name.into()),
             why: why.into(),
         };
-        if !self.missing.contains(&m) {
-            self.missing.push(m);
-        }
+        // Said once: duplicates go when the view is made (a search here per entry was
+        // quadratic in a pod's ownerReferences).
+        self.missing.push(m);
     }
 
     /// Something the view could not read of an object it holds, said once.
@@ -661,7 +661,12 @@ pub fn build(ix: &Index, target: ObjId, now: Option<i64>) -> View {
         status,
         settled,
         history,
-        missing: b.missing,
+        missing: {
+            let mut m = b.missing;
+            m.sort();
+            m.dedup();
+            m
+        },
     }
 }
 
