@@ -8,7 +8,7 @@
 #![cfg(target_os = "linux")]
 
 use layer_core::render::Style;
-use layer_core::{Bundle, Engine, Index, Options, TargetSpec};
+use layer_core::{Bundle, Engine, Index, Options, ReadLimits, TargetSpec};
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -162,5 +162,31 @@ fn a_long_message_costs_a_small_multiple_of_its_length() {
     assert!(
         figures.iter().all(|&(_, times)| times < 14.0),
         "a {LONG}-byte message cost (times its length) {figures:?}"
+    );
+}
+
+/// 200 KB of YAML naming a 100 KB anchor 25,000 times once became 18 GB of values before it
+/// was refused; now the reader stops at 16 times the YAML's size.
+#[test]
+fn an_anchor_named_many_times_costs_a_bounded_multiple_of_the_yaml() {
+    let anchored = format!("[{}]", vec!["x".repeat(1000); 100].join(", "));
+    let yaml = format!(
+        "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ml}}\nspec:\n  a: &a {anchored}\n  b: [{}]\n",
+        vec!["*a"; 25_000].join(", ")
+    );
+    let len = yaml.len();
+    let test = "an_anchor_named_many_times_costs_a_bounded_multiple_of_the_yaml";
+    let peak = peak_of(test, "anchor", || {
+        let e = Bundle::parse_with(yaml, ReadLimits::default()).expect_err("refused");
+        assert_eq!(e.code(), "input-too-large", "{e}");
+        assert!(e.to_string().contains("anchors and aliases"), "{e}");
+    });
+    if in_child() {
+        return;
+    }
+    let times = peak as f64 / len as f64;
+    assert!(
+        times < 100.0,
+        "{len} bytes of YAML cost {peak} bytes ({times:.1}×)"
     );
 }
