@@ -69,8 +69,8 @@ pub enum BundleError {
     #[error("the input is over the limit of {limit} bytes (raise it with --max-input-bytes)")]
     StreamTooLarge { limit: usize },
     /// YAML grew past what the reader takes once its aliases were expanded (each alias is
-    /// replaced by what its anchor holds): at most [`crate::bundle::YAML_GROWTH`] times the
-    /// YAML's own size, and never past the input limit.
+    /// replaced by what its anchor holds): at most `growth` times the YAML's own size (the
+    /// bundle reader's `YAML_GROWTH`), and never past the input limit.
     #[error(
         "YAML document {document}{}: expanding its anchors and aliases goes past {limit} bytes \
          (a YAML input may become at most {growth} times its size, and no more than \
