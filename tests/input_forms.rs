@@ -217,3 +217,36 @@ fn huge_numbers_keep_their_object_and_unreadable_requests_are_named() {
         d.missing
     );
 }
+
+/// A quantity no f64 holds digit for digit once printed the float's digits as the bundle's
+/// (`99999999999999999999999999` as `100000000000000004764729344`): now it says it is
+/// approximate, whether the bundle wrote it as a string, a JSON number or a YAML integer.
+#[test]
+fn an_overflowing_quantity_is_never_printed_as_another_exact_number() {
+    let json = |limit: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[
+            {{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p","namespace":"ml"}},
+              "spec":{{"containers":[{{"name":"c","resources":{{"limits":{{"nvidia.com/gpu":{limit}}}}}}}]}},
+              "status":{{"phase":"Pending","conditions":[{{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/1 nodes are available: 1 Insufficient nvidia.com/gpu."}}]}}}},
+            {{"apiVersion":"v1","kind":"Node","metadata":{{"name":"n"}},
+              "status":{{"allocatable":{{"nvidia.com/gpu":"8"}},"capacity":{{"nvidia.com/gpu":"8"}}}}}}]}}"#
+        )
+    };
+    let yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  containers:\n  - name: c\n    resources: {limits: {nvidia.com/gpu: 99999999999999999999999999}}\nstatus: {phase: Pending, conditions: [{type: PodScheduled, status: 'False', reason: Unschedulable, message: '0/1 nodes are available: 1 Insufficient nvidia.com/gpu.'}]}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {nvidia.com/gpu: '8'}, capacity: {nvidia.com/gpu: '8'}}\n".to_string();
+    for text in [
+        json(r#""99999999999999999999999999""#),
+        json("99999999999999999999999999"),
+        yaml,
+    ] {
+        let ix = Index::new(Bundle::parse(text).expect("parses"));
+        let (d, _) = support::diagnose(&ix, "Pod/ml/p");
+        let all = serde_json::to_string(&d).expect("serializes");
+        assert!(!all.contains("100000000000000004764729344"), "{all}");
+        assert!(
+            d.findings.iter().any(|f| f.message.contains("about 1e26")),
+            "{:?}",
+            d.findings
+        );
+    }
+}

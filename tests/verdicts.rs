@@ -354,3 +354,36 @@ fn a_verdict_that_blocks_or_warns_says_what_to_look_at_next() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A pod naming 20,000 controllers that are not in the bundle (a hostile or broken paste): each
+/// is named once under `missing`, however often it is repeated, and the pod is still judged.
+/// Saying each once used to search the list per entry: 10,000 references took 0.83 s, 20,000
+/// took 2.3 s (now 0.12 s and 0.19 s, `kubectl-layer why pod/x -f`).
+#[test]
+fn every_missing_owner_is_named_once_however_many_a_pod_names() {
+    let owners: Vec<serde_json::Value> = (0..20_000)
+        .chain(0..100)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "batch/v1", "kind": "Job", "name": format!("j{i}"),
+                               "uid": format!("u{i}"), "controller": true})
+        })
+        .collect();
+    let bundle = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [{
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "x", "namespace": "ml", "ownerReferences": owners},
+        "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]},
+        "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "False",
+            "reason": "Unschedulable", "message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}]}}]});
+    let ix = Index::new(layer_core::Bundle::parse(bundle.to_string()).expect("parses"));
+    let (d, _) = support::diagnose(&ix, "Pod/ml/x");
+    let owners: Vec<&str> = d
+        .missing
+        .iter()
+        .filter(|m| m.why == "owner not in the bundle")
+        .filter_map(|m| m.name.as_deref())
+        .collect();
+    assert_eq!(owners.len(), 20_000);
+    let distinct: std::collections::BTreeSet<&str> = owners.iter().copied().collect();
+    assert_eq!(distinct.len(), 20_000, "each owner once");
+    assert_eq!(d.verdict.state, LayerState::Blocked);
+}

@@ -350,7 +350,7 @@ fn plain_paths_walk_like_the_jsonpath_engine() {
         "$.a.x[0]",
     ] {
         let parsed = jsonpath_rust::parser::parse_json_path(path).expect("parses");
-        let steps = layer_core::eval::plain_steps(&parsed).expect("plain");
+        let steps = layer_core::rule::plain_steps(&parsed).expect("plain");
         let general = jsonpath_rust::query::js_path_process(&parsed, &odd).unwrap_or_default();
         let fast = layer_core::eval::walk(&odd, &steps)
             .map(|v| (layer_core::eval::normalized(&odd, &steps), v.clone()));

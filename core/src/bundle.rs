@@ -16,6 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 mod fast;
+mod yaml;
 
 /// What to ask `kubectl get` for when making a bundle by hand (`kubectl get <these> -A -o json`):
 /// the kinds most diagnoses read, all of which exist on any cluster with Kueue. The CLI's help,
@@ -171,7 +172,7 @@ impl Bundle {
                 Bundle::from_json_text(text, None)
             }
             Some(_) => {
-                let (json, docs) = yaml_to_json(&text, limits.max_depth)?;
+                let (json, docs) = yaml_to_json(&text, limits)?;
                 Bundle::from_json_text(json, Some(docs))
             }
         }
@@ -740,11 +741,28 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// How many times its own size a YAML input may grow as JSON. Without aliases YAML grows at
+/// most about six times as the reader counts it (`{a,b}`: two bytes a key, each counted as a
+/// key and a null); past that, anchors named over and over are expanding it, and the reader
+/// stops before memory runs out.
+pub const YAML_GROWTH: usize = 16;
+
+/// Small inputs may grow to this much whatever their size, so a short hand-written file with
+/// a few anchors is never refused.
+const YAML_GROWTH_FLOOR: usize = 1 << 20;
+
 /// Convert a YAML stream into a JSON stream, one JSON document per YAML document, refusing
 /// documents that nest deeper than `max_depth` (at most [`ReadLimits::MAX_DEPTH_YAML`], where
-/// serde_yaml_ng stops by itself before it could recurse further).
-fn yaml_to_json(text: &str, max_depth: usize) -> Result<(String, Vec<usize>), BundleError> {
-    let limit = max_depth.min(ReadLimits::MAX_DEPTH_YAML);
+/// serde_yaml_ng stops by itself before it could recurse further) and a stream whose aliases
+/// expand it past [`YAML_GROWTH`] times its size or the input limit.
+fn yaml_to_json(text: &str, limits: ReadLimits) -> Result<(String, Vec<usize>), BundleError> {
+    let limit = limits.max_depth.min(ReadLimits::MAX_DEPTH_YAML);
+    let most_bytes = text
+        .len()
+        .saturating_mul(YAML_GROWTH)
+        .max(YAML_GROWTH_FLOOR)
+        .min(limits.max_bytes);
+    let budget = yaml::Budget::new(most_bytes);
     let too_deep = |at: Option<serde_yaml_ng::Location>| BundleError::TooDeep {
         limit,
         most: ReadLimits::MAX_DEPTH_YAML,
@@ -762,9 +780,18 @@ fn yaml_to_json(text: &str, max_depth: usize) -> Result<(String, Vec<usize>), Bu
     }
     let mut out = String::with_capacity(text.len());
     let mut starts = Vec::new();
-    for doc in serde_yaml_ng::Deserializer::from_str(text) {
-        let value = serde_json::Value::deserialize(doc).map_err(|e| {
+    for (n, doc) in serde_yaml_ng::Deserializer::from_str(text).enumerate() {
+        let value = budget.value(doc).map_err(|e| {
             let at = e.location().map(|l| (l.line(), l.column()));
+            if e.to_string().contains(yaml::SPENT) {
+                return BundleError::YamlExpands {
+                    document: n + 1,
+                    limit: most_bytes,
+                    growth: YAML_GROWTH,
+                    line: at.map(|(l, _)| l),
+                    column: at.map(|(_, c)| c),
+                };
+            }
             let mut message = strip_yaml_position(&e.to_string(), at);
             if message == "repetition limit exceeded" {
                 // What the reader refused, in the user's terms: aliases that expand too far.
@@ -1108,7 +1135,11 @@ mod tests {
                 read += 1;
             }
             if let Ok(text) = std::fs::read_to_string(path.join("bundle.yaml")) {
-                let (json, _) = yaml_to_json(&text, ReadLimits::MAX_DEPTH_YAML).expect("yaml");
+                let limits = ReadLimits {
+                    max_depth: ReadLimits::MAX_DEPTH_YAML,
+                    ..ReadLimits::default()
+                };
+                let (json, _) = yaml_to_json(&text, limits).expect("yaml");
                 assert!(one_pass_agrees(&json), "{}", path.display());
                 read += 1;
             }
@@ -1335,6 +1366,60 @@ mod tests {
         bomb.push_str("kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec: {x: *a8}\n");
         let e = Bundle::parse(bomb).unwrap_err().to_string();
         assert!(e.contains("alias bomb"), "{e}");
+    }
+
+    /// An anchor of 100 KB named 2,000 times in 200 KB of YAML once became 200 MB of values
+    /// (and 3.9 GB at 25,000): the expansion is bounded by the YAML's size, and the error says
+    /// which document and where.
+    #[test]
+    fn aliases_expand_yaml_only_so_far() {
+        let anchored = format!("[{}]", vec!["x".repeat(1000); 100].join(", "));
+        let doc = |names: usize| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ml}}\nspec:\n  a: &a {anchored}\n  b: [{}]\n",
+                vec!["*a"; names].join(", ")
+            )
+        };
+        // Named a few times, it reads.
+        let b = Bundle::parse(doc(3)).unwrap();
+        assert_eq!(b.objects().len(), 1);
+        let two = format!("{}---\n{}", doc(1), doc(25_000));
+        let e = Bundle::parse(two).unwrap_err();
+        assert_eq!(e.code(), "input-too-large");
+        let BundleError::YamlExpands { document, line, .. } = e else {
+            panic!("{e}")
+        };
+        assert_eq!((document, line), (2, Some(12)), "{e}");
+        let text = e.to_string();
+        assert!(text.starts_with("YAML document 2 at line 12"), "{text}");
+        // The limit is the input limit when that is lower.
+        let limits = ReadLimits {
+            max_bytes: 300_000,
+            ..ReadLimits::default()
+        };
+        let e = Bundle::parse_with(doc(3), limits).unwrap_err().to_string();
+        assert!(e.contains("past 300000 bytes"), "{e}");
+    }
+
+    /// Without aliases, the shapes that grow most as JSON (keys without values, nulls) stay
+    /// within the budget, at any size.
+    #[test]
+    fn yaml_without_aliases_is_never_refused_for_its_growth() {
+        let shapes: [fn(usize) -> String; 3] = [
+            |i| format!("  k{i}: {{a,b,c,d,e,f,g,h}}\n"),
+            |i| format!("  k{i}:\n  - ~\n  -\n  - ''\n"),
+            |i| format!("  k{i}: [~,~,~,~,~,~,~,~]\n"),
+        ];
+        for shape in shapes {
+            let body: String = (0..100_000).map(shape).collect();
+            let text = format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec:\n{body}");
+            assert!(
+                text.len() > YAML_GROWTH_FLOOR / YAML_GROWTH,
+                "past the floor"
+            );
+            let b = Bundle::parse(text).unwrap_or_else(|e| panic!("{}: {e}", shape(0)));
+            assert_eq!(b.objects().len(), 1);
+        }
         // A broken `\u` escape says what the mistake is, not only the parser's state.
         let e = Bundle::parse(r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p\udc00x"}}"#)
             .unwrap_err()

@@ -58,10 +58,23 @@ pub struct Engine {
 
 struct Fired<'r> {
     rule: &'r Rule,
+    /// What matched; its captures are in `vars`.
     m: Match,
+    /// The rule's captures, and its `absent` words for names neither they nor the built-ins
+    /// hold. The built-ins stay in one map per diagnosis ([`Fired::vars`] looks there next).
     vars: BTreeMap<String, Vec<Value>>,
+    builtins: &'r Vars,
     /// The rule's commands, rendered; those naming an absent value are left out.
     next: Vec<String>,
+}
+
+type Vars = BTreeMap<String, Vec<Value>>;
+
+impl Fired<'_> {
+    /// The names this rule's texts see: its captures, then the diagnosis's built-ins.
+    fn vars(&self) -> (&Vars, &Vars) {
+        (&self.vars, self.builtins)
+    }
 }
 
 impl Engine {
@@ -167,13 +180,13 @@ impl Engine {
             if !rule.applies_to.iter().all(|s| view.has(s)) {
                 continue;
             }
-            if let Some(m) = eval(&rule.when, &view.value) {
-                let mut vars = builtins.clone();
-                vars.extend(m.captures.clone());
+            if let Some(mut m) = eval(&rule.when, &view.value) {
+                let mut vars = std::mem::take(&mut m.captures);
+                let known = |vars: &Vars, k: &str| vars.contains_key(k) || builtins.contains_key(k);
                 let unknown: Vec<&str> = rule
                     .absent
                     .keys()
-                    .filter(|k| !vars.contains_key(k.as_str()))
+                    .filter(|k| !known(&vars, k.as_str()))
                     .map(String::as_str)
                     .collect();
                 // A command naming a value the bundle lacks cannot be run: leave it out.
@@ -185,16 +198,18 @@ impl Engine {
                             .iter()
                             .all(|p| !unknown.contains(p))
                     })
-                    .filter_map(|n| command_if_safe(n, &vars))
+                    .filter_map(|n| command_if_safe(n, &(&vars, &builtins)))
                     .collect();
                 for (k, words) in &rule.absent {
-                    vars.entry(k.clone())
-                        .or_insert_with(|| vec![Value::String(words.clone())]);
+                    if !known(&vars, k) {
+                        vars.insert(k.clone(), vec![Value::String(words.clone())]);
+                    }
                 }
                 fired.push(Fired {
                     rule,
                     m,
                     vars,
+                    builtins: &builtins,
                     next,
                 });
             }
@@ -209,7 +224,7 @@ impl Engine {
                     rule: f.rule.id.clone(),
                     layer: f.rule.layer,
                     severity: f.rule.severity,
-                    message: render(&f.rule.message, &f.vars),
+                    message: render(&f.rule.message, &f.vars()),
                     evidence: evidence(view, &f.m),
                     next: f.next.clone(),
                     upstream: f.rule.upstream.clone(),
@@ -290,8 +305,8 @@ impl Engine {
             .map(|report| unread_makes_unknown(report, ix))
             .collect();
 
-        // Verdict, misalignment, headline.
-        let mut vars = builtins.clone();
+        // Verdict, misalignment, headline: the verdict's observation before the built-ins.
+        let mut vars = Vars::new();
         let (state, layer) = match verdict_finding {
             Some((_, x)) => (
                 if x.severity == Severity::Block {
@@ -308,7 +323,7 @@ impl Engine {
             f.rule
                 .observation
                 .as_ref()
-                .map_or_else(|| x.message.clone(), |o| render(o, &f.vars))
+                .map_or_else(|| x.message.clone(), |o| render(o, &f.vars()))
         });
         if let Some(o) = &observation {
             vars.insert("observation".into(), vec![Value::String(o.clone())]);
@@ -333,32 +348,26 @@ impl Engine {
                 }
             }
         }
-        let misalignment = misfired.map(|f| {
-            let mut v = f.vars.clone();
-            v.extend(
-                vars.iter()
-                    .filter(|(k, _)| k.as_str() == "observation")
-                    .map(|(k, v)| (k.clone(), v.clone())),
-            );
-            Misalignment {
-                said_yes: f.rule.said_yes.unwrap_or(Layer::Admission),
-                said_no: f.rule.said_no.unwrap_or(Layer::Placement),
-                why: render(&f.rule.message, &v),
-                said_yes_by_configuration: f.rule.said_yes == layer,
-            }
+        let misalignment = misfired.map(|f| Misalignment {
+            said_yes: f.rule.said_yes.unwrap_or(Layer::Admission),
+            said_no: f.rule.said_no.unwrap_or(Layer::Placement),
+            why: render(&f.rule.message, &(&vars, &f.vars())),
+            said_yes_by_configuration: f.rule.said_yes == layer,
         });
         let headline = match (misfired, verdict_finding) {
-            (Some(f), _) => {
-                let mut v = f.vars.clone();
-                v.extend(vars.clone());
-                render(f.rule.headline.as_deref().unwrap_or(&f.rule.message), &v)
-            }
+            // The built-ins before the rule's captures here, as they always were.
+            (Some(f), _) => render(
+                f.rule.headline.as_deref().unwrap_or(&f.rule.message),
+                &(&(&vars, &builtins), &f.vars),
+            ),
             (None, Some((f, _))) => match &f.rule.headline {
-                Some(h) => render(h, &f.vars),
-                None => render(&self.texts.blocked_headline, &vars),
+                Some(h) => render(h, &f.vars()),
+                None => render(&self.texts.blocked_headline, &(&vars, &builtins)),
             },
-            (None, None) if state == LayerState::Ok => render(&self.texts.healthy_headline, &vars),
-            (None, None) => render(&self.texts.unexplained_headline, &vars),
+            (None, None) if state == LayerState::Ok => {
+                render(&self.texts.healthy_headline, &(&vars, &builtins))
+            }
+            (None, None) => render(&self.texts.unexplained_headline, &(&vars, &builtins)),
         };
 
         let mut next: Vec<String> = Vec::new();
@@ -424,7 +433,7 @@ impl Engine {
         let mut decided_by: Vec<String> = Vec::new();
         let mut add_deciders = |f: &Fired| {
             for d in &f.rule.decided_by {
-                let d = render(d, &f.vars);
+                let d = render(d, &f.vars());
                 if !d.is_empty() && !decided_by.contains(&d) {
                     decided_by.push(d);
                 }
@@ -471,7 +480,7 @@ impl Engine {
             }
             (None, Some(s)) => (
                 s.rule.state.unwrap_or(LayerState::Ok),
-                render(&s.rule.message, &s.vars),
+                render(&s.rule.message, &s.vars()),
                 evidence(view, &s.m),
             ),
             (None, None) => {

@@ -68,6 +68,23 @@ pub enum BundleError {
     /// A stream (standard input) went on past the limit; how far it goes was not read.
     #[error("the input is over the limit of {limit} bytes (raise it with --max-input-bytes)")]
     StreamTooLarge { limit: usize },
+    /// YAML grew past what the reader takes once its aliases were expanded (each alias is
+    /// replaced by what its anchor holds): at most `growth` times the YAML's own size (the
+    /// bundle reader's `YAML_GROWTH`), and never past the input limit.
+    #[error(
+        "YAML document {document}{}: expanding its anchors and aliases goes past {limit} bytes \
+         (a YAML input may become at most {growth} times its size, and no more than \
+         --max-input-bytes): an alias bomb, or a file to write out again without aliases \
+         (`kubectl get -o json`)",
+        at_line(*line, *column)
+    )]
+    YamlExpands {
+        document: usize,
+        limit: usize,
+        growth: usize,
+        line: Option<usize>,
+        column: Option<usize>,
+    },
     /// Arrays and objects nest deeper than the limit the caller set (`limit`) or than the reader
     /// can go (`most`: `limit` is never above it). Deep nesting is refused before anything
     /// recurses over it, so no input can overflow the stack.
@@ -79,6 +96,13 @@ pub enum BundleError {
         line: Option<usize>,
         column: Option<usize>,
     },
+}
+
+fn at_line(line: Option<usize>, column: Option<usize>) -> String {
+    match (line, column) {
+        (Some(l), Some(c)) => format!(" at line {l}, column {c}"),
+        _ => String::new(),
+    }
 }
 
 fn too_deep_message(
@@ -107,7 +131,9 @@ impl BundleError {
     pub fn code(&self) -> &'static str {
         match self {
             BundleError::In { error, .. } => error.code(),
-            BundleError::TooLarge { .. } | BundleError::StreamTooLarge { .. } => "input-too-large",
+            BundleError::TooLarge { .. }
+            | BundleError::StreamTooLarge { .. }
+            | BundleError::YamlExpands { .. } => "input-too-large",
             BundleError::TooDeep { .. } => "input-too-deep",
             _ => "parse",
         }

@@ -3,7 +3,7 @@
 //! holds when any value the path yields satisfies it; `exists: false` holds when none exists.
 
 use crate::quantity;
-use crate::rule::{Cmp, Cond, Op, Test};
+use crate::rule::{Cmp, Cond, Op, Step, Test};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -51,26 +51,6 @@ pub fn eval(c: &Cond, view: &Value) -> Option<Match> {
         Cond::Not(c) => eval(c, view).is_none().then(Match::default),
         Cond::Test(t) => eval_test(t, view),
     }
-}
-
-/// One step of a plain path: a member name or an array index (negative from the end).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
-    Name(String),
-    Index(i64),
-}
-
-/// A path of names and indexes only, as steps; None when it has any other segment.
-pub fn plain_steps(path: &jsonpath_rust::parser::model::JpQuery) -> Option<Vec<Step>> {
-    use jsonpath_rust::parser::model::{Segment, Selector};
-    path.segments
-        .iter()
-        .map(|s| match s {
-            Segment::Selector(Selector::Name(n)) => Some(Step::Name(n.clone())),
-            Segment::Selector(Selector::Index(i)) => Some(Step::Index(*i)),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Walk plain steps: the one value there, if any.

@@ -145,13 +145,43 @@ pub fn from_value(v: &Value) -> Option<f64> {
     }
 }
 
-/// Print a quantity compactly: whole numbers without a fraction.
+/// Print a quantity compactly: whole numbers without a fraction, fractions to three places
+/// (more where three would print a non-zero amount as 0). From 1e15 on, past the fifteen
+/// digits every f64 keeps exactly, the float's own digits are not the bundle's
+/// (`99999999999999999999999999` would print as `100000000000000004764729344`), so such a
+/// magnitude reads "about 1e26"; [`parse`] clamps what no f64 holds to `f64::MAX`, which reads
+/// "more than 1.797e308" (its negative "less than -1.797e308").
 pub fn format(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
+    if v == f64::MAX {
+        return "more than 1.797e308".into();
+    }
+    if v == -f64::MAX {
+        return "less than -1.797e308".into();
+    }
+    if v.abs() >= 1e15 {
+        return format!("about {}", scientific(v));
+    }
+    if v.fract() == 0.0 {
+        return format!("{}", v as i64);
+    }
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "0" || s == "-0" {
+        format!("{v}")
     } else {
-        let s = format!("{v:.3}");
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
+        s.to_string()
+    }
+}
+
+/// `1e26`, `1.235e23`: four significant digits at most, as "about" promises no more.
+fn scientific(v: f64) -> String {
+    let s = format!("{v:.3e}");
+    match s.split_once('e') {
+        Some((mantissa, exp)) => {
+            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+            format!("{mantissa}e{exp}")
+        }
+        None => s,
     }
 }
 
@@ -180,5 +210,22 @@ mod tests {
         assert_eq!(format(4.0), "4");
         assert_eq!(format(0.5), "0.5");
         assert_eq!(format(1.0 / 3.0), "0.333");
+        assert_eq!(format(999_999_999_999_999.0), "999999999999999");
+        assert_eq!(format(0.0001), "0.0001", "a non-zero amount never reads 0");
+    }
+
+    /// A number past what an f64 keeps digit for digit is never printed with the float's
+    /// digits as if the bundle had said them.
+    #[test]
+    fn overflowing_quantities_say_they_are_approximate() {
+        let q = parse("99999999999999999999999999").unwrap();
+        assert_eq!(format(q), "about 1e26");
+        assert_eq!(
+            format(parse("123456789012345678901234").unwrap()),
+            "about 1.235e23"
+        );
+        assert_eq!(format(parse("1e400").unwrap()), "more than 1.797e308");
+        assert_eq!(format(parse("-1e400").unwrap()), "less than -1.797e308");
+        assert_eq!(format(parse("2Ei").unwrap()), "about 2.306e18");
     }
 }

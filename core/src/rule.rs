@@ -138,13 +138,33 @@ pub struct Test {
     pub path: JpQuery,
     /// The path as plain steps when it has no wildcard, filter or descendant segment (most
     /// rule paths): walked directly, without the general engine's bookkeeping.
-    pub steps: Option<Vec<crate::eval::Step>>,
+    pub steps: Option<Vec<Step>>,
     pub op: Op,
     pub capture: Option<String>,
     pub evidence: bool,
     /// It captures a value that only the rule's words use (`absent:`): when it does not hold,
     /// the `all` it stands in still can.
     pub optional: bool,
+}
+
+/// One step of a plain path: a member name or an array index (negative from the end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    Name(String),
+    Index(i64),
+}
+
+/// A path of names and indexes only, as steps; None when it has any other segment.
+pub fn plain_steps(path: &jsonpath_rust::parser::model::JpQuery) -> Option<Vec<Step>> {
+    use jsonpath_rust::parser::model::{Segment, Selector};
+    path.segments
+        .iter()
+        .map(|s| match s {
+            Segment::Selector(Selector::Name(n)) => Some(Step::Name(n.clone())),
+            Segment::Selector(Selector::Index(i)) => Some(Step::Index(*i)),
+            _ => None,
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone)]
@@ -525,7 +545,7 @@ fn compile(
         }
         captures.insert(cap.clone());
     }
-    let steps = crate::eval::plain_steps(&path);
+    let steps = plain_steps(&path);
     Ok(Cond::Test(Test {
         source,
         path,

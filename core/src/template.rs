@@ -68,28 +68,48 @@ fn is_name(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
 }
 
+/// Where a template's names are looked up. A pair looks in its first scope, then its second:
+/// a rule's captures in front of the diagnosis's built-ins, without copying the built-ins
+/// (which hold the target's name, however long) into every rule that matched.
+pub trait Vars {
+    fn values(&self, name: &str) -> Option<&[Value]>;
+}
+
+impl Vars for BTreeMap<String, Vec<Value>> {
+    fn values(&self, name: &str) -> Option<&[Value]> {
+        self.get(name).map(Vec::as_slice)
+    }
+}
+
+impl<A: Vars + ?Sized, B: Vars + ?Sized> Vars for (&A, &B) {
+    fn values(&self, name: &str) -> Option<&[Value]> {
+        self.0.values(name).or_else(|| self.1.values(name))
+    }
+}
+
 /// Fill a template. Values of a capture are joined with ", "; unknown names are left as they are.
-pub fn render(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
+pub fn render(t: &str, vars: &(impl Vars + ?Sized)) -> String {
     render_joined(t, vars, Joining::Sentence)
 }
 
 /// Fill a shell command: several values of a capture become several arguments, each a single
 /// shell word ([`shell_quote`]).
-pub fn render_command(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> String {
+pub fn render_command(t: &str, vars: &(impl Vars + ?Sized)) -> String {
     render_joined(t, vars, Joining::Command)
 }
 
 /// [`render_command`], or nothing when a value it would pass starts with `-`: quoting stops a
 /// shell, not kubectl, which would read `-n`, `--kubeconfig=…` or `-oyaml` from a bundle as its
 /// own flags. No Kubernetes name starts with `-`, so such a value is a hostile or broken
-/// bundle's, and the command is left out rather than run on it.
-pub fn command_if_safe(t: &str, vars: &BTreeMap<String, Vec<Value>>) -> Option<String> {
+/// bundle's, and the command is left out rather than run on it; so is one too long to quote
+/// whole ([`QUOTED_BYTES`]), as a cut name would name another object.
+pub fn command_if_safe(t: &str, vars: &(impl Vars + ?Sized)) -> Option<String> {
     // The one flag the facts themselves put in an argument list (`describe`: `kind/name -n ns`).
     const OWN_FLAGS: &[&str] = &["-n"];
     let flag_like = placeholders(t).into_iter().any(|p| {
-        vars.get(p).into_iter().flatten().any(|v| {
+        vars.values(p).into_iter().flatten().any(|v| {
             let v = display(v);
-            v.starts_with('-') && !OWN_FLAGS.contains(&v.as_str())
+            (v.starts_with('-') && !OWN_FLAGS.contains(&v.as_str())) || v.len() > QUOTED_BYTES
         })
     });
     (!flag_like).then(|| render_command(t, vars))
@@ -103,7 +123,7 @@ enum Joining {
     Command,
 }
 
-fn render_joined(t: &str, vars: &BTreeMap<String, Vec<Value>>, joining: Joining) -> String {
+fn render_joined(t: &str, vars: &(impl Vars + ?Sized), joining: Joining) -> String {
     let mut out = String::with_capacity(t.len());
     let mut rest = t;
     while let Some(i) = rest.find('{') {
@@ -114,7 +134,7 @@ fn render_joined(t: &str, vars: &BTreeMap<String, Vec<Value>>, joining: Joining)
             .and_then(|j| parse(&after[..j]).map(|p| (j, p)))
         {
             Some((j, p)) => {
-                match (vars.get(p.name), p.number) {
+                match (vars.values(p.name), p.number) {
                     (Some(vals), None) => out.push_str(&join_with(vals, joining)),
                     (Some(vals), Some((one, many))) => {
                         out.push_str(if is_one(vals) { one } else { many });
@@ -197,6 +217,13 @@ fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, joining: Joining) 
             more += 1;
         }
     }
+    if let Joining::Sentence = joining {
+        for s in shown.iter_mut() {
+            if let Some(cut) = cut_for_reading(s) {
+                *s = Cow::Owned(cut);
+            }
+        }
+    }
     match joining {
         Joining::Sentence if more > 0 => format!("{}, and {more} more", shown.join(", ")),
         Joining::Sentence => shown.join(", "),
@@ -206,6 +233,23 @@ fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, joining: Joining) 
             .collect::<Vec<_>>()
             .join(" "),
     }
+}
+
+/// The most of one value a sentence quotes. Kubernetes keeps its own messages shorter (the
+/// kubelet cuts a termination message at 4,096 bytes, names stop at 253), so only a value no
+/// cluster writes is cut; whole, a 40 MB name would be copied into every sentence naming it.
+pub const QUOTED_BYTES: usize = 4096;
+
+/// A value past [`QUOTED_BYTES`], cut on a character boundary and saying how much is left out.
+fn cut_for_reading(s: &str) -> Option<String> {
+    if s.len() <= QUOTED_BYTES {
+        return None;
+    }
+    let end = (0..=QUOTED_BYTES)
+        .rev()
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(0);
+    Some(format!("{}… ({} more bytes)", &s[..end], s.len() - end))
 }
 
 /// A value as one shell word: as it is when it holds only characters no shell treats

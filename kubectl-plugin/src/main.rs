@@ -193,11 +193,14 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             };
             let ix = read_index(&input)?;
             // A target, when named, must be in the file: a typo must not pass as "redacted".
+            let mut work_namespace = None;
             if let Some(t) = &args.target {
                 let spec = TargetSpec::parse(t, args.namespace.as_deref());
-                layer_core::target::resolve(&ix, &spec).map_err(layer_core::Error::from)?;
+                let id =
+                    layer_core::target::resolve(&ix, &spec).map_err(layer_core::Error::from)?;
+                work_namespace = ix.object(id).namespace.clone();
             }
-            let text = redact::bundle(&ix)
+            let text = redact::bundle(&ix, work_namespace.as_deref())
                 .map_err(|e| Failure::new(2, "io", format!("writing the redacted bundle: {e}")))?;
             write(out, &text)?;
             eprintln!(
@@ -217,7 +220,10 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let collected = with_cluster(&args.live, true, async |c| {
                 c.collect_target(&spec, limits).await
             })?;
-            let text = redact::bundle(&collected.index)
+            let work_namespace = layer_core::target::resolve(&collected.index, &spec)
+                .ok()
+                .and_then(|id| collected.index.object(id).namespace.clone());
+            let text = redact::bundle(&collected.index, work_namespace.as_deref())
                 .map_err(|e| Failure::new(3, "cluster", format!("the cluster's answers: {e}")))?;
             write(out, &text)?;
             let missing = collected

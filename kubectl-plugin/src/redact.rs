@@ -2,10 +2,15 @@
 //! be attached to public issues.
 //!
 //! Removed: Secret data, environment variable values (names kept), ConfigMap data except the
-//! keys the rules read, `managedFields`, the `last-applied-configuration` annotation, and the
-//! values of annotations outside the domains the rules read. A test plants marker strings in
-//! every one of these places and checks none survives, and another checks that every
-//! scenario's diagnosis is the same before and after redaction.
+//! keys the rules read, `managedFields`, the `last-applied-configuration` annotation, the
+//! values of annotations outside the domains the rules read, the values in container `args`
+//! and `command` (flag names kept), HTTP header values of probes and lifecycle hooks, and
+//! termination messages the container itself wrote. Pods and Deployments of other namespaces
+//! than the work's (the tool reads every namespace's running pods and Deployments, for node
+//! occupancy and the device stack) keep only the fields the diagnosis reads of them.
+//! `tests::every_planted_secret_is_removed` plants markers in each of these places;
+//! `tests::redaction_keeps_every_scenario_diagnosis` checks every scenario and incident
+//! diagnoses the same before and after.
 
 use serde_json::{Map, Value};
 
@@ -16,8 +21,22 @@ pub const REDACTED: &str = "<redacted>";
 /// configuration.
 const CONFIGMAP_KEYS: &[&str] = &["topology.yml", "controller_manager_config.yaml"];
 
-/// Environment variables whose values rules read (not secrets: a namespace name).
-const ENV_KEPT: &[&str] = &["RESOURCE_RESERVATION_NAMESPACE"];
+/// Environment variables whose values rules read (not secrets: a namespace name, which event
+/// plane Dynamo uses). `NATS_SERVER` is kept without the user and password a URL may carry.
+const ENV_KEPT: &[&str] = &[
+    "RESOURCE_RESERVATION_NAMESPACE",
+    "DYN_EVENT_PLANE",
+    "DYN_REQUEST_PLANE",
+    "NATS_SERVER",
+];
+
+/// Flags whose values the serving facts read in a container's arguments (which plane Dynamo's
+/// events use); every other argument value is replaced.
+const ARGS_KEPT: &[&str] = &["--event-plane", "--kv-events-config"];
+
+/// Termination reasons the kubelet writes when the container never ran: its message is the
+/// runtime's error (the device hook's, CDI's), which rules read, not the container's output.
+const RUNTIME_REASONS: &[&str] = &["StartError", "ContainerCannotRun"];
 
 /// Annotation key prefixes (domains) whose values rules read; every other annotation value is
 /// replaced.
@@ -87,6 +106,86 @@ pub fn object(v: &mut Value) {
         _ => {}
     }
     env_values(v);
+    commands(v);
+    termination_messages(v);
+}
+
+/// Every `args`/`command` list and `httpHeaders` list anywhere in the object (containers,
+/// templates, exec probes and hooks, CRDs that embed them): flag names stay, values go.
+fn commands(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, child) in m.iter_mut() {
+                match (k.as_str(), child) {
+                    ("args" | "command", Value::Array(items)) => arguments(items),
+                    ("httpHeaders", Value::Array(items)) => {
+                        for h in items.iter_mut() {
+                            if let Some(val) = h.get_mut("value") {
+                                *val = Value::String(REDACTED.into());
+                            }
+                        }
+                    }
+                    (_, child) => commands(child),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(commands),
+        _ => {}
+    }
+}
+
+/// One argument list: `--flag` stays, `--flag=value` keeps its flag, anything else (a value, a
+/// script for `sh -c`) is replaced, except the values of [`ARGS_KEPT`].
+fn arguments(items: &mut [Value]) {
+    let mut keep_next = false;
+    for item in items.iter_mut() {
+        let Value::String(a) = item else {
+            *item = Value::String(REDACTED.into());
+            continue;
+        };
+        let kept_value = std::mem::take(&mut keep_next);
+        let flag = a.starts_with('-') && !a.contains(char::is_whitespace);
+        *a = match a.split_once('=') {
+            _ if kept_value => continue,
+            Some((name, _)) if flag && ARGS_KEPT.contains(&name) => continue,
+            Some((name, _)) if flag => format!("{name}={REDACTED}"),
+            None if flag => {
+                keep_next = ARGS_KEPT.contains(&a.as_str());
+                continue;
+            }
+            _ => REDACTED.into(),
+        };
+    }
+}
+
+/// Messages of terminated containers, except those the runtime wrote ([`RUNTIME_REASONS`]):
+/// any container can write its own (its last log lines, a token it printed).
+fn termination_messages(v: &mut Value) {
+    let Some(status) = v.get_mut("status").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for key in [
+        "containerStatuses",
+        "initContainerStatuses",
+        "ephemeralContainerStatuses",
+    ] {
+        let Some(Value::Array(statuses)) = status.get_mut(key) else {
+            continue;
+        };
+        for cs in statuses.iter_mut() {
+            for state in ["state", "lastState"] {
+                let Some(t) = cs.get_mut(state).and_then(|s| s.get_mut("terminated")) else {
+                    continue;
+                };
+                let by_runtime = t["reason"]
+                    .as_str()
+                    .is_some_and(|r| RUNTIME_REASONS.contains(&r));
+                if let Some(m) = t.get_mut("message").filter(|_| !by_runtime) {
+                    *m = Value::String(REDACTED.into());
+                }
+            }
+        }
+    }
 }
 
 fn metadata(meta: &mut Map<String, Value>) {
@@ -126,10 +225,12 @@ fn env_values(v: &mut Value) {
                 {
                     for item in items.iter_mut() {
                         let name = item["name"].as_str().unwrap_or("").to_string();
-                        if let Some(Value::String(s)) = item.get_mut("value")
-                            && !ENV_KEPT.contains(&name.as_str())
-                        {
-                            *s = REDACTED.into();
+                        if let Some(Value::String(s)) = item.get_mut("value") {
+                            if !ENV_KEPT.contains(&name.as_str()) {
+                                *s = REDACTED.into();
+                            } else if name == "NATS_SERVER" {
+                                *s = without_userinfo(s);
+                            }
                         }
                     }
                     continue;
@@ -152,13 +253,116 @@ fn env_values(v: &mut Value) {
     }
 }
 
+/// `nats://user:pass@host:4222` without `user:pass@`: the facts read the host.
+fn without_userinfo(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+    if scheme.is_empty() {
+        rest.to_string()
+    } else {
+        format!("{scheme}://{rest}")
+    }
+}
+
+/// The fields the diagnosis reads of a pod that is context (another namespace's: what runs on
+/// each node, the device stack), by level; everything else goes.
+const CONTEXT_METADATA: &[&str] = &[
+    "name",
+    "namespace",
+    "uid",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "resourceVersion",
+    "generateName",
+];
+const CONTEXT_POD_SPEC: &[&str] = &[
+    "nodeName",
+    "schedulerName",
+    "priority",
+    "priorityClassName",
+    "nodeSelector",
+    "affinity",
+    "tolerations",
+    "runtimeClassName",
+    "overhead",
+    "resourceClaims",
+    "schedulingGates",
+    "containers",
+    "initContainers",
+];
+const CONTEXT_CONTAINER: &[&str] = &["name", "image", "resources", "restartPolicy", "env"];
+const CONTEXT_POD_STATUS: &[&str] = &[
+    "phase",
+    "conditions",
+    "containerStatuses",
+    "initContainerStatuses",
+    "reason",
+    "nominatedNodeName",
+    "startTime",
+    "resourceClaimStatuses",
+];
+const CONTEXT_DEPLOYMENT_SPEC: &[&str] = &["replicas", "selector", "template", "paused"];
+
+fn keep_only(v: &mut Value, keys: &[&str]) {
+    if let Value::Object(m) = v {
+        m.retain(|k, _| keys.contains(&k.as_str()));
+    }
+}
+
+fn context_pod_spec(spec: &mut Value) {
+    keep_only(spec, CONTEXT_POD_SPEC);
+    for key in ["containers", "initContainers"] {
+        if let Some(Value::Array(cs)) = spec.get_mut(key) {
+            cs.iter_mut().for_each(|c| keep_only(c, CONTEXT_CONTAINER));
+        }
+    }
+}
+
+/// A Pod or Deployment of another namespace than the work's, cut to what the diagnosis reads.
+fn context(v: &mut Value) {
+    let kind = v["kind"].as_str().unwrap_or("").to_string();
+    keep_only(v, &["apiVersion", "kind", "metadata", "spec", "status"]);
+    keep_only(&mut v["metadata"], CONTEXT_METADATA);
+    match kind.as_str() {
+        "Pod" => {
+            context_pod_spec(&mut v["spec"]);
+            keep_only(&mut v["status"], CONTEXT_POD_STATUS);
+        }
+        _ => {
+            keep_only(&mut v["spec"], CONTEXT_DEPLOYMENT_SPEC);
+            if let Some(t) = v.pointer_mut("/spec/template") {
+                keep_only(t, &["metadata", "spec"]);
+                keep_only(&mut t["metadata"], CONTEXT_METADATA);
+                context_pod_spec(&mut t["spec"]);
+            }
+        }
+    }
+}
+
+/// Whether an object is another namespace's Pod or Deployment, read only as context.
+fn is_context(o: &layer_core::bundle::RawObject, work_namespace: Option<&str>) -> bool {
+    let kind = (o.group(), o.kind.as_str());
+    matches!(kind, ("", "Pod") | ("apps", "Deployment"))
+        && work_namespace.is_some_and(|ns| o.namespace.as_deref() != Some(ns))
+}
+
 /// The objects the core read (each once, after de-duplication), redacted, as the tool's own
-/// bundle with its metadata, pretty-printed.
-pub fn bundle(ix: &layer_core::Index) -> Result<String, serde_json::Error> {
+/// bundle with its metadata, pretty-printed. `work_namespace` is the target's: Pods and
+/// Deployments of other namespaces are context ([`context`]).
+pub fn bundle(
+    ix: &layer_core::Index,
+    work_namespace: Option<&str>,
+) -> Result<String, serde_json::Error> {
     let items: Vec<Value> = (0..ix.len())
         .map(|id| {
             let mut v = ix.value(id);
             object(&mut v);
+            if is_context(ix.object(id), work_namespace) {
+                context(&mut v);
+            }
             v
         })
         .collect();
@@ -172,7 +376,156 @@ pub fn bundle(ix: &layer_core::Index) -> Result<String, serde_json::Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::in_domain;
+    use super::{bundle, in_domain};
+    use layer_core::{Bundle, Diagnosis, Engine, Index, Options, TargetSpec};
+    use serde_json::json;
+
+    const MARK: &str = "MARKER-2b9e";
+
+    fn index(items: Vec<serde_json::Value>) -> Index {
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+        Index::new(Bundle::parse(list.to_string()).expect("parses"))
+    }
+
+    /// A container with a secret in every place the issue named: flags, a script, an exec
+    /// probe, a probe's and a hook's HTTP headers, an exec hook, env.
+    fn container() -> serde_json::Value {
+        json!({"name": "c", "image": "vllm", "command": ["sh", "-c", format!("serve --token {MARK}")],
+            "args": ["--hf-token", format!("{MARK}-next"), format!("--api-key={MARK}-eq"),
+                     "--event-plane", "nats", "--verbose"],
+            "env": [{"name": "HF_TOKEN", "value": format!("{MARK}-env")},
+                    {"name": "DYN_EVENT_PLANE", "value": "nats"},
+                    {"name": "NATS_SERVER", "value": format!("nats://user:{MARK}@nats.dynamo:4222")}],
+            "readinessProbe": {"exec": {"command": ["check", format!("{MARK}-probe")]}},
+            "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8000,
+                "httpHeaders": [{"name": "Authorization", "value": format!("Bearer {MARK}-header")}]}},
+            "lifecycle": {"preStop": {"exec": {"command": ["curl", format!("{MARK}-hook")]}},
+                          "postStart": {"httpGet": {"port": 80,
+                              "httpHeaders": [{"name": "X-Key", "value": format!("{MARK}-hook-header")}]}}},
+            "resources": {"limits": {"nvidia.com/gpu": 1}}})
+    }
+
+    /// A pod whose container holds every secret above; `context` adds what only a context pod
+    /// loses (its volumes, its IP), which the work's own pod keeps.
+    fn pod(namespace: &str, context: bool) -> serde_json::Value {
+        let mark = |what: &str| {
+            if context {
+                format!("{MARK}-{what}")
+            } else {
+                what.to_string()
+            }
+        };
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "p", "namespace": namespace},
+            "spec": {"nodeName": "n1", "containers": [container()],
+                     "volumes": [{"name": "v", "hostPath": {"path": mark("volume")}}]},
+            "status": {"phase": "Running", "podIP": mark("ip"), "containerStatuses": [
+                {"name": "c", "restartCount": 3,
+                 "lastState": {"terminated": {"exitCode": 1, "reason": "Error",
+                                              "message": format!("{MARK}-printed-by-the-app")}},
+                 "state": {"terminated": {"exitCode": 128, "reason": "StartError",
+                                          "message": "failed to create containerd task: nvidia-container-cli: initialization error"}}}]}})
+    }
+
+    #[test]
+    fn every_planted_secret_is_removed() {
+        let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "d", "namespace": "other"},
+            "spec": {"replicas": 1, "template": {"metadata": {"labels": {"app": "d"}},
+                     "spec": {"containers": [container()]}}},
+            "status": {"replicas": 1}});
+        let ix = index(vec![pod("ml", false), pod("other", true), deployment]);
+        let text = bundle(&ix, Some("ml")).expect("writes");
+        let leaked: Vec<&str> = text.lines().filter(|l| l.contains(MARK)).collect();
+        assert!(leaked.is_empty(), "leaked:\n{}", leaked.join("\n"));
+        // What the diagnosis reads stays: flag names, the event plane, the runtime's own error,
+        // the NATS host, the resources.
+        for kept in [
+            "--hf-token",
+            "--api-key=<redacted>",
+            "--event-plane",
+            "\"nats\"",
+            "nats://nats.dynamo:4222",
+            "nvidia-container-cli: initialization error",
+            "nvidia.com/gpu",
+            "HF_TOKEN",
+            "Authorization",
+        ] {
+            assert!(text.contains(kept), "{kept} is gone:\n{text}");
+        }
+        // The other namespace's pod and Deployment keep only what the diagnosis reads.
+        let b: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let other = &b["items"][1];
+        assert_eq!(other["metadata"]["namespace"], "other");
+        assert!(other["spec"].get("volumes").is_none() && other["status"].get("podIP").is_none());
+        assert!(
+            other["spec"]["containers"][0]
+                .get("readinessProbe")
+                .is_none()
+        );
+        assert_eq!(other["status"]["containerStatuses"][0]["restartCount"], 3);
+        let d = &b["items"][2]["spec"]["template"]["spec"]["containers"][0];
+        assert!(d.get("args").is_none() && d["env"][0]["value"] == "<redacted>");
+        // The work's own pod keeps its shape (only values go).
+        assert!(b["items"][0]["spec"].get("volumes").is_some());
+    }
+
+    fn engine() -> &'static Engine {
+        static ENGINE: std::sync::OnceLock<Engine> = std::sync::OnceLock::new();
+        ENGINE.get_or_init(|| Engine::builtin().expect("rules load"))
+    }
+
+    /// What a redacted bundle must keep: the verdict, every layer's state and every finding.
+    fn judged(d: &Diagnosis) -> String {
+        let layers: Vec<String> = d.layers.iter().map(|l| format!("{:?}", l.state)).collect();
+        let findings: Vec<String> = d
+            .findings
+            .iter()
+            .map(|f| format!("{} {:?}", f.rule, f.severity))
+            .collect();
+        format!(
+            "{:?} {:?} {layers:?} {findings:?}",
+            d.verdict.state, d.verdict.layer
+        )
+    }
+
+    /// The same target of a bundle before and after `bundle TARGET -f` redacts it.
+    fn same_after_redaction(name: &str, text: &str, target: &str) -> Result<(), String> {
+        let ix = Index::new(Bundle::parse(text).map_err(|e| format!("{name}: {e}"))?);
+        let spec = TargetSpec::parse(target, None);
+        let id = layer_core::target::resolve(&ix, &spec).map_err(|e| format!("{name}: {e}"))?;
+        let before = engine().diagnose(&ix, id, &Options::default());
+        let redacted = bundle(&ix, ix.object(id).namespace.as_deref()).expect("writes");
+        let rx = Index::new(Bundle::parse(redacted).map_err(|e| format!("{name}: {e}"))?);
+        let rid = layer_core::target::resolve(&rx, &spec).map_err(|e| format!("{name}: {e}"))?;
+        let after = engine().diagnose(&rx, rid, &Options::default());
+        let (b, a) = (judged(&before), judged(&after));
+        (b == a)
+            .then_some(())
+            .ok_or(format!("{name} {target}:\n  before {b}\n  after  {a}"))
+    }
+
+    /// Redaction removes values, never a diagnosis: every scenario target and every incident
+    /// is judged the same from its redacted bundle.
+    #[test]
+    fn redaction_keeps_every_scenario_diagnosis() {
+        let mut changed = Vec::new();
+        for s in scenarios::all() {
+            let text = s.bundle_text();
+            for e in &s.expectations {
+                if let Err(why) = same_after_redaction(&s.name, &text, &e.target) {
+                    changed.push(why);
+                }
+            }
+        }
+        for i in scenarios::incidents::all().expect("incidents load") {
+            let text = std::fs::read_to_string(&i.bundle_path).expect("reads");
+            if let Err(why) = same_after_redaction(&i.name, &text, &i.thread.target) {
+                changed.push(why);
+            }
+        }
+        assert!(changed.is_empty(), "{}", changed.join("\n"));
+    }
 
     #[test]
     fn annotation_domains_match_whole_labels_not_suffixes() {

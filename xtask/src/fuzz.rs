@@ -208,7 +208,74 @@ fn seeds() -> Result<Vec<(String, String)>, String> {
     }
     aliases.push_str("kind: Pod\napiVersion: v1\nmetadata: {name: p}\nspec: {x: *a5}\n");
     out.push(("aliases.yaml".into(), aliases));
+    out.extend(hostile_seeds());
     Ok(out)
+}
+
+/// The second round of hostile inputs (issue 15), each a shape that once cost too much or
+/// read wrong: quantities past 64 bits and past f64 (as strings, JSON numbers, YAML
+/// integers), a duplicate `status` key, a `!!python` tag and an unquoted numeric label, a
+/// 100 KB anchor named 2,000 times, a 200 KB pod name, 5,000 controller ownerReferences,
+/// and Jobs owning each other in a cycle above a Pending pod.
+fn hostile_seeds() -> Vec<(String, String)> {
+    let pending = r#""status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"Unschedulable","message":"0/1 nodes are available: 1 Insufficient nvidia.com/gpu."}]}"#;
+    let pod = |name: &str, meta: &str, limit: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"{name}","namespace":"ml"{meta}}},"spec":{{"containers":[{{"name":"c","resources":{{"limits":{{"nvidia.com/gpu":{limit}}}}}}}]}},{pending}}}"#
+        )
+    };
+    let list = |items: &[String]| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"List","items":[{}]}}"#,
+            items.join(",")
+        )
+    };
+    let mut out = vec![
+        (
+            "overflow-quantities.json".to_string(),
+            list(&[
+                pod("a", "", r#""99999999999999999999999999""#),
+                pod("b", "", "99999999999999999999999999"),
+                pod("c", "", "1e999"),
+            ]),
+        ),
+        (
+            "duplicate-status.json".to_string(),
+            pod("p", "", "1").replacen(r#""status":{"phase":"Pending""#, r#""status":{"phase":"Running"},"status":{"phase":"Pending""#, 1),
+        ),
+        (
+            "yaml-tags-and-numbers.yaml".to_string(),
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ml\n  labels: {version: 2, x: !!python/object:os.system ls}\nspec:\n  containers:\n  - name: c\n    resources: {limits: {nvidia.com/gpu: 99999999999999999999999}}\nstatus: {phase: Pending}\n".to_string(),
+        ),
+    ];
+    let anchored = format!("[{}]", vec!["x".repeat(1000); 100].join(", "));
+    out.push((
+        "anchor-named-often.yaml".into(),
+        format!(
+            "apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ml}}\nspec:\n  a: &a {anchored}\n  b: [{}]\n",
+            vec!["*a"; 2_000].join(", ")
+        ),
+    ));
+    out.push((
+        "long-name.json".into(),
+        list(&[pod(&"x".repeat(200_000), "", "1")]),
+    ));
+    let owners: Vec<String> = (0..5_000)
+        .map(|i| format!(r#"{{"apiVersion":"batch/v1","kind":"Job","name":"j{i}","uid":"u{i}","controller":true}}"#))
+        .collect();
+    let refs = format!(r#","ownerReferences":[{}]"#, owners.join(","));
+    out.push(("many-owners.json".into(), list(&[pod("x", &refs, "1")])));
+    let job = |name: &str, owner: &str| {
+        format!(
+            r#"{{"apiVersion":"batch/v1","kind":"Job","metadata":{{"name":"{name}","namespace":"ml","uid":"u-{name}","ownerReferences":[{{"apiVersion":"batch/v1","kind":"Job","name":"{owner}","uid":"u-{owner}","controller":true}}]}},"status":{{"active":1}}}}"#
+        )
+    };
+    let owned = r#","ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"b","uid":"u-b","controller":true}]"#;
+    out.push((
+        "owner-cycle.json".into(),
+        list(&[job("a", "b"), job("b", "a"), pod("p", owned, "1")]),
+    ));
+    out
 }
 
 /// For `cargo xtask ci`: both targets, a bounded time each, with a line saying what it costs.
@@ -218,4 +285,29 @@ pub fn ci(seconds: u64) -> Result<(), String> {
         TARGETS.len()
     );
     fuzz(TARGETS, seconds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hostile_seeds;
+    use layer_core::Bundle;
+
+    /// Each hostile seed is the shape its name says: the anchored YAML is refused for its
+    /// growth, the rest read, so the fuzzers start from the inputs that found the bugs.
+    #[test]
+    fn hostile_seeds_are_the_inputs_they_name() {
+        let seeds = hostile_seeds();
+        assert_eq!(seeds.len(), 7);
+        for (name, text) in seeds {
+            assert!(text.len() < 1 << 20, "{name} is past the fuzzers' -max_len");
+            match (name.as_str(), Bundle::parse(text.clone())) {
+                ("anchor-named-often.yaml", Err(e)) => assert_eq!(e.code(), "input-too-large"),
+                ("duplicate-status.json", Ok(_)) => {
+                    assert_eq!(text.matches(r#""status":{"#).count(), 2)
+                }
+                (_, Ok(b)) => assert!(!b.objects().is_empty(), "{name}"),
+                (_, Err(e)) => panic!("{name}: {e}"),
+            }
+        }
+    }
 }

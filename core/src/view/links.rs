@@ -71,9 +71,9 @@ impl Builder<'_> {
             name: Some(name.into()),
             why: why.into(),
         };
-        if !self.missing.contains(&m) {
-            self.missing.push(m);
-        }
+        // Said once: duplicates go when the view is made (a search here per entry was
+        // quadratic in a pod's ownerReferences).
+        self.missing.push(m);
     }
 
     /// Something the view could not read of an object it holds, said once.

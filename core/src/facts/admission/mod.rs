@@ -6,6 +6,7 @@
 
 mod flavor;
 mod queue;
+pub use queue::AHEAD_NAMES;
 mod quota;
 mod workload;
 

@@ -243,38 +243,3 @@ struct LocalQueueLite {
 struct LocalQueueLiteSpec {
     cluster_queue: Option<String>,
 }
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    /// A Workload's place in a long line: every older pending Workload of its queue counts, a
-    /// finished one, a younger one and one of another queue do not, and the names stop at
-    /// [`super::AHEAD_NAMES`], oldest first.
-    #[test]
-    fn counts_every_workload_ahead_and_names_the_oldest() {
-        let wl = |name: &str, queue: &str, minute: u32, reserved: bool| {
-            json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
-                "metadata": {"name": name, "namespace": "ml", "creationTimestamp": format!("2026-11-20T09:{minute:02}:00Z")},
-                "spec": {"queueName": queue},
-                "status": {"conditions": if reserved { json!([{"type": "QuotaReserved", "status": "True"}]) } else { json!([]) }}})
-        };
-        let mut items: Vec<serde_json::Value> = (0..40)
-            .map(|i| wl(&format!("w{i:02}"), "default", i, false))
-            .collect();
-        items.push(wl("done", "default", 0, true));
-        items.push(wl("other", "other", 0, false));
-        let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
-        let ix = crate::Index::new(crate::Bundle::parse(text).expect("parses"));
-        let id = ix
-            .get("kueue.x-k8s.io", "Workload", Some("ml"), "w29")
-            .expect("w29 is in the index");
-        let view = crate::view::build(&ix, id, crate::time::parse_rfc3339("2026-11-20T10:00:00Z"));
-        let queue = &view.value["facts"]["admission"]["queue"];
-        assert_eq!(queue["ahead"], 29, "{queue}");
-        let names = queue["aheadNames"].as_array().expect("names");
-        assert_eq!(names.len(), super::AHEAD_NAMES);
-        assert_eq!(names[0], "ml/w00");
-        assert_eq!(names[15], "ml/w15");
-    }
-}
