@@ -1,5 +1,5 @@
 //! `kubectl-layer`: the command line. Reads a bundle (a file, standard input, or the live
-//! cluster through `live.rs`), asks the core for a diagnosis and prints it. All judgement lives
+//! cluster through `live/`), asks the core for a diagnosis and prints it. All judgement lives
 //! in the core; this file only reads input and chooses a rendering (the arguments' shape is
 //! `cli.rs`, shared with the completion helper).
 

@@ -2,7 +2,7 @@
 //! (`layer_core::kinds`), each with the scope it is read in. The same table writes the read-only ClusterRole (`kubectl layer rbac`), so the
 //! permissions the tool asks for are exactly the reads it makes.
 //!
-//! The reader works in rounds (see `live.rs`): discovery, the target, its owners, then every
+//! The reader works in rounds (see `live/rounds.rs`): discovery, the target, its owners, then every
 //! row below at once, then what those answers point to (events of the objects found, the
 //! fake-gpu-operator ConfigMaps when its nodes exist). Each row is one request (a paginated
 //! list counts as one), so the number of requests depends on the APIs installed, never on the
@@ -33,7 +33,7 @@ pub struct Want {
 
 /// Every kind listed in the fan-out round, from the core's one table of kinds
 /// ([`layer_core::kinds::KINDS`]). Pods, events, Namespaces, CRDs and ConfigMaps are read by
-/// the special requests in `live.rs` ([`special`]). Secrets are never read.
+/// the special requests in `live/rounds.rs` ([`special`]). Secrets are never read.
 pub fn wants() -> impl Iterator<Item = Want> {
     layer_core::kinds::KINDS.iter().filter_map(|k| {
         let (scope, why) = match k.live {

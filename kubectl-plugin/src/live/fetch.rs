@@ -1,0 +1,478 @@
+//! One read, and a round of them: a GET of one object, or a list followed page by page, each
+//! request bounded by the read's deadline; a failure worded for `missing`; every answer kept as
+//! the text the server sent, with what the next round needs read from it once ([`links`]).
+//!
+//! [`links`]: super::links
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use kube::discovery::ApiResource;
+use layer_core::diagnosis::Missing;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::Cluster;
+use super::links::{self, Found};
+
+/// How many requests are in flight at once.
+pub const CONCURRENCY: usize = 8;
+/// Items per page of a paginated list.
+const PAGE: usize = 500;
+
+/// One failed read, worded for `missing`.
+#[derive(Debug, Clone)]
+pub(super) struct ReadFailure {
+    pub status: Option<u16>,
+    pub why: String,
+}
+
+pub(super) fn describe(e: &kube::Error) -> ReadFailure {
+    match e {
+        kube::Error::Api(s) => {
+            let why = match s.code {
+                403 => "forbidden".to_string(),
+                404 => "not found".to_string(),
+                401 => "unauthorized".to_string(),
+                c => format!("server error {c}: {}", s.message),
+            };
+            ReadFailure {
+                status: Some(s.code),
+                why,
+            }
+        }
+        kube::Error::SerdeError(e) => ReadFailure {
+            status: None,
+            why: format!("unreadable response ({e}); was the answer cut off?"),
+        },
+        other => {
+            // Hyper and tower errors nest the useful part (connection refused, reset) in
+            // their sources.
+            let mut why = other.to_string();
+            let mut src = std::error::Error::source(other);
+            while let Some(s) = src {
+                let t = s.to_string();
+                if !why.contains(&t) {
+                    why = format!("{why}: {t}");
+                }
+                src = s.source();
+            }
+            if why.contains("reading a body") || why.contains("end of file before message") {
+                why = format!("the answer was cut off ({why})");
+            }
+            ReadFailure { status: None, why }
+        }
+    }
+}
+
+/// A request's path and query.
+#[derive(Clone, Debug)]
+pub(super) struct Read {
+    /// Shown in `missing` and errors: `pods`, `workloads.kueue.x-k8s.io`.
+    pub resource: String,
+    pub kind: String,
+    pub api_version: String,
+    path: String,
+    query: Vec<(String, String)>,
+    /// Follow `continue` pages.
+    paginate: bool,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
+
+pub(super) fn qualified(ar: &ApiResource) -> String {
+    if ar.group.is_empty() {
+        ar.plural.clone()
+    } else {
+        format!("{}.{}", ar.plural, ar.group)
+    }
+}
+
+fn base_path(ar: &ApiResource, namespace: Option<&str>) -> String {
+    let root = if ar.group.is_empty() {
+        format!("/api/{}", ar.version)
+    } else {
+        format!("/apis/{}/{}", ar.group, ar.version)
+    };
+    match namespace {
+        Some(ns) => format!("{root}/namespaces/{ns}/{}", ar.plural),
+        None => format!("{root}/{}", ar.plural),
+    }
+}
+
+fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// A core (`v1`) resource, for the reads that are not in discovery's list of kinds to fan out.
+pub(super) fn core(kind: &str, plural: &str) -> ApiResource {
+    ApiResource {
+        group: String::new(),
+        version: "v1".into(),
+        api_version: "v1".into(),
+        kind: kind.into(),
+        plural: plural.into(),
+    }
+}
+
+impl Read {
+    pub(super) fn list(ar: &ApiResource, namespace: Option<&str>) -> Read {
+        Read {
+            resource: qualified(ar),
+            kind: ar.kind.clone(),
+            api_version: ar.api_version.clone(),
+            path: base_path(ar, namespace),
+            query: Vec::new(),
+            paginate: true,
+            namespace: namespace.map(str::to_string),
+            name: None,
+        }
+    }
+
+    pub(super) fn get(ar: &ApiResource, namespace: Option<&str>, name: &str) -> Read {
+        Read {
+            path: format!("{}/{}", base_path(ar, namespace), encode(name)),
+            paginate: false,
+            name: Some(name.to_string()),
+            ..Read::list(ar, namespace)
+        }
+    }
+
+    pub(super) fn with(mut self, key: &str, value: &str) -> Read {
+        self.query.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    /// Served from the API server's watch cache, in one answer (no paging).
+    pub(super) fn cached(mut self) -> Read {
+        self.paginate = false;
+        self.with("resourceVersion", "0")
+    }
+
+    pub(super) fn missing(&self, why: String) -> Missing {
+        Missing {
+            kind: self.kind.clone(),
+            api_version: Some(self.api_version.clone()),
+            resource: Some(self.resource.clone()),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            why,
+        }
+    }
+
+    /// The URI of one page.
+    fn uri(&self, cont: Option<&str>) -> String {
+        let mut query: Vec<String> = self
+            .query
+            .iter()
+            .map(|(k, v)| format!("{k}={}", encode(v)))
+            .collect();
+        if self.paginate {
+            query.push(format!("limit={PAGE}"));
+            if let Some(c) = cont {
+                query.push(format!("continue={}", encode(c)));
+            }
+        }
+        if query.is_empty() {
+            self.path.clone()
+        } else {
+            format!("{}?{}", self.path, query.join("&"))
+        }
+    }
+}
+
+/// One answer as the server sent it: an object, or one page of a list.
+pub(super) struct Answer {
+    /// Where it goes in the bundle: the read's place in the plan, then the page.
+    pub order: (usize, usize),
+    pub text: String,
+    /// What the next round needs to know of its objects.
+    pub found: Vec<Found>,
+}
+
+/// What the reads of one collection produced, and what could not be read.
+#[derive(Default)]
+pub(super) struct Haul {
+    answers: Mutex<Vec<Answer>>,
+    unreadable: Mutex<Vec<Missing>>,
+    requests: AtomicUsize,
+    /// Objects received.
+    objects: AtomicUsize,
+    /// Reads planned so far: a read's number orders its answers in the bundle.
+    planned: AtomicUsize,
+}
+
+impl Haul {
+    /// Numbers for `n` reads planned now, in plan order.
+    pub(super) fn plan(&self, n: usize) -> std::ops::Range<usize> {
+        let first = self.planned.fetch_add(n, Ordering::Relaxed);
+        first..first + n
+    }
+
+    fn keep(&self, answer: Answer) {
+        self.answers.lock().expect("not poisoned").push(answer);
+    }
+
+    pub(super) fn fail(&self, m: Missing) {
+        self.unreadable.lock().expect("not poisoned").push(m);
+    }
+
+    /// `f` of what the answers of the reads numbered `seqs` found, in plan order.
+    pub(super) fn found_in<R>(
+        &self,
+        seqs: std::ops::Range<usize>,
+        f: impl FnOnce(Vec<&Found>) -> R,
+    ) -> R {
+        let answers = self.answers.lock().expect("not poisoned");
+        let mut of: Vec<&Answer> = answers
+            .iter()
+            .filter(|a| seqs.contains(&a.order.0))
+            .collect();
+        of.sort_by_key(|a| a.order);
+        f(of.into_iter().flat_map(|a| a.found.iter()).collect())
+    }
+
+    /// What the answers of the reads numbered `seqs` found, in plan order.
+    pub(super) fn found(&self, seqs: std::ops::Range<usize>) -> Vec<Found> {
+        self.found_in(seqs, |f| f.into_iter().cloned().collect())
+    }
+
+    /// Whether any answer came back with objects.
+    pub(super) fn has_objects(&self) -> bool {
+        self.objects.load(Ordering::Relaxed) > 0
+    }
+
+    pub(super) fn requests(&self) -> usize {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Every answer in plan order, and what could not be read (sorted, each once).
+    pub(super) fn take(&self) -> (Vec<Answer>, Vec<Missing>) {
+        let mut answers = std::mem::take(&mut *self.answers.lock().expect("not poisoned"));
+        answers.sort_by_key(|a| a.order);
+        let mut unreadable = self.unreadable.lock().expect("not poisoned").clone();
+        unreadable.sort_by(|a, b| {
+            (&a.resource, &a.namespace, &a.name).cmp(&(&b.resource, &b.namespace, &b.name))
+        });
+        unreadable.dedup();
+        (answers, unreadable)
+    }
+
+    /// The first read that failed, if any.
+    pub(super) fn first_failure(&self) -> Option<String> {
+        self.unreadable
+            .lock()
+            .expect("not poisoned")
+            .first()
+            .map(|m| m.why.clone())
+    }
+}
+
+#[derive(Deserialize)]
+struct PageMeta {
+    #[serde(rename = "continue", default)]
+    cont: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Page<'a> {
+    #[serde(rename = "apiVersion", default)]
+    api_version: Option<&'a str>,
+    #[serde(default)]
+    kind: Option<&'a str>,
+    #[serde(default)]
+    metadata: Option<PageMeta>,
+    #[serde(borrow, default)]
+    items: Option<Vec<&'a RawValue>>,
+}
+
+fn unreadable(e: serde_json::Error) -> ReadFailure {
+    ReadFailure {
+        status: None,
+        why: format!("unreadable response ({e}); was the answer cut off?"),
+    }
+}
+
+/// A list page's items, wrapped in a list typed from the request, when the page does not type
+/// them itself (`PodList` → `Pod`): what the server leaves untyped is what was asked for.
+fn retyped_page(page: &Page, read: &Read) -> Option<String> {
+    let typed = page
+        .kind
+        .is_some_and(|k| k != "List" && k.ends_with("List"))
+        && page.api_version.is_some();
+    if typed {
+        return None;
+    }
+    let items: Vec<&str> = page.items.iter().flatten().map(|r| r.get()).collect();
+    Some(format!(
+        "{{\"apiVersion\":{},\"kind\":{},\"items\":[{}]}}",
+        serde_json::json!(read.api_version),
+        serde_json::json!(format!("{}List", read.kind)),
+        items.join(",")
+    ))
+}
+
+/// A GET answer the core can type: an object without kind or apiVersion becomes the one item
+/// of a list typed from the request.
+fn typed_object(text: String, read: &Read) -> Result<String, ReadFailure> {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "apiVersion", default, borrow)]
+        api_version: Option<&'a str>,
+        #[serde(default, borrow)]
+        kind: Option<&'a str>,
+    }
+    let head: Head = serde_json::from_str(&text).map_err(unreadable)?;
+    if head.kind.is_some() && head.api_version.is_some() {
+        return Ok(text);
+    }
+    Ok(format!(
+        "{{\"apiVersion\":{},\"kind\":{},\"items\":[{text}]}}",
+        serde_json::json!(read.api_version),
+        serde_json::json!(format!("{}List", read.kind)),
+    ))
+}
+
+impl Cluster {
+    fn remaining(&self) -> std::time::Duration {
+        self.deadline
+            .saturating_duration_since(Instant::now())
+            .max(std::time::Duration::from_millis(1))
+    }
+
+    /// `fut`, bounded by what is left of the read's deadline.
+    pub(super) async fn bounded<T>(
+        &self,
+        fut: impl std::future::Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, ReadFailure> {
+        match tokio::time::timeout(self.remaining(), fut).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(describe(&e)),
+            Err(_) => Err(ReadFailure {
+                status: None,
+                why: format!("timed out (--request-timeout {}s)", self.timeout.as_secs()),
+            }),
+        }
+    }
+
+    /// One request, traced when asked.
+    async fn request(&self, uri: &str) -> Result<String, ReadFailure> {
+        let req = http::Request::get(uri)
+            .header("Accept", "application/json")
+            .body(Vec::new())
+            .map_err(|e| ReadFailure {
+                status: None,
+                why: e.to_string(),
+            })?;
+        let sent = Instant::now();
+        let answer = self.bounded(self.client.request_text(req)).await;
+        if self.trace {
+            let ms = sent.elapsed().as_millis();
+            match &answer {
+                Ok(t) => eprintln!("GET {uri} -> {} bytes in {ms} ms", t.len()),
+                Err(f) => eprintln!(
+                    "GET {uri} -> {} after {ms} ms",
+                    layer_core::render::for_terminal(&f.why)
+                ),
+            }
+        }
+        answer
+    }
+
+    /// Run one read: a GET, or a list followed page by page. Its answers go to the haul under
+    /// the read's number `seq`; returns how many objects they hold.
+    pub(super) async fn fetch(
+        &self,
+        read: &Read,
+        seq: usize,
+        haul: &Haul,
+    ) -> Result<usize, ReadFailure> {
+        haul.requests.fetch_add(1, Ordering::Relaxed);
+        let mut count = 0;
+        let mut cont: Option<String> = None;
+        let mut pages = 0usize;
+        loop {
+            let text = self.request(&read.uri(cont.as_deref())).await?;
+            if read.name.is_some() {
+                let text = typed_object(text, read)?;
+                let found = links::of_object(&text, &read.api_version, &read.kind);
+                haul.objects.fetch_add(1, Ordering::Relaxed);
+                haul.keep(Answer {
+                    order: (seq, 0),
+                    text,
+                    found: found.into_iter().collect(),
+                });
+                return Ok(1);
+            }
+            let page: Page = serde_json::from_str(&text).map_err(unreadable)?;
+            let list_kind = page.kind.unwrap_or("");
+            let kind = list_kind.strip_suffix("List").unwrap_or(&read.kind);
+            let kind = if kind.is_empty() { &read.kind } else { kind };
+            let api_version = page.api_version.unwrap_or(&read.api_version);
+            let items = page.items.as_deref().unwrap_or_default();
+            let found = links::of_items(items, api_version, kind);
+            count += items.len();
+            haul.objects.fetch_add(items.len(), Ordering::Relaxed);
+            let next = page
+                .metadata
+                .as_ref()
+                .and_then(|m| m.cont.clone())
+                .filter(|c| !c.is_empty());
+            let retyped = retyped_page(&page, read);
+            drop(page);
+            haul.keep(Answer {
+                order: (seq, pages),
+                text: retyped.unwrap_or(text),
+                found,
+            });
+            pages += 1;
+            cont = next;
+            if !read.paginate || cont.is_none() || pages > 100_000 {
+                return Ok(count);
+            }
+        }
+    }
+
+    /// Run reads together, at most [`CONCURRENCY`] at a time; failures go to `unreadable`,
+    /// except a 404 on a GET (the object does not exist, which the core sees by its absence).
+    /// Returns the numbers the reads were given.
+    pub(super) async fn fetch_all(
+        self: &Arc<Self>,
+        reads: Vec<Read>,
+        haul: &Arc<Haul>,
+    ) -> std::ops::Range<usize> {
+        self.progress.planned(reads.len());
+        let seqs = haul.plan(reads.len());
+        let sem = Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
+        let mut set = tokio::task::JoinSet::new();
+        for (read, seq) in reads.into_iter().zip(seqs.clone()) {
+            let sem = sem.clone();
+            let this = self.clone();
+            let haul = haul.clone();
+            set.spawn(async move {
+                let _permit = sem.acquire().await;
+                match this.fetch(&read, seq, &haul).await {
+                    Ok(n) => this.progress.done(n),
+                    Err(f) => {
+                        this.progress.done(0);
+                        if !(read.name.is_some() && f.status == Some(404)) {
+                            haul.fail(read.missing(f.why));
+                        }
+                    }
+                }
+            });
+        }
+        while set.join_next().await.is_some() {}
+        seqs
+    }
+}
