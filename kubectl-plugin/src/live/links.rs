@@ -308,3 +308,97 @@ impl<'a> Links<'a> {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use layer_core::{Bundle, Index};
+
+    /// The family as the index links it: what the reader planned from before it stopped
+    /// building an index per round.
+    fn indexed_family(ix: &Index, target: usize) -> Family {
+        let mut family: BTreeSet<usize> = ix.owner_chain(target).into_iter().collect();
+        family.insert(target);
+        let mut stack: Vec<usize> = family.iter().copied().collect();
+        while let Some(x) = stack.pop() {
+            for &c in ix.children(x) {
+                if family.insert(c) {
+                    stack.push(c);
+                }
+            }
+        }
+        let uids: Vec<String> = family
+            .iter()
+            .filter_map(|&x| ix.object(x).uid.clone())
+            .collect();
+        for uid in &uids {
+            family.extend(ix.workloads_for_job_uid(uid).iter().copied());
+        }
+        let mut out = Family::default();
+        for &x in &family {
+            let o = ix.object(x);
+            out.uids.extend(o.uid.clone());
+            out.nodes.extend(ix.pod(x).and_then(|p| p.node.clone()));
+            out.kinds.insert((o.group().to_string(), o.kind.clone()));
+        }
+        out
+    }
+
+    /// Owners named without a uid, a uid that names nothing, a controller listed second, a
+    /// cycle, two copies of one object, a label that is not a string.
+    const ODD: &str = r#"[
+      {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j","namespace":"a","uid":"uj"}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"a","uid":"up","labels":{"v":2},
+        "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r"},
+                           {"apiVersion":"batch/v1","kind":"Job","name":"j","uid":"gone","controller":true}]},
+       "spec":{"nodeName":"n1"}},
+      {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"r","namespace":"a","uid":"ur",
+        "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"s","uid":"us"}]}},
+      {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"s","namespace":"a","uid":"us",
+        "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"r","uid":"ur"}]}},
+      {"apiVersion":"kueue.x-k8s.io/v1beta2","kind":"Workload","metadata":{"name":"w","namespace":"a","uid":"uw",
+        "labels":{"kueue.x-k8s.io/job-uid":"uj"}}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"q","namespace":"a","uid":"uq",
+        "ownerReferences":[{"apiVersion":"batch/v1","kind":"Job","name":"j","uid":"uj"}]},"spec":{"nodeName":""}},
+      {"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"j","namespace":"a","uid":"uj"},"spec":{}}
+    ]"#;
+
+    /// For every object of every scenario (and of a bundle of odd links), the objects planned
+    /// as its family are the ones the index links to it: owners by uid or by name, children,
+    /// Workloads by job uid, nodes.
+    #[test]
+    fn planning_links_objects_as_the_index_does() {
+        let mut bundles: Vec<(String, String)> = scenarios::all()
+            .into_iter()
+            .map(|s| (s.name.clone(), s.bundle_text()))
+            .collect();
+        bundles.push(("odd links".into(), ODD.into()));
+        let mut checked = 0;
+        for (name, text) in bundles {
+            let ix = Index::new(Bundle::parse(text.as_str()).expect("bundle parses"));
+            let mut found: Vec<Found> = (0..ix.len())
+                .filter_map(|i| {
+                    let o = ix.object(i);
+                    of_object(&ix.value(i).to_string(), &o.api_version, &o.kind)
+                })
+                .collect();
+            assert_eq!(found.len(), ix.len(), "{name}: every object read");
+            // A second copy of an object, as a list answer repeats the target's GET.
+            found.push(found[0].clone());
+            let links = Links::new(found.iter().collect());
+            for (id, f) in found[..ix.len()].iter().enumerate() {
+                let got = links.family(links.find(f).expect("found"));
+                let want = indexed_family(&ix, id);
+                assert_eq!(
+                    (&got.uids, &got.nodes, &got.kinds),
+                    (&want.uids, &want.nodes, &want.kinds),
+                    "{name}: family of {}/{}",
+                    f.kind,
+                    f.name
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 500, "{checked} objects");
+    }
+}
