@@ -73,6 +73,9 @@ impl Cluster {
         config.connect_timeout = Some(opts.timeout);
         config.read_timeout = Some(opts.timeout);
         config.write_timeout = Some(opts.timeout);
+        // The reader retries what the server asks it to retry itself, within its deadline
+        // (fetch.rs); kube's own retries would wait out a Retry-After past it.
+        config.default_retry = false;
         let url = config.cluster_url.to_string();
         let default_namespace = config.default_namespace.clone();
         let client = Client::try_from(config).map_err(|e| LiveError::Unreachable {

@@ -28,27 +28,46 @@ pub(super) struct ReadFailure {
     pub why: String,
 }
 
+/// A failed answer's status, worded for `missing`.
+fn status_failure(code: u16, message: &str) -> ReadFailure {
+    let why = match code {
+        403 => "forbidden".to_string(),
+        404 => "not found".to_string(),
+        401 => "unauthorized".to_string(),
+        429 => "rate limited (429) by the API server".to_string(),
+        c => format!("server error {c}: {message}"),
+    };
+    ReadFailure {
+        status: Some(code),
+        why,
+    }
+}
+
+/// Whether an error or one of its sources is this kind of I/O error.
+fn io_kind_in(e: &(dyn std::error::Error + 'static), kind: std::io::ErrorKind) -> bool {
+    let mut src = Some(e);
+    while let Some(s) = src {
+        if s.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == kind)
+        {
+            return true;
+        }
+        src = s.source();
+    }
+    false
+}
+
 pub(super) fn describe(e: &kube::Error) -> ReadFailure {
     match e {
-        kube::Error::Api(s) => {
-            let why = match s.code {
-                403 => "forbidden".to_string(),
-                404 => "not found".to_string(),
-                401 => "unauthorized".to_string(),
-                c => format!("server error {c}: {}", s.message),
-            };
-            ReadFailure {
-                status: Some(s.code),
-                why,
-            }
-        }
-        kube::Error::SerdeError(e) => ReadFailure {
+        kube::Error::Api(s) => status_failure(s.code, &s.message),
+        kube::Error::SerdeError(e) => unreadable(e),
+        other if io_kind_in(other, std::io::ErrorKind::ConnectionReset) => ReadFailure {
             status: None,
-            why: format!("unreadable response ({e}); was the answer cut off?"),
+            why: "connection reset by the API server".to_string(),
         },
         other => {
-            // Hyper and tower errors nest the useful part (connection refused, reset) in
-            // their sources.
+            // Hyper and tower errors nest the useful part (connection refused) in their
+            // sources.
             let mut why = other.to_string();
             let mut src = std::error::Error::source(other);
             while let Some(s) = src {
@@ -64,6 +83,37 @@ pub(super) fn describe(e: &kube::Error) -> ReadFailure {
             ReadFailure { status: None, why }
         }
     }
+}
+
+/// Why a read ended without its answer.
+#[derive(Debug)]
+pub(super) enum FetchError {
+    /// This read failed; the others go on (it is named in `missing`).
+    Failed(ReadFailure),
+    /// The answers passed `--max-input-bytes`: the whole collection stops.
+    TooLarge(String),
+}
+
+impl From<ReadFailure> for FetchError {
+    fn from(f: ReadFailure) -> FetchError {
+        FetchError::Failed(f)
+    }
+}
+
+/// Tries of a read the server asks to repeat later (429, 503, 504), each after its
+/// `Retry-After` (1 s when it gives none), while the deadline allows.
+const TRIES: usize = 4;
+/// The most of a failed answer read, for its `Status` message.
+const STATUS_BYTES: usize = 64 << 10;
+
+/// One answer of the server, before it is judged.
+enum Answered {
+    Body(String),
+    Status {
+        code: u16,
+        message: String,
+        retry_after: Option<String>,
+    },
 }
 
 /// A request's path and query.
@@ -201,8 +251,13 @@ pub(super) struct Answer {
 }
 
 /// What the reads of one collection produced, and what could not be read.
-#[derive(Default)]
 pub(super) struct Haul {
+    /// `--max-input-bytes`: the most the answers may hold together.
+    limit: usize,
+    /// Bytes of answers held, or being read.
+    bytes: AtomicUsize,
+    /// Why the collection stopped, when an answer passed the limit.
+    fatal: Mutex<Option<String>>,
     answers: Mutex<Vec<Answer>>,
     unreadable: Mutex<Vec<Missing>>,
     requests: AtomicUsize,
@@ -213,6 +268,29 @@ pub(super) struct Haul {
 }
 
 impl Haul {
+    pub(super) fn new(limit: usize) -> Haul {
+        Haul {
+            limit,
+            bytes: AtomicUsize::new(0),
+            fatal: Mutex::new(None),
+            answers: Mutex::default(),
+            unreadable: Mutex::default(),
+            requests: AtomicUsize::new(0),
+            objects: AtomicUsize::new(0),
+            planned: AtomicUsize::new(0),
+        }
+    }
+
+    /// Why the collection stopped, if it did: as the failure the command ends with.
+    pub(super) fn fatal(&self) -> Option<crate::Failure> {
+        let why = self.fatal.lock().expect("not poisoned").clone()?;
+        Some(crate::Failure::new(3, "input-too-large", why))
+    }
+
+    fn stop(&self, why: String) {
+        self.fatal.lock().expect("not poisoned").get_or_insert(why);
+    }
+
     /// Numbers for `n` reads planned now, in plan order.
     pub(super) fn plan(&self, n: usize) -> std::ops::Range<usize> {
         let first = self.planned.fetch_add(n, Ordering::Relaxed);
@@ -296,7 +374,7 @@ struct Page<'a> {
     items: Option<Vec<&'a RawValue>>,
 }
 
-fn unreadable(e: serde_json::Error) -> ReadFailure {
+fn unreadable(e: &serde_json::Error) -> ReadFailure {
     ReadFailure {
         status: None,
         why: format!("unreadable response ({e}); was the answer cut off?"),
@@ -332,7 +410,7 @@ fn typed_object(text: String, read: &Read) -> Result<String, ReadFailure> {
         #[serde(default, borrow)]
         kind: Option<&'a str>,
     }
-    let head: Head = serde_json::from_str(&text).map_err(unreadable)?;
+    let head: Head = serde_json::from_str(&text).map_err(|e| unreadable(&e))?;
     if head.kind.is_some() && head.api_version.is_some() {
         return Ok(text);
     }
@@ -341,6 +419,42 @@ fn typed_object(text: String, read: &Read) -> Result<String, ReadFailure> {
         serde_json::json!(read.api_version),
         serde_json::json!(format!("{}List", read.kind)),
     ))
+}
+
+/// A body, frame by frame, counted against the haul's limit (and at most `most` bytes of
+/// it kept): past the limit the read stops, and the connection with it.
+async fn read_body(
+    mut body: kube::client::Body,
+    haul: &Haul,
+    most: usize,
+    uri: &str,
+) -> Result<Vec<u8>, FetchError> {
+    use http_body_util::BodyExt;
+    let mut out: Vec<u8> = Vec::new();
+    let give_back = |n: usize| haul.bytes.fetch_sub(n, Ordering::Relaxed);
+    while let Some(frame) = body.frame().await {
+        let frame = match frame {
+            Ok(f) => f,
+            Err(e) => {
+                give_back(out.len());
+                return Err(describe(&e).into());
+            }
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let take = data.len().min(most.saturating_sub(out.len()));
+        let held = haul.bytes.fetch_add(take, Ordering::Relaxed) + take;
+        if held > haul.limit {
+            give_back(out.len() + take);
+            return Err(FetchError::TooLarge(format!(
+                "GET {uri}: the cluster's answers are over the limit of {} bytes (raise it with --max-input-bytes)",
+                haul.limit
+            )));
+        }
+        out.extend_from_slice(&data[..take]);
+    }
+    Ok(out)
 }
 
 impl Cluster {
@@ -365,28 +479,129 @@ impl Cluster {
         }
     }
 
-    /// One request, traced when asked.
-    async fn request(&self, uri: &str) -> Result<String, ReadFailure> {
+    /// One request and its answer's body, read only while the answers together stay within
+    /// the haul's limit: a body is never held past it, however long the server goes on.
+    async fn answer(&self, uri: &str, haul: &Haul) -> Result<Answered, FetchError> {
         let req = http::Request::get(uri)
             .header("Accept", "application/json")
-            .body(Vec::new())
+            .body(kube::client::Body::empty())
             .map_err(|e| ReadFailure {
                 status: None,
                 why: e.to_string(),
             })?;
-        let sent = Instant::now();
-        let answer = self.bounded(self.client.request_text(req)).await;
-        if self.trace {
-            let ms = sent.elapsed().as_millis();
-            match &answer {
-                Ok(t) => eprintln!("GET {uri} -> {} bytes in {ms} ms", t.len()),
-                Err(f) => eprintln!(
-                    "GET {uri} -> {} after {ms} ms",
-                    layer_core::render::for_terminal(&f.why)
-                ),
-            }
+        let res = self.client.send(req).await.map_err(|e| describe(&e))?;
+        let code = res.status();
+        if code.is_success() {
+            let body = read_body(res.into_body(), haul, usize::MAX, uri).await?;
+            let text = String::from_utf8(body).map_err(|e| ReadFailure {
+                status: None,
+                why: format!("unreadable response (not UTF-8: {e})"),
+            })?;
+            return Ok(Answered::Body(text));
         }
-        answer
+        let retry_after = res
+            .headers()
+            .get(http::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = read_body(res.into_body(), haul, STATUS_BYTES, uri).await?;
+        haul.bytes.fetch_sub(body.len(), Ordering::Relaxed);
+        #[derive(Deserialize)]
+        struct Status {
+            #[serde(default)]
+            message: String,
+        }
+        let text = String::from_utf8_lossy(&body);
+        let message = serde_json::from_str::<Status>(&text)
+            .map(|s| s.message)
+            .unwrap_or_else(|_| text.trim().to_string());
+        Ok(Answered::Status {
+            code: code.as_u16(),
+            message,
+            retry_after,
+        })
+    }
+
+    /// [`Cluster::answer`] within the read's deadline.
+    async fn answer_in_time(&self, uri: &str, haul: &Haul) -> Result<Answered, FetchError> {
+        match tokio::time::timeout(self.remaining(), self.answer(uri, haul)).await {
+            Ok(answered) => answered,
+            Err(_) => Err(FetchError::Failed(ReadFailure {
+                status: None,
+                why: format!("timed out (--request-timeout {}s)", self.timeout.as_secs()),
+            })),
+        }
+    }
+
+    /// One request, asked again while the server says "later" and the deadline leaves time to
+    /// wait as long as it asks; traced when asked.
+    async fn request(&self, uri: &str, haul: &Haul) -> Result<String, FetchError> {
+        for attempt in 1..=TRIES {
+            let sent = Instant::now();
+            let answered = self.answer_in_time(uri, haul).await;
+            let ms = sent.elapsed().as_millis();
+            let (code, message, retry_after) = match answered {
+                Ok(Answered::Body(t)) => {
+                    self.trace_line(uri, &format!("{} bytes in {ms} ms", t.len()));
+                    return Ok(t);
+                }
+                Ok(Answered::Status {
+                    code,
+                    message,
+                    retry_after,
+                }) => (code, message, retry_after),
+                Err(e) => {
+                    let why = match &e {
+                        FetchError::Failed(f) => f.why.clone(),
+                        FetchError::TooLarge(why) => why.clone(),
+                    };
+                    self.trace_line(uri, &format!("{why} after {ms} ms"));
+                    return Err(e);
+                }
+            };
+            let mut failure = status_failure(code, &message);
+            if !matches!(code, 429 | 503 | 504) {
+                self.trace_line(uri, &format!("{} after {ms} ms", failure.why));
+                return Err(failure.into());
+            }
+            let wait = retry_after.as_deref().map(str::trim).map(str::parse::<u64>);
+            let wait = match wait {
+                Some(Ok(secs)) => std::time::Duration::from_secs(secs),
+                _ => std::time::Duration::from_secs(1 << (attempt - 1)),
+            };
+            let shown = retry_after.as_deref().map_or_else(
+                || format!("{} s (no Retry-After)", wait.as_secs()),
+                |r| format!("{r} s"),
+            );
+            if wait >= self.remaining() {
+                failure.why = format!(
+                    "{}, which asked to retry after {shown}: past --request-timeout {}s",
+                    failure.why,
+                    self.timeout.as_secs()
+                );
+            } else if attempt == TRIES {
+                failure.why = format!(
+                    "{}: {TRIES} tries, each told to retry after {shown}",
+                    failure.why
+                );
+            } else {
+                self.trace_line(
+                    uri,
+                    &format!("{} after {ms} ms; again in {shown}", failure.why),
+                );
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            self.trace_line(uri, &format!("{} after {ms} ms", failure.why));
+            return Err(failure.into());
+        }
+        unreachable!("the last try returns")
+    }
+
+    fn trace_line(&self, uri: &str, outcome: &str) {
+        if self.trace {
+            eprintln!("GET {uri} -> {}", layer_core::render::for_terminal(outcome));
+        }
     }
 
     /// Run one read: a GET, or a list followed page by page. Its answers go to the haul under
@@ -396,13 +611,16 @@ impl Cluster {
         read: &Read,
         seq: usize,
         haul: &Haul,
-    ) -> Result<usize, ReadFailure> {
+    ) -> Result<usize, FetchError> {
+        if let Some(f) = haul.fatal() {
+            return Err(FetchError::TooLarge(f.message));
+        }
         haul.requests.fetch_add(1, Ordering::Relaxed);
         let mut count = 0;
         let mut cont: Option<String> = None;
         let mut pages = 0usize;
         loop {
-            let text = self.request(&read.uri(cont.as_deref())).await?;
+            let text = self.request(&read.uri(cont.as_deref()), haul).await?;
             if read.name.is_some() {
                 let text = typed_object(text, read)?;
                 let found = links::of_object(&text, &read.api_version, &read.kind);
@@ -414,7 +632,7 @@ impl Cluster {
                 });
                 return Ok(1);
             }
-            let page: Page = serde_json::from_str(&text).map_err(unreadable)?;
+            let page: Page = serde_json::from_str(&text).map_err(|e| unreadable(&e))?;
             let list_kind = page.kind.unwrap_or("");
             let kind = list_kind.strip_suffix("List").unwrap_or(&read.kind);
             let kind = if kind.is_empty() { &read.kind } else { kind };
@@ -445,12 +663,12 @@ impl Cluster {
 
     /// Run reads together, at most [`CONCURRENCY`] at a time; failures go to `unreadable`,
     /// except a 404 on a GET (the object does not exist, which the core sees by its absence).
-    /// Returns the numbers the reads were given.
+    /// Returns the numbers the reads were given, or why the collection stopped.
     pub(super) async fn fetch_all(
         self: &Arc<Self>,
         reads: Vec<Read>,
         haul: &Arc<Haul>,
-    ) -> std::ops::Range<usize> {
+    ) -> Result<std::ops::Range<usize>, crate::Failure> {
         self.progress.planned(reads.len());
         let seqs = haul.plan(reads.len());
         let sem = Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
@@ -463,16 +681,23 @@ impl Cluster {
                 let _permit = sem.acquire().await;
                 match this.fetch(&read, seq, &haul).await {
                     Ok(n) => this.progress.done(n),
-                    Err(f) => {
+                    Err(FetchError::Failed(f)) => {
                         this.progress.done(0);
                         if !(read.name.is_some() && f.status == Some(404)) {
                             haul.fail(read.missing(f.why));
                         }
                     }
+                    Err(FetchError::TooLarge(why)) => {
+                        this.progress.done(0);
+                        haul.stop(why);
+                    }
                 }
             });
         }
         while set.join_next().await.is_some() {}
-        seqs
+        match haul.fatal() {
+            Some(f) => Err(f),
+            None => Ok(seqs),
+        }
     }
 }

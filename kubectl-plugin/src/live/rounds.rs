@@ -20,7 +20,7 @@ use std::sync::Arc;
 use kube::discovery::ApiResource;
 use layer_core::{ReadLimits, TargetSpec};
 
-use super::fetch::{Haul, Read, ReadFailure, core, qualified};
+use super::fetch::{FetchError, Haul, Read, core, qualified};
 use super::links::{Family, Found, Links};
 use super::{Cluster, Collected, LiveError};
 use crate::plan::{self, Scope};
@@ -42,7 +42,7 @@ impl Cluster {
         spec: &TargetSpec,
         limits: ReadLimits,
     ) -> Result<Collected, crate::Failure> {
-        let haul = Arc::new(Haul::default());
+        let haul = Arc::new(Haul::new(limits.max_bytes));
         let namespace = spec
             .namespace
             .clone()
@@ -65,7 +65,11 @@ impl Cluster {
                     .not_found(&candidates, spec, &namespace, &haul, limits)
                     .await);
             }
-            Err(f) => {
+            Err(FetchError::TooLarge(why)) => {
+                self.progress.finish();
+                return Err(crate::Failure::new(3, "input-too-large", why));
+            }
+            Err(FetchError::Failed(f)) => {
                 self.progress.finish();
                 let what = format!("{}/{} in namespace {namespace}", spelling, spec.name);
                 return Err(crate::Failure::new(
@@ -75,10 +79,11 @@ impl Cluster {
                 ));
             }
         };
-        self.read_owners(&target, &namespace, &haul).await;
-        self.fetch_all(self.fan_out(Some(&namespace)), &haul).await;
+        self.read_owners(&target, &namespace, &haul).await?;
+        self.fetch_all(self.fan_out(Some(&namespace)), &haul)
+            .await?;
         self.follow_ups(&haul, Some(&target), Some(&namespace))
-            .await;
+            .await?;
         let target_meta = serde_json::json!({
             "kind": spec.kind, "namespace": namespace, "name": spec.name,
         });
@@ -93,8 +98,8 @@ impl Cluster {
         spec: &TargetSpec,
         namespace: &str,
         haul: &Haul,
-    ) -> Result<Option<Option<Found>>, ReadFailure> {
-        let mut last_failure: Option<ReadFailure> = None;
+    ) -> Result<Option<Option<Found>>, FetchError> {
+        let mut last_failure: Option<FetchError> = None;
         for (ar, namespaced) in candidates {
             let ns = namespaced.then_some(namespace);
             let read = Read::get(ar, ns, &spec.name);
@@ -105,10 +110,11 @@ impl Cluster {
                     self.progress.done(1);
                     return Ok(Some(haul.found(seq).into_iter().next()));
                 }
-                Err(f) if f.status == Some(404) => self.progress.done(0),
-                Err(f) => {
+                Err(FetchError::Failed(f)) if f.status == Some(404) => self.progress.done(0),
+                Err(e @ FetchError::TooLarge(_)) => return Err(e),
+                Err(e) => {
                     self.progress.done(0);
-                    last_failure = Some(f)
+                    last_failure = Some(e)
                 }
             }
         }
@@ -131,7 +137,9 @@ impl Cluster {
             .iter()
             .map(|(ar, namespaced)| Read::list(ar, namespaced.then_some(namespace)))
             .collect();
-        self.fetch_all(reads, haul).await;
+        if let Err(f) = self.fetch_all(reads, haul).await {
+            return f;
+        }
         self.progress.finish();
         let spelling = spec.kind.clone().unwrap_or_else(|| "pod".to_string());
         let fallback = crate::Failure::new(
@@ -164,7 +172,7 @@ impl Cluster {
         target: &Option<Found>,
         namespace: &str,
         haul: &Arc<Haul>,
-    ) {
+    ) -> Result<(), crate::Failure> {
         let mut seen_uids: BTreeSet<String> = BTreeSet::new();
         let mut frontier: Vec<Found> = target.iter().cloned().collect();
         for _ in 0..OWNER_ROUNDS {
@@ -190,9 +198,10 @@ impl Cluster {
             if next.is_empty() {
                 break;
             }
-            let seqs = self.fetch_all(next, haul).await;
+            let seqs = self.fetch_all(next, haul).await?;
             frontier = haul.found(seqs);
         }
+        Ok(())
     }
 
     /// Read everything `scan` looks at in one namespace, or in all of them.
@@ -201,9 +210,9 @@ impl Cluster {
         namespace: Option<&str>,
         limits: ReadLimits,
     ) -> Result<Collected, crate::Failure> {
-        let haul = Arc::new(Haul::default());
-        self.fetch_all(self.fan_out(namespace), &haul).await;
-        self.follow_ups(&haul, None, namespace).await;
+        let haul = Arc::new(Haul::new(limits.max_bytes));
+        self.fetch_all(self.fan_out(namespace), &haul).await?;
+        self.follow_ups(&haul, None, namespace).await?;
         if let Some(why) = haul.first_failure().filter(|_| !haul.has_objects()) {
             return Err(crate::Failure::new(
                 3,
@@ -327,7 +336,7 @@ impl Cluster {
         haul: &Arc<Haul>,
         target: Option<&Option<Found>>,
         namespace: Option<&str>,
-    ) {
+    ) -> Result<(), crate::Failure> {
         let (family, fake_gpu) = haul.found_in(ALL, |found| {
             let fake_gpu = found.iter().any(|f| f.fake_gpu_pool);
             let family = target.and_then(|t| {
@@ -339,7 +348,7 @@ impl Cluster {
         });
         let reads = self.follow_up(family.as_ref(), namespace, fake_gpu);
         let fake_gpu = reads.iter().any(|r| r.kind == "ConfigMap");
-        self.fetch_all(reads, haul).await;
+        self.fetch_all(reads, haul).await?;
         if fake_gpu {
             let namespaces: BTreeSet<String> = haul.found_in(ALL, |found| {
                 found
@@ -352,8 +361,9 @@ impl Cluster {
                 .iter()
                 .map(|ns| Read::list(&core("ConfigMap", "configmaps"), Some(ns)))
                 .collect();
-            self.fetch_all(reads, haul).await;
+            self.fetch_all(reads, haul).await?;
         }
         self.progress.finish();
+        Ok(())
     }
 }

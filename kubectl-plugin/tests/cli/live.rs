@@ -705,3 +705,184 @@ fn no_read_outside_the_role_even_when_the_bundle_points_there() {
         .collect();
     assert!(bad.is_empty(), "reads outside the role: {bad:?}");
 }
+
+/// `--max-input-bytes` bounds what the reader holds of the cluster's answers while it reads
+/// them: a list answer far past the limit, streamed without a length, stops the read at the
+/// limit with an error naming the request and the limit, instead of being buffered whole.
+#[test]
+fn max_input_bytes_bounds_live_answers_while_they_are_read() {
+    let limit = "10000000";
+    let normal = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    let o = normal.run(&["why", "job/resnet", "--max-input-bytes", limit]);
+    assert_eq!(o.status.code(), Some(0), "within the limit: {}", stderr(&o));
+    let huge = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options {
+            huge: vec!["pods".into()],
+            huge_bytes: 300 << 20,
+            ..Options::default()
+        },
+        "ml",
+    );
+    let o = huge.run(&["why", "job/resnet", "--max-input-bytes", limit]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("error[input-too-large]") && err.contains(limit),
+        "names the limit: {err}"
+    );
+    assert!(err.contains("/pods"), "names the request: {err}");
+    let sent = huge.server.bytes_streamed();
+    assert!(
+        sent < 100 << 20,
+        "the reader stopped near the limit, not at the end of the 300 MB answer: {sent} bytes sent"
+    );
+}
+
+fn missing_why(d: &Value, resource: &str) -> Option<String> {
+    d["missing"]
+        .as_array()?
+        .iter()
+        .find(|m| m["resource"] == resource)
+        .and_then(|m| m["why"].as_str())
+        .map(str::to_string)
+}
+
+fn requests_to(cluster: &Cluster, plural: &str) -> usize {
+    cluster
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with(&format!("/{plural}")))
+        .count()
+}
+
+/// A 429 is retried after the server's Retry-After while the deadline allows, a few times at
+/// most; then the read is named "rate limited", not "timed out", and a wait past the deadline
+/// is never started, so the other reads keep their time.
+#[test]
+fn rate_limited_reads_honour_retry_after_and_are_named() {
+    let throttle = |times: usize, after: &str| Options {
+        throttle: vec![apiserver::Throttle {
+            resource: "clusterqueues".into(),
+            times,
+            retry_after: Some(after.into()),
+        }],
+        ..Options::default()
+    };
+    let base = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    let baseline = json(&base.run(&["why", "job/resnet", "-o", "json"]), "baseline");
+
+    // Once, then served: the diagnosis is the one without throttling.
+    let once = serve(scenario_objects("healthy-gpu-job"), throttle(1, "1"), "ml");
+    let o = once.run(&["why", "job/resnet", "-o", "json"]);
+    let d = json(&o, "throttled once");
+    assert_eq!(d["missing"], baseline["missing"], "{}", stderr(&o));
+    assert_eq!(d["verdict"], baseline["verdict"]);
+    assert_eq!(requests_to(&once, "clusterqueues"), 2, "asked again once");
+
+    // Always: a few tries, then named as what it is.
+    let always = serve(
+        scenario_objects("healthy-gpu-job"),
+        throttle(usize::MAX, "1"),
+        "ml",
+    );
+    let d = json(
+        &always.run(&[
+            "why",
+            "job/resnet",
+            "-o",
+            "json",
+            "--request-timeout",
+            "60s",
+        ]),
+        "always throttled",
+    );
+    let why = missing_why(&d, "clusterqueues.kueue.x-k8s.io").expect("clusterqueues missing");
+    assert!(
+        why.starts_with("rate limited (429) by the API server"),
+        "{why}"
+    );
+    let tries = requests_to(&always, "clusterqueues");
+    assert!((2..=4).contains(&tries), "{tries} tries");
+    assert_eq!(layer_state(&d, "admission"), "unknown");
+
+    // A Retry-After past the deadline is not waited for: one try, and no other read runs out
+    // of time because of it.
+    let later = serve(
+        scenario_objects("healthy-gpu-job"),
+        throttle(usize::MAX, "3600"),
+        "ml",
+    );
+    let d = json(
+        &later.run(&[
+            "why",
+            "job/resnet",
+            "-o",
+            "json",
+            "--request-timeout",
+            "20s",
+        ]),
+        "retry after an hour",
+    );
+    let why = missing_why(&d, "clusterqueues.kueue.x-k8s.io").expect("clusterqueues missing");
+    assert!(
+        why.starts_with("rate limited (429) by the API server") && why.contains("3600"),
+        "{why}"
+    );
+    assert_eq!(requests_to(&later, "clusterqueues"), 1);
+    let others: Vec<&Value> = d["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["resource"] != "clusterqueues.kueue.x-k8s.io" && m["resource"].is_string())
+        .collect();
+    assert!(
+        others.is_empty(),
+        "only the throttled read is missing: {others:?}"
+    );
+}
+
+/// A connection the server resets is reported as a reset, for a read in the fan-out (named in
+/// `missing`) and for the target (exit 3).
+#[test]
+fn a_reset_connection_is_named_as_a_reset() {
+    let reset = |plural: &str| Options {
+        reset_connection: vec![plural.into()],
+        ..Options::default()
+    };
+    let fan_out = serve(
+        scenario_objects("healthy-gpu-job"),
+        reset("clusterqueues"),
+        "ml",
+    );
+    let o = fan_out.run(&[
+        "why",
+        "job/resnet",
+        "-o",
+        "json",
+        "--request-timeout",
+        "20s",
+    ]);
+    let d = json(&o, "reset");
+    let why = missing_why(&d, "clusterqueues.kueue.x-k8s.io").expect("clusterqueues missing");
+    assert!(why.contains("connection reset"), "{why}");
+    assert!(!why.contains("timed out"), "{why}");
+    let target = serve(scenario_objects("healthy-gpu-job"), reset("jobs"), "ml");
+    let o = target.run(&["why", "job/resnet", "--request-timeout", "20s"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read job/resnet in namespace ml")
+            && stderr(&o).contains("connection reset"),
+        "{}",
+        stderr(&o)
+    );
+}
