@@ -55,12 +55,22 @@ pub fn wants() -> impl Iterator<Item = Want> {
 /// fetched only then. Secrets are in no row, and ConfigMaps are listed by field selector only,
 /// so `why secret/x` or a pod "owned" by a Secret reads nothing the role does not print.
 pub fn may_get(group: &str, kind: &str) -> bool {
+    may(group, kind, "get")
+}
+
+/// Whether the role lets the reader list objects of this kind: a target that is not there is
+/// looked for among the others of its kind only then (a CRD is fetched by name, never listed).
+pub fn may_list(group: &str, kind: &str) -> bool {
+    may(group, kind, "list")
+}
+
+fn may(group: &str, kind: &str, verb: &str) -> bool {
     layer_core::kinds::KINDS.iter().any(|k| {
         k.group == group
             && k.kind == kind
             && match k.live {
                 Live::Cluster(_) | Live::Namespace(_) => true,
-                Live::Special { verbs, .. } => verbs.split(", ").any(|v| v == "get"),
+                Live::Special { verbs, .. } => verbs.split(", ").any(|v| v == verb),
             }
     })
 }

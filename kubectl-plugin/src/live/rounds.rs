@@ -124,7 +124,8 @@ impl Cluster {
         }
     }
 
-    /// The target is not there: list its kind so the core can name the closest matches.
+    /// The target is not there: list its kind, where the role allows, so the core can name the
+    /// closest matches.
     async fn not_found(
         self: &Arc<Self>,
         candidates: &[&(ApiResource, bool)],
@@ -135,6 +136,7 @@ impl Cluster {
     ) -> crate::Failure {
         let reads = candidates
             .iter()
+            .filter(|(ar, _)| plan::may_list(&ar.group, &ar.kind))
             .map(|(ar, namespaced)| Read::list(ar, namespaced.then_some(namespace)))
             .collect();
         if let Err(f) = self.fetch_all(reads, haul).await {

@@ -886,3 +886,160 @@ fn a_reset_connection_is_named_as_a_reset() {
         stderr(&o)
     );
 }
+
+/// One rule of a ClusterRole.
+struct RoleRule {
+    groups: Vec<String>,
+    resources: Vec<String>,
+    verbs: Vec<String>,
+    names: Vec<String>,
+}
+
+/// The rules of the ClusterRole `kubectl layer rbac` prints, read as any bundle is.
+fn printed_role() -> Vec<RoleRule> {
+    let o = super::run(&["rbac"]);
+    assert_eq!(o.status.code(), Some(0));
+    let role = objects(&stdout(&o));
+    assert_eq!(role.len(), 1, "one ClusterRole");
+    assert_eq!(role[0]["kind"], "ClusterRole");
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    role[0]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|r| RoleRule {
+            groups: strings(&r["apiGroups"]),
+            resources: strings(&r["resources"]),
+            verbs: strings(&r["verbs"]),
+            names: strings(&r["resourceNames"]),
+        })
+        .collect()
+}
+
+/// What a request asks the authorizer for: (verb, group, resource, name), or `None` for the
+/// discovery paths every authenticated user may read (`system:discovery`).
+fn authorization(r: &apiserver::RequestRecord) -> Option<(String, String, String, Option<String>)> {
+    let segs: Vec<&str> = r.path.split('/').filter(|s| !s.is_empty()).collect();
+    let rest = match segs.as_slice() {
+        ["version"] | ["api"] | ["api", _] | ["apis"] | ["apis", _] | ["apis", _, _] => {
+            return None;
+        }
+        ["api", _, rest @ ..] => ("", rest),
+        ["apis", g, _, rest @ ..] => (*g, rest),
+        _ => panic!("a request outside the API: {}", r.path),
+    };
+    let (group, rest) = rest;
+    let (resource, name) = match rest {
+        ["namespaces", _, plural, name] => (*plural, Some(*name)),
+        ["namespaces", _, plural] => (*plural, None),
+        [plural, name] => (*plural, Some(*name)),
+        [plural] => (*plural, None),
+        _ => panic!("a path of no resource: {}", r.path),
+    };
+    let watch = r
+        .query
+        .split('&')
+        .any(|q| q == "watch=true" || q == "watch=1");
+    let verb = match (r.method.as_str(), name, watch) {
+        ("GET", _, true) => "watch",
+        ("GET", Some(_), _) => "get",
+        ("GET", None, _) => "list",
+        (m, _, _) => m,
+    };
+    Some((
+        verb.to_string(),
+        group.to_string(),
+        resource.to_string(),
+        name.map(str::to_string),
+    ))
+}
+
+fn allowed(role: &[RoleRule], r: &apiserver::RequestRecord) -> bool {
+    let Some((verb, group, resource, name)) = authorization(r) else {
+        return r.method == "GET";
+    };
+    role.iter().any(|rule| {
+        rule.groups.contains(&group)
+            && rule.resources.contains(&resource)
+            && rule.verbs.contains(&verb)
+            && (rule.names.is_empty() || name.as_ref().is_some_and(|n| rule.names.contains(n)))
+    })
+}
+
+/// Every request the reader makes, for `why` on a target of every kind the scenarios have, on
+/// a name of every kind spelling that is not there, and for `scan` (one namespace and all),
+/// is one the printed ClusterRole allows: verb, API group, resource and name.
+#[test]
+fn every_request_is_allowed_by_the_printed_role() {
+    let role = printed_role();
+    let secret = apiserver::RequestRecord {
+        method: "GET".into(),
+        path: "/api/v1/namespaces/ml/secrets/hf".into(),
+        query: String::new(),
+        accept: String::new(),
+        status: 200,
+    };
+    assert!(
+        !allowed(&role, &secret),
+        "the check refuses what the role does not name"
+    );
+    let mut kinds_seen = std::collections::BTreeSet::new();
+    let mut asked: Vec<(String, apiserver::RequestRecord)> = Vec::new();
+    for (i, s) in scenarios::all().into_iter().enumerate() {
+        let cluster = serve(objects(&s.bundle_text()), Options::default(), "default");
+        for e in &s.expectations {
+            let kind = e.target.split('/').next().unwrap_or_default().to_string();
+            if kinds_seen.insert(kind) {
+                cluster.run(&["why", &e.target, "-o", "json"]);
+            }
+        }
+        cluster.run(&["scan", "-A", "-o", "json"]);
+        if i == 0 {
+            cluster.run(&["scan", "-o", "json"]);
+            for k in layer_core::kinds::KINDS {
+                let spelling = k.names.first().copied().unwrap_or(k.plural);
+                cluster.run(&["why", &format!("{spelling}/not-there")]);
+            }
+            for t in ["secret/x", "configmap/x", "secrets/x", "not-there"] {
+                cluster.run(&["why", t]);
+            }
+        }
+        asked.extend(
+            cluster
+                .server
+                .requests()
+                .into_iter()
+                .map(|r| (s.name.clone(), r)),
+        );
+    }
+    let refused: Vec<String> = asked
+        .iter()
+        .filter(|(_, r)| !allowed(&role, r))
+        .map(|(s, r)| format!("{s}: {} {}?{}", r.method, r.path, r.query))
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "outside the role:\n{}",
+        refused.join("\n")
+    );
+    let distinct: std::collections::BTreeSet<(String, String, String)> = asked
+        .iter()
+        .filter_map(|(_, r)| authorization(r))
+        .map(|(v, g, res, _)| (v, g, res))
+        .collect();
+    assert!(
+        kinds_seen.len() >= 10,
+        "targets of {} kinds",
+        kinds_seen.len()
+    );
+    assert!(
+        distinct.len() >= 30 && distinct.iter().any(|d| d.0 == "get"),
+        "{distinct:?}"
+    );
+}
