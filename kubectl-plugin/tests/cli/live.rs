@@ -1043,3 +1043,37 @@ fn every_request_is_allowed_by_the_printed_role() {
         "{distinct:?}"
     );
 }
+
+/// With `-f` the cluster of the kubeconfig is not asked anything, not even its version.
+#[test]
+fn a_file_is_read_without_a_request_to_the_cluster() {
+    let s = scenario("healthy-gpu-job");
+    let cluster = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    for args in [
+        vec!["why", "job/resnet", "-n", "ml", "-f"],
+        vec!["scan", "-f"],
+        vec!["bundle", "-f"],
+    ] {
+        let o = bin()
+            .args(&args)
+            .arg(&s.bundle_path)
+            .arg("--kubeconfig")
+            .arg(&cluster.kubeconfig)
+            .output()
+            .unwrap();
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(cluster.server.requests(), Vec::new(), "no request with -f");
+    // The same kubeconfig is read when there is no -f: the server was reachable.
+    let o = cluster.run(&["why", "job/resnet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!cluster.server.requests().is_empty());
+}
