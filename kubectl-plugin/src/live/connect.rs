@@ -6,7 +6,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use std::cmp::Reverse;
+
+use kube::client::{APIGroupDiscovery, APIGroupDiscoveryList, APIVersionDiscovery};
 use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::core::Version;
 use kube::discovery::{ApiCapabilities, ApiResource, Discovery, Scope as KubeScope};
 use kube::{Client, Config};
 
@@ -14,6 +18,16 @@ use super::fetch::{ReadFailure, describe};
 use super::progress::Progress;
 use super::{Cluster, LiveError};
 use crate::plan;
+
+/// The core kinds the tool reads that are not namespaced.
+const CLUSTER_SCOPED_CORE: &[&str] = &["Node", "Namespace"];
+
+fn group_name(g: &APIGroupDiscovery) -> &str {
+    g.metadata
+        .as_ref()
+        .and_then(|m| m.name.as_deref())
+        .unwrap_or("")
+}
 
 /// How to reach the cluster (the kubectl flags of the same names).
 #[derive(Clone, Debug, Default)]
@@ -24,6 +38,9 @@ pub struct ConnectOptions {
     pub timeout: Duration,
     /// Print progress on stderr (only when it is a terminal).
     pub progress: bool,
+    /// Ask the server for its version (`/version`), which only `bundle` records: `why` and
+    /// `scan` spare the request.
+    pub server_version: bool,
 }
 
 /// The client configuration and the context's name, as kubectl would choose them.
@@ -95,45 +112,125 @@ impl Cluster {
             progress: Progress::new(opts.progress),
             trace: std::env::var_os("KUBECTL_LAYER_TRACE").is_some_and(|v| v == "1"),
         };
-        cluster.discover().await?;
+        cluster.discover(opts.server_version).await?;
         Ok(cluster)
     }
 
-    async fn discover(&mut self) -> Result<(), LiveError> {
-        let groups = plan::groups();
-        let unreachable = |f: ReadFailure| match f.status {
+    /// The server's version when asked, and the kinds it offers among those the tool reads:
+    /// one request (`/apis`, aggregated discovery, Kubernetes 1.30+) on a current server, the
+    /// core group being the same on every cluster; the legacy documents, one per group and
+    /// version, on an older one.
+    async fn discover(&mut self, with_version: bool) -> Result<(), LiveError> {
+        let unreachable = |url: &str, what: &str, f: ReadFailure| match f.status {
             Some(_) => LiveError::Read {
-                what: "API discovery".into(),
+                what: what.into(),
                 why: f.why,
             },
             None => LiveError::Unreachable {
-                url: self.url.clone(),
+                url: url.to_string(),
                 why: f.why,
             },
         };
-        let version = self.bounded(self.client.apiserver_version()).await;
-        let version = version.map_err(unreachable)?;
-        self.server_version = Some(version.git_version);
-        let aggregated = self
-            .bounded(
-                Discovery::new(self.client.clone())
-                    .filter(&groups)
-                    .run_aggregated(),
-            )
-            .await;
+        if with_version {
+            let version = self.bounded(self.client.apiserver_version()).await;
+            self.trace_outcome("/version", "the server's version, for the bundle", &version);
+            let version = version.map_err(|f| unreachable(&self.url, "the server's version", f))?;
+            self.server_version = Some(version.git_version);
+        }
+        let groups = plan::groups();
+        let aggregated = self.bounded(self.client.list_api_groups_aggregated()).await;
+        self.trace_outcome(
+            "/apis",
+            "discovery: the API groups and kinds the server offers (aggregated)",
+            &aggregated,
+        );
         // A server without aggregated discovery answers the same URL with the legacy document,
         // which decodes to an empty list; every real cluster serves `apps`, so its absence
         // means "ask the legacy way".
-        let discovery = match aggregated {
-            Ok(d) if d.has_group("apps") => d,
-            _ => self
-                .bounded(Discovery::new(self.client.clone()).filter(&groups).run())
-                .await
-                .map_err(|f| LiveError::Read {
-                    what: "API discovery".into(),
-                    why: f.why,
-                })?,
-        };
+        match aggregated {
+            Ok(list) if list.items.iter().any(|g| group_name(g) == "apps") => {
+                self.take_aggregated(list, &groups);
+                self.take_core();
+            }
+            Err(f) if f.status.is_none() => {
+                return Err(unreachable(&self.url, "API discovery", f));
+            }
+            _ => {
+                let legacy = self
+                    .bounded(Discovery::new(self.client.clone()).filter(&groups).run())
+                    .await
+                    .map_err(|f| LiveError::Read {
+                        what: "API discovery".into(),
+                        why: f.why,
+                    })?;
+                self.take_legacy(&legacy);
+            }
+        }
+        // Discovery lists groups in no fixed order: sorted, a target spelling two groups
+        // share (`inferencepool`) is looked for in the same order on every run.
+        self.apis
+            .sort_by(|a, b| (&a.0.group, &a.0.kind).cmp(&(&b.0.group, &b.0.kind)));
+        Ok(())
+    }
+
+    /// One version of each kind: the group's preferred version when it has the kind, else
+    /// the most stable one that does (a real server serves every object at every version of
+    /// its group, so one read sees them all).
+    fn take_aggregated(&mut self, list: APIGroupDiscoveryList, groups: &[&str]) {
+        for g in list.items {
+            let name = group_name(&g).to_string();
+            if !groups.contains(&name.as_str()) {
+                continue;
+            }
+            let mut kinds: BTreeMap<String, (ApiResource, bool)> = BTreeMap::new();
+            let mut versions: Vec<(usize, &APIVersionDiscovery)> =
+                g.versions.iter().enumerate().collect();
+            // The preferred version (listed first) wins, then the most stable.
+            versions.sort_by_key(|(i, v)| {
+                (
+                    *i != 0,
+                    Reverse(Version::parse(v.version.as_deref().unwrap_or("")).priority()),
+                )
+            });
+            for (_, v) in versions {
+                let Some(version) = v.version.as_deref() else {
+                    continue;
+                };
+                self.group_versions.insert(format!("{name}/{version}"));
+                for r in &v.resources {
+                    let kind = r.response_kind.as_ref().and_then(|k| k.kind.as_ref());
+                    let (Some(plural), Some(kind)) = (r.resource.as_deref(), kind) else {
+                        continue;
+                    };
+                    kinds.entry(kind.clone()).or_insert_with(|| {
+                        let ar = ApiResource {
+                            group: name.clone(),
+                            version: version.to_string(),
+                            api_version: format!("{name}/{version}"),
+                            kind: kind.clone(),
+                            plural: plural.to_string(),
+                        };
+                        (ar, r.scope.as_deref() == Some("Namespaced"))
+                    });
+                }
+            }
+            self.apis.extend(kinds.into_values());
+        }
+    }
+
+    /// The core group's kinds the tool reads: `v1` on every cluster, so not asked for.
+    fn take_core(&mut self) {
+        self.group_versions.insert("v1".into());
+        for k in layer_core::kinds::KINDS
+            .iter()
+            .filter(|k| k.group.is_empty())
+        {
+            let ar = super::fetch::core(k.kind, k.plural);
+            self.apis.push((ar, !CLUSTER_SCOPED_CORE.contains(&k.kind)));
+        }
+    }
+
+    fn take_legacy(&mut self, discovery: &Discovery) {
         for g in discovery.groups() {
             for v in g.versions() {
                 self.group_versions.insert(if g.name().is_empty() {
@@ -142,9 +239,6 @@ impl Cluster {
                     format!("{}/{v}", g.name())
                 });
             }
-            // One version of each kind: the group's preferred version when it has the kind,
-            // else the most stable one that does (a real server serves every object at every
-            // version of its group, so one read sees them all).
             let mut kinds: BTreeMap<String, (ApiResource, ApiCapabilities)> = g
                 .recommended_resources()
                 .into_iter()
@@ -158,11 +252,19 @@ impl Cluster {
                     .push((ar, matches!(caps.scope, KubeScope::Namespaced)));
             }
         }
-        // Discovery lists groups in no fixed order: sorted, a target spelling two groups
-        // share (`inferencepool`) is looked for in the same order on every run.
-        self.apis
-            .sort_by(|a, b| (&a.0.group, &a.0.kind).cmp(&(&b.0.group, &b.0.kind)));
-        Ok(())
+    }
+
+    fn trace_outcome<T>(&self, path: &str, why: &str, outcome: &Result<T, ReadFailure>) {
+        if self.trace {
+            let what = match outcome {
+                Ok(_) => "answered".to_string(),
+                Err(f) => f.why.clone(),
+            };
+            eprintln!(
+                "GET {path} -> {} ({why})",
+                layer_core::render::for_terminal(&what)
+            );
+        }
     }
 
     /// The group/versions the server offers among those the tool reads.

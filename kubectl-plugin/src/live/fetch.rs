@@ -129,6 +129,8 @@ pub(super) struct Read {
     paginate: bool,
     pub namespace: Option<String>,
     pub name: Option<String>,
+    /// What the read is for, for `KUBECTL_LAYER_TRACE`.
+    pub why: String,
 }
 
 pub(super) fn qualified(ar: &ApiResource) -> String {
@@ -186,6 +188,7 @@ impl Read {
             paginate: true,
             namespace: namespace.map(str::to_string),
             name: None,
+            why: String::new(),
         }
     }
 
@@ -200,6 +203,12 @@ impl Read {
 
     pub(super) fn with(mut self, key: &str, value: &str) -> Read {
         self.query.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    /// Says what the read is for.
+    pub(super) fn because(mut self, why: impl Into<String>) -> Read {
+        self.why = why.into();
         self
     }
 
@@ -303,6 +312,38 @@ impl Haul {
 
     pub(super) fn fail(&self, m: Missing) {
         self.unreadable.lock().expect("not poisoned").push(m);
+    }
+
+    /// Whether an answer of the reads numbered `seqs` has a text that passes `test`.
+    pub(super) fn any_text(
+        &self,
+        seqs: std::ops::Range<usize>,
+        test: impl Fn(&str) -> bool,
+    ) -> bool {
+        let answers = self.answers.lock().expect("not poisoned");
+        answers
+            .iter()
+            .any(|a| seqs.contains(&a.order.0) && test(&a.text))
+    }
+
+    /// The texts of the answers of the reads numbered `seqs`, in plan order.
+    pub(super) fn texts(&self, seqs: std::ops::Range<usize>) -> Vec<String> {
+        let answers = self.answers.lock().expect("not poisoned");
+        let mut of: Vec<&Answer> = answers
+            .iter()
+            .filter(|a| seqs.contains(&a.order.0))
+            .collect();
+        of.sort_by_key(|a| a.order);
+        of.into_iter().map(|a| a.text.clone()).collect()
+    }
+
+    /// The text of the first answer of the read numbered `seq`.
+    pub(super) fn text(&self, seq: usize) -> Option<String> {
+        let answers = self.answers.lock().expect("not poisoned");
+        answers
+            .iter()
+            .find(|a| a.order == (seq, 0))
+            .map(|a| a.text.clone())
     }
 
     /// `f` of what the answers of the reads numbered `seqs` found, in plan order.
@@ -535,14 +576,14 @@ impl Cluster {
 
     /// One request, asked again while the server says "later" and the deadline leaves time to
     /// wait as long as it asks; traced when asked.
-    async fn request(&self, uri: &str, haul: &Haul) -> Result<String, FetchError> {
+    async fn request(&self, uri: &str, why: &str, haul: &Haul) -> Result<String, FetchError> {
         for attempt in 1..=TRIES {
             let sent = Instant::now();
             let answered = self.answer_in_time(uri, haul).await;
             let ms = sent.elapsed().as_millis();
             let (code, message, retry_after) = match answered {
                 Ok(Answered::Body(t)) => {
-                    self.trace_line(uri, &format!("{} bytes in {ms} ms", t.len()));
+                    self.trace_line(uri, why, &format!("{} bytes in {ms} ms", t.len()));
                     return Ok(t);
                 }
                 Ok(Answered::Status {
@@ -551,17 +592,17 @@ impl Cluster {
                     retry_after,
                 }) => (code, message, retry_after),
                 Err(e) => {
-                    let why = match &e {
+                    let failure = match &e {
                         FetchError::Failed(f) => f.why.clone(),
                         FetchError::TooLarge(why) => why.clone(),
                     };
-                    self.trace_line(uri, &format!("{why} after {ms} ms"));
+                    self.trace_line(uri, why, &format!("{failure} after {ms} ms"));
                     return Err(e);
                 }
             };
             let mut failure = status_failure(code, &message);
             if !matches!(code, 429 | 503 | 504) {
-                self.trace_line(uri, &format!("{} after {ms} ms", failure.why));
+                self.trace_line(uri, why, &format!("{} after {ms} ms", failure.why));
                 return Err(failure.into());
             }
             let wait = retry_after.as_deref().map(str::trim).map(str::parse::<u64>);
@@ -587,20 +628,26 @@ impl Cluster {
             } else {
                 self.trace_line(
                     uri,
+                    why,
                     &format!("{} after {ms} ms; again in {shown}", failure.why),
                 );
                 tokio::time::sleep(wait).await;
                 continue;
             }
-            self.trace_line(uri, &format!("{} after {ms} ms", failure.why));
+            self.trace_line(uri, why, &format!("{} after {ms} ms", failure.why));
             return Err(failure.into());
         }
         unreachable!("the last try returns")
     }
 
-    fn trace_line(&self, uri: &str, outcome: &str) {
+    fn trace_line(&self, uri: &str, why: &str, outcome: &str) {
         if self.trace {
-            eprintln!("GET {uri} -> {}", layer_core::render::for_terminal(outcome));
+            let outcome = layer_core::render::for_terminal(outcome);
+            if why.is_empty() {
+                eprintln!("GET {uri} -> {outcome}");
+            } else {
+                eprintln!("GET {uri} -> {outcome} ({why})");
+            }
         }
     }
 
@@ -620,7 +667,9 @@ impl Cluster {
         let mut cont: Option<String> = None;
         let mut pages = 0usize;
         loop {
-            let text = self.request(&read.uri(cont.as_deref()), haul).await?;
+            let text = self
+                .request(&read.uri(cont.as_deref()), &read.why, haul)
+                .await?;
             if read.name.is_some() {
                 let text = typed_object(text, read)?;
                 let found = links::of_object(&text, &read.api_version, &read.kind);

@@ -151,6 +151,86 @@ fn found(raw: &str, api_version: &str, kind: &str) -> Option<Found> {
     })
 }
 
+/// What a pod's text shows that leads its diagnosis to other objects (the owners and what
+/// discovery found are the caller's to add). A pod that cannot be read gives no signs, and the
+/// plan falls back on what every pod needs.
+pub(super) fn pod_signs(text: &str) -> crate::plan::PodSigns {
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        return crate::plan::PodSigns::default();
+    };
+    let strings = |p: &str| -> std::collections::BTreeMap<String, String> {
+        v.pointer(p)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_string())))
+            .collect()
+    };
+    let spec = &v["spec"];
+    let phase = v.pointer("/status/phase").and_then(Value::as_str);
+    crate::plan::PodSigns {
+        labels: strings("/metadata/labels"),
+        annotations: strings("/metadata/annotations"),
+        scheduler: spec["schedulerName"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        gates: spec["schedulingGates"]
+            .as_array()
+            .is_some_and(|g| !g.is_empty()),
+        claims: spec["resourceClaims"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty()),
+        volumes: spec["volumes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|vol| vol.get("persistentVolumeClaim").is_some()),
+        runtime_class: spec["runtimeClassName"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty()),
+        node: spec["nodeName"]
+            .as_str()
+            .filter(|n| !n.is_empty())
+            .map(str::to_string),
+        terminal: matches!(phase, Some("Succeeded" | "Failed")),
+        kai_reservation: v
+            .pointer("/status/conditions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["message"].as_str())
+            .any(|m| m.contains(crate::plan::KAI_RESERVATION)),
+        ..Default::default()
+    }
+}
+
+/// The label and annotation keys of an object's text.
+pub(super) fn meta_keys(text: &str) -> Vec<String> {
+    #[derive(Deserialize, Default)]
+    struct Meta {
+        #[serde(default)]
+        labels: Option<HashMap<String, serde::de::IgnoredAny>>,
+        #[serde(default)]
+        annotations: Option<HashMap<String, serde::de::IgnoredAny>>,
+    }
+    #[derive(Deserialize)]
+    struct Object {
+        #[serde(default)]
+        metadata: Option<Meta>,
+    }
+    let m = serde_json::from_str::<Object>(text)
+        .ok()
+        .and_then(|o| o.metadata)
+        .unwrap_or_default();
+    m.labels
+        .into_iter()
+        .flatten()
+        .chain(m.annotations.into_iter().flatten())
+        .map(|(k, _)| k)
+        .collect()
+}
+
 /// The object of a GET answer.
 pub(super) fn of_object(text: &str, api_version: &str, kind: &str) -> Option<Found> {
     found(text, api_version, kind)
