@@ -11,13 +11,17 @@ use std::cmp::Reverse;
 use kube::client::{APIGroupDiscovery, APIGroupDiscoveryList, APIVersionDiscovery};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::core::Version;
+use kube::core::discovery::v2::ACCEPT_AGGREGATED_DISCOVERY_V2;
 use kube::discovery::{ApiCapabilities, ApiResource, Discovery, Scope as KubeScope};
 use kube::{Client, Config};
 
-use super::fetch::{ReadFailure, describe};
+use super::fetch::{FetchError, Haul, ReadFailure, describe};
 use super::progress::Progress;
 use super::{Cluster, LiveError};
 use crate::plan;
+
+/// The most the discovery document may hold (a cluster with hundreds of CRDs serves a few MB).
+const DISCOVERY_MAX: usize = 64 << 20;
 
 /// The core kinds the tool reads that are not namespaced.
 const CLUSTER_SCOPED_CORE: &[&str] = &["Node", "Namespace"];
@@ -138,17 +142,28 @@ impl Cluster {
             self.server_version = Some(version.git_version);
         }
         let groups = plan::groups();
-        let aggregated = self.bounded(self.client.list_api_groups_aggregated()).await;
-        self.trace_outcome(
-            "/apis",
-            "discovery: the API groups and kinds the server offers (aggregated)",
-            &aggregated,
-        );
+        // Through the reader's own requests: bounded, asked again after a Retry-After, traced.
+        let aggregated = self
+            .request(
+                "/apis",
+                ACCEPT_AGGREGATED_DISCOVERY_V2,
+                "discovery: the API groups and kinds the server offers",
+                &Haul::new(DISCOVERY_MAX),
+            )
+            .await
+            .map_err(|e| match e {
+                FetchError::Failed(f) => f,
+                FetchError::TooLarge(why) => ReadFailure {
+                    status: Some(413),
+                    why,
+                },
+            })
+            .map(|text| serde_json::from_str::<APIGroupDiscoveryList>(&text).ok());
         // A server without aggregated discovery answers the same URL with the legacy document,
         // which decodes to an empty list; every real cluster serves `apps`, so its absence
         // means "ask the legacy way".
         match aggregated {
-            Ok(list) if list.items.iter().any(|g| group_name(g) == "apps") => {
+            Ok(Some(list)) if list.items.iter().any(|g| group_name(g) == "apps") => {
                 self.take_aggregated(list, &groups);
                 self.take_core();
             }

@@ -100,6 +100,9 @@ impl From<ReadFailure> for FetchError {
     }
 }
 
+/// What a read accepts: the object or list as JSON.
+pub(super) const JSON: &str = "application/json";
+
 /// Tries of a read the server asks to repeat later (429, 503, 504), each after its
 /// `Retry-After` (1 s when it gives none), while the deadline allows.
 const TRIES: usize = 4;
@@ -522,9 +525,9 @@ impl Cluster {
 
     /// One request and its answer's body, read only while the answers together stay within
     /// the haul's limit: a body is never held past it, however long the server goes on.
-    async fn answer(&self, uri: &str, haul: &Haul) -> Result<Answered, FetchError> {
+    async fn answer(&self, uri: &str, accept: &str, haul: &Haul) -> Result<Answered, FetchError> {
         let req = http::Request::get(uri)
-            .header("Accept", "application/json")
+            .header("Accept", accept)
             .body(kube::client::Body::empty())
             .map_err(|e| ReadFailure {
                 status: None,
@@ -564,8 +567,13 @@ impl Cluster {
     }
 
     /// [`Cluster::answer`] within the read's deadline.
-    async fn answer_in_time(&self, uri: &str, haul: &Haul) -> Result<Answered, FetchError> {
-        match tokio::time::timeout(self.remaining(), self.answer(uri, haul)).await {
+    async fn answer_in_time(
+        &self,
+        uri: &str,
+        accept: &str,
+        haul: &Haul,
+    ) -> Result<Answered, FetchError> {
+        match tokio::time::timeout(self.remaining(), self.answer(uri, accept, haul)).await {
             Ok(answered) => answered,
             Err(_) => Err(FetchError::Failed(ReadFailure {
                 status: None,
@@ -576,10 +584,16 @@ impl Cluster {
 
     /// One request, asked again while the server says "later" and the deadline leaves time to
     /// wait as long as it asks; traced when asked.
-    async fn request(&self, uri: &str, why: &str, haul: &Haul) -> Result<String, FetchError> {
+    pub(super) async fn request(
+        &self,
+        uri: &str,
+        accept: &str,
+        why: &str,
+        haul: &Haul,
+    ) -> Result<String, FetchError> {
         for attempt in 1..=TRIES {
             let sent = Instant::now();
-            let answered = self.answer_in_time(uri, haul).await;
+            let answered = self.answer_in_time(uri, accept, haul).await;
             let ms = sent.elapsed().as_millis();
             let (code, message, retry_after) = match answered {
                 Ok(Answered::Body(t)) => {
@@ -668,7 +682,7 @@ impl Cluster {
         let mut pages = 0usize;
         loop {
             let text = self
-                .request(&read.uri(cont.as_deref()), &read.why, haul)
+                .request(&read.uri(cont.as_deref()), JSON, &read.why, haul)
                 .await?;
             if read.name.is_some() {
                 let text = typed_object(text, read)?;
