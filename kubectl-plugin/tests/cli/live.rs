@@ -1283,3 +1283,42 @@ fn why_on_a_pod_takes_few_requests_whatever_the_cluster_size() {
         }
     }
 }
+
+/// `KUBECTL_LAYER_TRACE=1` prints every request the server answered, each with what it is for.
+#[test]
+fn the_trace_says_what_each_read_is_for() {
+    let cluster = serve(
+        scenario_objects("kueue-admitted-no-gpu-room"),
+        current(),
+        "ml",
+    );
+    for target in ["trainer-7mzq4", "job/trainer"] {
+        let before = cluster.server.requests().len();
+        let o = bin()
+            .env("KUBECTL_LAYER_TRACE", "1")
+            .args(["why", target, "--kubeconfig"])
+            .arg(&cluster.kubeconfig)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let asked = cluster.server.requests().len() - before;
+        let lines: Vec<String> = stderr(&o)
+            .lines()
+            .filter(|l| l.starts_with("GET "))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(
+            lines.len(),
+            asked,
+            "{target}: one line a request:\n{}",
+            lines.join("\n")
+        );
+        for l in &lines {
+            let why = l.rsplit_once(" (").map(|(_, w)| w.trim_end_matches(')'));
+            assert!(
+                why.is_some_and(|w| w.len() > 5 && !w.contains(" ms")),
+                "{target}: no reason given: {l}"
+            );
+        }
+    }
+}
