@@ -3,7 +3,9 @@
 //!
 //! 1. discovery ([`super::connect`]): one request on a current server;
 //! 2. the target, then its owners one by one (owners by name, a handful at most), each only
-//!    where the role allows a GET of its kind ([`plan::may_get`]);
+//!    where the role allows a GET of its kind ([`plan::may_get`]); a JobSet's or a
+//!    LeaderWorkerSet's pod reads the top its labels name instead of the Job (StatefulSet)
+//!    between, which round 3 lists with the others of the namespace;
 //! 3. for a pod, the kinds its diagnosis can read, chosen by what the pod and its owners show
 //!    ([`plan::POD_NEEDS`], [`PodSigns`]), and the pods bound to a node (what each node holds);
 //!    for any other target, every row of [`plan::wants`] whose API exists, the namespace's pods,
@@ -34,6 +36,12 @@ use crate::plan::{self, PodSigns, Scope};
 const EVENTS_PER_OBJECT_MAX: usize = 40;
 /// How far up an owner chain the owners are read.
 const OWNER_ROUNDS: usize = 8;
+
+/// A read that stands for a target's owners of a kind (see [`Cluster::owner_shortcuts`]).
+struct Shortcut {
+    instead_of: (&'static str, &'static str),
+    read: Read,
+}
 
 /// Every read, from the first.
 const ALL: std::ops::Range<usize> = 0..usize::MAX;
@@ -84,10 +92,18 @@ impl Cluster {
             }
         };
         let (target, seq) = target;
-        let (owners, owner_keys) = self.read_owners(&target, &namespace, &haul).await?;
         let is_pod = target
             .as_ref()
             .is_some_and(|t| t.kind == "Pod" && t.group.is_empty());
+        let shortcuts = if is_pod {
+            let labels = haul.text(seq).map(|t| links::pod_signs(&t).labels);
+            self.owner_shortcuts(&labels.unwrap_or_default(), &namespace)
+        } else {
+            Vec::new()
+        };
+        let (owners, owner_keys) = self
+            .read_owners(&target, &namespace, shortcuts, &haul)
+            .await?;
         let signs = is_pod.then(|| {
             let mut signs = self.pod_signs(haul.text(seq).as_deref(), &owners);
             signs.owner_keys = owner_keys;
@@ -200,27 +216,42 @@ impl Cluster {
 
     /// Round 2b: owners, by name, up the chain, each where the role allows its kind (never a
     /// Secret).
+    ///
+    /// `shortcuts` stand for the target's own owners of a kind: read instead of them, by name.
     async fn read_owners(
         self: &Arc<Self>,
         target: &Option<Found>,
         namespace: &str,
+        shortcuts: Vec<Shortcut>,
         haul: &Arc<Haul>,
     ) -> Result<(Vec<Found>, Vec<String>), crate::Failure> {
         let mut owners = Vec::new();
         let mut keys = Vec::new();
         let mut seen_uids: BTreeSet<String> = BTreeSet::new();
         let mut frontier: Vec<Found> = target.iter().cloned().collect();
-        for _ in 0..OWNER_ROUNDS {
+        for round in 0..OWNER_ROUNDS {
             let mut next = Vec::new();
             for f in &frontier {
                 for o in &f.owners {
+                    let group = layer_core::bundle::group_of(&o.api_version);
+                    if let Some(s) = shortcuts
+                        .iter()
+                        .find(|s| round == 0 && s.instead_of == (group, o.kind.as_str()))
+                    {
+                        if !next
+                            .iter()
+                            .any(|r: &Read| r.name == s.read.name && r.kind == s.read.kind)
+                        {
+                            next.push(s.read.clone());
+                        }
+                        continue;
+                    }
                     if !seen_uids.insert(o.uid.clone()) {
                         continue;
                     }
                     if o.api_version.is_empty() || o.kind.is_empty() || o.name.is_empty() {
                         continue;
                     }
-                    let group = layer_core::bundle::group_of(&o.api_version);
                     if !plan::may_get(group, &o.kind) {
                         continue;
                     }
@@ -242,6 +273,46 @@ impl Cluster {
             keys.extend(haul.texts(seqs).iter().flat_map(|t| links::meta_keys(t)));
         }
         Ok((owners, keys))
+    }
+
+    /// For a pod of a JobSet or a LeaderWorkerSet: its labels name the top of its chain, and
+    /// the fan-out lists the Jobs (StatefulSets) between in the namespace anyway, so the owner
+    /// between is not read by itself: one request and one round fewer.
+    fn owner_shortcuts(
+        &self,
+        labels: &std::collections::BTreeMap<String, String>,
+        namespace: &str,
+    ) -> Vec<Shortcut> {
+        let mut out = Vec::new();
+        for (label, group, kind, instead_of) in [
+            (
+                "jobset.sigs.k8s.io/jobset-name",
+                "jobset.x-k8s.io",
+                "JobSet",
+                ("batch", "Job"),
+            ),
+            (
+                "leaderworkerset.sigs.k8s.io/name",
+                "leaderworkerset.x-k8s.io",
+                "LeaderWorkerSet",
+                ("apps", "StatefulSet"),
+            ),
+        ] {
+            let (Some(name), Some((ar, namespaced))) =
+                (labels.get(label), self.resource(group, kind))
+            else {
+                continue;
+            };
+            let ns = namespaced.then_some(namespace);
+            out.push(Shortcut {
+                instead_of,
+                read: Read::get(ar, ns, name).because(format!(
+                    "the {kind} the pod's label names (the {} between is in the namespace's list)",
+                    instead_of.1
+                )),
+            });
+        }
+        out
     }
 
     /// Read everything `scan` looks at in one namespace, or in all of them.
@@ -351,7 +422,10 @@ impl Cluster {
             .iter()
             .map(|o| (o.group.clone(), o.kind.clone()))
             .collect();
-        reads.extend(self.integration_crds(Some(&kinds)));
+        // Their age matters only to a Kueue that may manage the pod.
+        if signs.needs("", plan::Need::Kueue) {
+            reads.extend(self.integration_crds(Some(&kinds)));
+        }
         let fake_gpu = haul.found_in(ALL, |found| found.iter().any(|f| f.fake_gpu_pool));
         if fake_gpu {
             reads.push(self.fake_gpu_topology());
