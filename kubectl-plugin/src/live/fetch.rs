@@ -134,6 +134,9 @@ pub(super) struct Read {
     pub name: Option<String>,
     /// What the read is for, for `KUBECTL_LAYER_TRACE`.
     pub why: String,
+    /// Whether later rounds plan from what its objects say ([`links`]); a pod's bound pods,
+    /// the cluster's largest answer, need not be read twice.
+    heads: bool,
 }
 
 pub(super) fn qualified(ar: &ApiResource) -> String {
@@ -192,6 +195,7 @@ impl Read {
             namespace: namespace.map(str::to_string),
             name: None,
             why: String::new(),
+            heads: true,
         }
     }
 
@@ -206,6 +210,12 @@ impl Read {
 
     pub(super) fn with(mut self, key: &str, value: &str) -> Read {
         self.query.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    /// No later round plans from this read's objects.
+    pub(super) fn final_read(mut self) -> Read {
+        self.heads = false;
         self
     }
 
@@ -701,7 +711,11 @@ impl Cluster {
             let kind = if kind.is_empty() { &read.kind } else { kind };
             let api_version = page.api_version.unwrap_or(&read.api_version);
             let items = page.items.as_deref().unwrap_or_default();
-            let found = links::of_items(items, api_version, kind);
+            let found = if read.heads {
+                links::of_items(items, api_version, kind)
+            } else {
+                Vec::new()
+            };
             count += items.len();
             haul.objects.fetch_add(items.len(), Ordering::Relaxed);
             let next = page

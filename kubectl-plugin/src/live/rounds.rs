@@ -382,6 +382,7 @@ impl Cluster {
                     "spec.nodeName!=,status.phase!=Succeeded,status.phase!=Failed",
                 )
                 .cached()
+                .final_read()
                 .because("pods bound to a node: what each node holds, the device stack's pods"),
         );
         if signs.needs_namespace_pods() {
@@ -406,6 +407,7 @@ impl Cluster {
         let mut reads = vec![
             Read::list(&events, Some(namespace))
                 .cached()
+                .final_read()
                 .because("events of the namespace: what each component said about the pod, its owners, Workload and PodGroup"),
         ];
         if let Some(node) = &signs.node {
@@ -514,7 +516,8 @@ impl Cluster {
                 );
             }
             None => {
-                reads.push(Read::list(&pods, None).because("every pod"));
+                // `scan` plans nothing from its pods (its later rounds read Nodes and ConfigMaps).
+                reads.push(Read::list(&pods, None).final_read().because("every pod"));
                 reads.push(
                     Read::list(&core("Namespace", "namespaces"), None)
                         .because("the namespaces: their labels"),
