@@ -6,9 +6,11 @@
 //! the Kubernetes URL space (`/api/v1/namespaces/{ns}/{plural}/{name}`, `/apis/{g}/{v}/…`)
 //! overlaps in ways that route patterns express poorly.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -32,6 +34,10 @@ pub(crate) struct Shared {
     pub opts: Options,
     pub address: String,
     pub log: Mutex<Vec<RequestRecord>>,
+    /// 429 answers given so far, by throttled resource pattern.
+    pub throttled: Mutex<HashMap<String, usize>>,
+    /// Bytes of `huge` answers sent.
+    pub streamed: Arc<AtomicUsize>,
 }
 
 const JSON: &str = "application/json";
@@ -43,6 +49,7 @@ struct Reply {
     content_type: &'static str,
     body: Vec<u8>,
     breakage: Breakage,
+    retry_after: Option<String>,
 }
 
 /// How a successful answer is spoiled on the way out (see `Options::truncate`).
@@ -51,6 +58,8 @@ enum Breakage {
     None,
     Truncate,
     Drop,
+    /// A typed list of this many bytes, made up as it is streamed.
+    Huge(usize),
 }
 
 impl Reply {
@@ -60,6 +69,7 @@ impl Reply {
             content_type: JSON,
             body: v.to_string().into_bytes(),
             breakage: Breakage::None,
+            retry_after: None,
         }
     }
 
@@ -73,6 +83,7 @@ impl Reply {
             content_type: "text/plain; charset=utf-8",
             body: s.as_bytes().to_vec(),
             breakage: Breakage::None,
+            retry_after: None,
         }
     }
 
@@ -106,13 +117,14 @@ impl Reply {
         Reply::status(StatusCode::BAD_REQUEST, "BadRequest", message, Value::Null)
     }
 
-    fn into_response(self) -> Response {
+    fn into_response(self, streamed: &Arc<AtomicUsize>) -> Response {
         let len = self.body.len();
         // The full length is announced either way, so the client knows the body is short.
         let body = match self.breakage {
             Breakage::None => Body::from(self.body),
             Breakage::Truncate => Body::new(Broken::truncated(self.body)),
             Breakage::Drop => Body::new(Broken::dropped()),
+            Breakage::Huge(size) => Body::new(Huge::new(size, Arc::clone(streamed))),
         };
         let mut resp = Response::new(body);
         *resp.status_mut() = self.status;
@@ -121,7 +133,17 @@ impl Reply {
             header::CONTENT_TYPE,
             HeaderValue::from_static(self.content_type),
         );
-        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+        // A huge answer is chunked: its length is not known up front, as for a real server
+        // that streams a list from its cache.
+        if !matches!(self.breakage, Breakage::Huge(_)) {
+            headers.insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+        }
+        if let Some(v) = self
+            .retry_after
+            .and_then(|v| HeaderValue::from_str(&v).ok())
+        {
+            headers.insert(header::RETRY_AFTER, v);
+        }
         resp
     }
 }
@@ -185,6 +207,72 @@ impl http_body::Body for Broken {
     }
 }
 
+/// A typed list of pods made up chunk by chunk as the client reads it, counting what it sends.
+struct Huge {
+    left: usize,
+    next: usize,
+    started: bool,
+    streamed: Arc<AtomicUsize>,
+}
+
+impl Huge {
+    const HEAD: &'static str = r#"{"apiVersion":"v1","kind":"PodList","metadata":{},"items":["#;
+    const TAIL: &'static str = "]}";
+
+    fn new(size: usize, streamed: Arc<AtomicUsize>) -> Huge {
+        Huge {
+            left: size,
+            next: 0,
+            started: false,
+            streamed,
+        }
+    }
+
+    /// About 64 KiB of pods, the last chunk closing the list.
+    fn chunk(&mut self) -> String {
+        let mut out = String::with_capacity(66 << 10);
+        if !self.started {
+            self.started = true;
+            out.push_str(Self::HEAD);
+        }
+        while out.len() < 64 << 10 && self.left > out.len() + 1024 {
+            if self.next > 0 {
+                out.push(',');
+            }
+            out.push_str(&format!(
+                r#"{{"metadata":{{"name":"filler-{n}","namespace":"huge","uid":"huge-{n}"}},"spec":{{"containers":[{{"name":"c","image":"{pad}"}}]}}}}"#,
+                n = self.next,
+                pad = "x".repeat(800)
+            ));
+            self.next += 1;
+        }
+        if self.left <= out.len() + 1024 {
+            out.push_str(Self::TAIL);
+            self.left = 0;
+        } else {
+            self.left -= out.len();
+        }
+        out
+    }
+}
+
+impl http_body::Body for Huge {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        if self.left == 0 {
+            return Poll::Ready(None);
+        }
+        let chunk = self.chunk();
+        self.streamed.fetch_add(chunk.len(), Ordering::Relaxed);
+        Poll::Ready(Some(Ok(Frame::data(Bytes::from(chunk)))))
+    }
+}
+
 /// The axum handler for every request.
 pub(crate) async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> Response {
     if let Some(delay) = shared.opts.delay {
@@ -203,6 +291,7 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> R
     if shared.opts.vanish_after.is_some_and(|n| answered >= n) {
         reply.breakage = Breakage::Drop;
     }
+    let streamed = Arc::clone(&shared.streamed);
     let record = RequestRecord {
         method: req.method().as_str().to_owned(),
         path: req.uri().path().to_owned(),
@@ -213,7 +302,7 @@ pub(crate) async fn handle(State(shared): State<Arc<Shared>>, req: Request) -> R
     if let Ok(mut log) = shared.log.lock() {
         log.push(record);
     }
-    reply.into_response()
+    reply.into_response(&streamed)
 }
 
 /// The decoded query parameters; the first value of a repeated name wins.
@@ -377,6 +466,9 @@ fn resource_request(
     if names(&s.opts.forbidden, r) {
         return forbidden(s, r, &t);
     }
+    if let Some(reply) = throttled(s, r) {
+        return reply;
+    }
     if names(&s.opts.fail, r) {
         let msg = format!("injected failure for {}", r.qualified());
         return Reply::status(
@@ -403,13 +495,38 @@ fn resource_request(
         None => list(s, r, t.namespace, params, as_table, include),
     };
     if reply.status == StatusCode::OK {
-        if names(&s.opts.drop_connection, r) {
+        if t.name.is_none() && names(&s.opts.huge, r) {
+            reply.breakage = Breakage::Huge(s.opts.huge_bytes);
+        } else if names(&s.opts.drop_connection, r) || names(&s.opts.reset_connection, r) {
             reply.breakage = Breakage::Drop;
         } else if names(&s.opts.truncate, r) {
             reply.breakage = Breakage::Truncate;
         }
     }
     reply
+}
+
+/// 429 in API Priority and Fairness's words, while the resource's throttle lasts.
+fn throttled(s: &Shared, r: &Resource) -> Option<Reply> {
+    let t = s
+        .opts
+        .throttle
+        .iter()
+        .find(|t| names(std::slice::from_ref(&t.resource), r))?;
+    let mut given = s.throttled.lock().ok()?;
+    let n = given.entry(t.resource.clone()).or_insert(0);
+    if *n >= t.times {
+        return None;
+    }
+    *n += 1;
+    let mut reply = Reply::status(
+        StatusCode::TOO_MANY_REQUESTS,
+        "TooManyRequests",
+        "the server has received too many requests and has asked us to try again later".into(),
+        json!({"retryAfterSeconds": t.retry_after.as_deref().and_then(|v| v.parse::<u64>().ok())}),
+    );
+    reply.retry_after = t.retry_after.clone();
+    Some(reply)
 }
 
 fn not_found(r: &Resource, name: &str) -> Reply {

@@ -10,8 +10,9 @@
 //!   `fieldSelector` and `limit`/`continue` paging;
 //! - server-side Tables (Name, Age) when kubectl asks for human output;
 //! - errors as `Status` objects worded like the real server's (NotFound, Forbidden, …);
-//! - faults per resource: 403, 500, a cut-off body, a dropped connection; a delay per request;
-//!   stopping the server. Writes and watches get 405.
+//! - faults per resource: 403, 500, 429 with `Retry-After`, a cut-off body, a dropped or reset
+//!   connection, an answer far larger than any real one streamed without end in sight; a delay
+//!   per request; stopping the server. Writes and watches get 405.
 //!
 //! What it serves: each object at its own apiVersion only (no conversion between versions);
 //! a group/version exists only if some object lives in it, or it is core `v1`, or
@@ -58,7 +59,8 @@ mod table;
 
 /// How the server behaves, beyond the objects it serves. Start from `Options::default()`.
 ///
-/// Resource names in `forbidden`, `fail`, `truncate` and `drop_connection` are plurals
+/// Resource names in `forbidden`, `fail`, `truncate`, `drop_connection`, `reset_connection`,
+/// `huge` and `throttle` are plurals
 /// (`"nodes"`), or `plural.group` (`"workloads.kueue.x-k8s.io"`) when two APIs share a plural,
 /// or `"*"` for every resource. They apply to GET and LIST of that resource, not to discovery.
 #[derive(Clone, Debug)]
@@ -73,6 +75,18 @@ pub struct Options {
     /// The connection is closed before any byte of the answer is sent. Note that kubectl
     /// (client-go) retries a GET that ends like this up to 10 times, about 10 s in all.
     pub drop_connection: Vec<String>,
+    /// The connection is reset (TCP RST) before any byte of the answer is sent, as a load
+    /// balancer or a crashing server does. Every connection lingers zero seconds on close
+    /// while this is set, which is what makes the close a reset.
+    pub reset_connection: Vec<String>,
+    /// A LIST is answered 200 with a typed list of `huge_bytes` bytes, streamed in chunks
+    /// without a `Content-Length`, made up as it is sent (the server never holds it).
+    /// [`Server::bytes_streamed`] says how much of it the client took before it hung up.
+    pub huge: Vec<String>,
+    /// Size of a `huge` answer.
+    pub huge_bytes: usize,
+    /// Requests answered 429 Too Many Requests, as API Priority and Fairness answers them.
+    pub throttle: Vec<Throttle>,
     /// Waited before answering every request, discovery included.
     pub delay: Option<Duration>,
     /// After this many answered requests, every further connection is closed before an
@@ -99,6 +113,10 @@ impl Default for Options {
             fail: Vec::new(),
             truncate: Vec::new(),
             drop_connection: Vec::new(),
+            reset_connection: Vec::new(),
+            huge: Vec::new(),
+            huge_bytes: 300 << 20,
+            throttle: Vec::new(),
             delay: None,
             vanish_after: None,
             server_version: "v1.34.2".to_owned(),
@@ -107,6 +125,17 @@ impl Default for Options {
             aggregated_discovery: false,
         }
     }
+}
+
+/// 429 answers for one resource (see [`Options::throttle`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Throttle {
+    /// A plural, `plural.group`, or `"*"`.
+    pub resource: String,
+    /// How many of its requests are answered 429 before it is served (`usize::MAX`: all).
+    pub times: usize,
+    /// The `Retry-After` header sent with each, as written (seconds, normally), if any.
+    pub retry_after: Option<String>,
 }
 
 /// One request the server answered, for tests that count or inspect calls.
@@ -170,12 +199,15 @@ impl Server {
     ) -> io::Result<Server> {
         let (catalog, store) = store::load(objects, &opts.extra_apis)?;
         let addr = listener.local_addr()?;
+        let reset = !opts.reset_connection.is_empty();
         let shared = Arc::new(handler::Shared {
             catalog,
             store,
             opts,
             address: addr.to_string(),
             log: Mutex::new(Vec::new()),
+            throttled: Mutex::new(std::collections::HashMap::new()),
+            streamed: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
         });
         let app = axum::Router::new()
             .fallback(handler::handle)
@@ -187,6 +219,12 @@ impl Server {
             };
             // Serving errors end the task; a test then sees connection errors, which is the
             // same thing a crashed API server would show.
+            // A socket that lingers zero seconds is reset, not closed, when it is dropped.
+            let listener = axum::serve::ListenerExt::tap_io(listener, move |io| {
+                if reset {
+                    let _ = io.set_zero_linger();
+                }
+            });
             let _ = axum::serve(listener, app)
                 .with_graceful_shutdown(shutdown)
                 .await;
@@ -248,6 +286,14 @@ preferences: {{}}
             .lock()
             .map(|l| l.clone())
             .unwrap_or_default()
+    }
+
+    /// Bytes of `huge` answers sent so far (what clients read before they hung up, plus what
+    /// the network buffers held).
+    pub fn bytes_streamed(&self) -> usize {
+        self.shared
+            .streamed
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Stops accepting connections, lets open ones finish (at most 5 s) and frees the port.

@@ -806,3 +806,89 @@ async fn kubectl_uses_aggregated_discovery_when_enabled() {
     );
     server.stop().await;
 }
+
+/// Whether an error or one of its sources is a connection reset.
+fn is_reset(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut src = Some(e);
+    while let Some(s) = src {
+        if s.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionReset)
+        {
+            return true;
+        }
+        src = s.source();
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kube_meets_429_a_reset_and_a_huge_answer() {
+    let opts = Options {
+        throttle: vec![apiserver::Throttle {
+            resource: "nodes".into(),
+            times: 2,
+            retry_after: Some("7".into()),
+        }],
+        reset_connection: vec!["configmaps".into()],
+        huge: vec!["pods".into()],
+        huge_bytes: 300_000,
+        ..Options::default()
+    };
+    let server = Server::start(scenario(), opts).await.unwrap();
+    let mut config = Config::new(server.url().parse().unwrap());
+    // Without kube's own retries, every 429 reaches the caller.
+    config.default_retry = false;
+    let c = Client::try_from(config).unwrap();
+
+    let raw = c
+        .send(
+            http::Request::get("/api/v1/nodes")
+                .body(kube::client::Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(raw.status(), 429);
+    assert_eq!(raw.headers()["retry-after"], "7");
+    let status = api_error(
+        Api::<Node>::all(c.clone())
+            .list(&ListParams::default())
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(
+        (status.code, status.reason.as_str()),
+        (429, "TooManyRequests")
+    );
+    assert!(
+        Api::<Node>::all(c.clone())
+            .list(&ListParams::default())
+            .await
+            .is_ok()
+    );
+    let throttled: Vec<u16> = server
+        .requests()
+        .iter()
+        .filter(|r| r.path == "/api/v1/nodes")
+        .map(|r| r.status)
+        .collect();
+    assert_eq!(throttled, [429, 429, 200], "twice, then served");
+
+    let err = Api::<k8s_openapi::api::core::v1::ConfigMap>::all(c.clone())
+        .list(&ListParams::default())
+        .await
+        .unwrap_err();
+    assert!(is_reset(&err), "{err:?}");
+
+    // The huge answer is one valid list of about the size asked for, sent in chunks.
+    let text = c
+        .request_text(http::Request::get("/api/v1/pods").body(Vec::new()).unwrap())
+        .await
+        .unwrap();
+    assert!((290_000..=310_000).contains(&text.len()), "{}", text.len());
+    let list: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(list["kind"], "PodList");
+    assert!(list["items"].as_array().unwrap().len() > 100);
+    assert_eq!(server.bytes_streamed(), text.len());
+    server.stop().await;
+}

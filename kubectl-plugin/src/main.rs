@@ -1,5 +1,5 @@
 //! `kubectl-layer`: the command line. Reads a bundle (a file, standard input, or the live
-//! cluster through `live.rs`), asks the core for a diagnosis and prints it. All judgement lives
+//! cluster through `live/`), asks the core for a diagnosis and prints it. All judgement lives
 //! in the core; this file only reads input and chooses a rendering (the arguments' shape is
 //! `cli.rs`, shared with the completion helper).
 
@@ -51,6 +51,7 @@ impl From<live::LiveError> for Failure {
 fn with_cluster<T>(
     live: &Live,
     progress: bool,
+    server_version: bool,
     f: impl AsyncFnOnce(Arc<live::Cluster>) -> Result<T, Failure>,
 ) -> Result<T, Failure> {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -69,6 +70,7 @@ fn with_cluster<T>(
         context: live.context.clone(),
         timeout: live.request_timeout,
         progress,
+        server_version,
     };
     rt.block_on(async {
         let cluster = Arc::new(live::Cluster::connect(&opts).await?);
@@ -118,7 +120,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let mut spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
             let ix = if args.input.files.is_empty() {
                 let limits = args.input.limits();
-                let (ix, ns) = with_cluster(&args.live, false, async |c| {
+                let (ix, ns) = with_cluster(&args.live, false, false, async |c| {
                     let ns = spec
                         .namespace
                         .clone()
@@ -149,7 +151,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let mut namespace = args.namespace.clone();
             let ix = if args.input.files.is_empty() {
                 let limits = args.input.limits();
-                let (ix, ns) = with_cluster(&args.live, true, async |c| {
+                let (ix, ns) = with_cluster(&args.live, true, false, async |c| {
                     let ns = match (&namespace, args.all_namespaces) {
                         (_, true) => None,
                         (Some(ns), _) => Some(ns.clone()),
@@ -217,7 +219,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 max_bytes: args.max_input_bytes,
                 ..Default::default()
             };
-            let collected = with_cluster(&args.live, true, async |c| {
+            let collected = with_cluster(&args.live, true, true, async |c| {
                 c.collect_target(&spec, limits).await
             })?;
             let work_namespace = layer_core::target::resolve(&collected.index, &spec)

@@ -82,10 +82,33 @@ fn not_read(cluster: &Cluster, text: &str, target: &str) -> String {
     format!("{} of {}: {}", left.len(), all.len(), left.join(", "))
 }
 
+/// The most requests `why` on a pod makes, discovery included, on a server with aggregated
+/// discovery (Kubernetes 1.30+): the pod's plan reads only what its diagnosis can use.
+const POD_REQUESTS_MAX: usize = 15;
+
+/// Aggregated discovery, as every current API server offers it.
+fn current() -> Options {
+    Options {
+        aggregated_discovery: true,
+        ..Options::default()
+    }
+}
+
+/// A diagnosis without where its `now` came from (an option live, the bundle offline).
+fn comparable(mut d: Value) -> Value {
+    if let Some(now) = d.get_mut("now").and_then(Value::as_object_mut) {
+        now.remove("source");
+    }
+    d
+}
+
+/// Every target of every scenario, served by the test API server, diagnoses live exactly as
+/// offline from the scenario's file: the whole diagnosis, layers, findings, evidence, next
+/// steps and what is missing. A pod's diagnosis takes at most [`POD_REQUESTS_MAX`] requests.
 #[test]
 fn every_scenario_diagnoses_the_same_live_as_offline() {
     let mut failures = Vec::new();
-    let mut requests_max = 0usize;
+    let mut pod_requests_max = (0usize, String::new());
     // LIVE_ONLY=<part of a scenario name> narrows the run when chasing a difference.
     let only = std::env::var("LIVE_ONLY").unwrap_or_default();
     for s in scenarios::all()
@@ -93,7 +116,7 @@ fn every_scenario_diagnoses_the_same_live_as_offline() {
         .filter(|s| s.name.contains(&only))
     {
         let text = s.bundle_text();
-        let cluster = serve(objects(&text), Options::default(), "default");
+        let cluster = serve(objects(&text), current(), "default");
         let path = s.bundle_path.to_string_lossy().to_string();
         for e in &s.expectations {
             let (off, off_code) = offline(&path, &e.target);
@@ -101,7 +124,9 @@ fn every_scenario_diagnoses_the_same_live_as_offline() {
             let before = cluster.server.requests().len();
             let o = cluster.run(&["why", &e.target, "--now", &now, "-o", "json"]);
             let used = cluster.server.requests().len() - before;
-            requests_max = requests_max.max(used);
+            if e.target.starts_with("Pod/") && used > pod_requests_max.0 {
+                pod_requests_max = (used, format!("{} {}", s.name, e.target));
+            }
             if o.status.code() != off_code {
                 failures.push(format!(
                     "{} {}: exit {:?} live, {:?} offline\n{}",
@@ -113,19 +138,22 @@ fn every_scenario_diagnoses_the_same_live_as_offline() {
                 ));
                 continue;
             }
-            let live = json(&o, &e.target);
-            for field in ["verdict", "findings", "target"] {
-                if live[field] != off[field] {
-                    failures.push(format!(
-                        "{} {}: {field} differs\nlive:    {}\noffline: {}\nnot read live: {}",
-                        s.name,
-                        e.target,
-                        live[field],
-                        off[field],
-                        not_read(&cluster, &text, &e.target)
-                    ));
-                    break;
-                }
+            let (live, off) = (comparable(json(&o, &e.target)), comparable(off.clone()));
+            if let Some(field) = off
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+                .find(|k| live[k.as_str()] != off[k.as_str()])
+            {
+                failures.push(format!(
+                    "{} {}: {field} differs\nlive:    {}\noffline: {}\nnot read live: {}",
+                    s.name,
+                    e.target,
+                    live[field],
+                    off[field],
+                    not_read(&cluster, &text, &e.target)
+                ));
             }
         }
     }
@@ -135,7 +163,12 @@ fn every_scenario_diagnoses_the_same_live_as_offline() {
         failures.len(),
         failures.join("\n\n")
     );
-    assert!(requests_max > 0);
+    assert!(
+        pod_requests_max.0 > 0 && pod_requests_max.0 <= POD_REQUESTS_MAX,
+        "why on a pod: {} requests ({})",
+        pod_requests_max.0,
+        pod_requests_max.1
+    );
 }
 
 fn scenario(name: &str) -> scenarios::Scenario {
@@ -704,4 +737,588 @@ fn no_read_outside_the_role_even_when_the_bundle_points_there() {
         .filter(|p| p.contains("/secrets") || p.contains("/configmaps/"))
         .collect();
     assert!(bad.is_empty(), "reads outside the role: {bad:?}");
+}
+
+/// `--max-input-bytes` bounds what the reader holds of the cluster's answers while it reads
+/// them: a list answer far past the limit, streamed without a length, stops the read at the
+/// limit with an error naming the request and the limit, instead of being buffered whole.
+#[test]
+fn max_input_bytes_bounds_live_answers_while_they_are_read() {
+    let limit = "10000000";
+    let normal = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    let o = normal.run(&["why", "job/resnet", "--max-input-bytes", limit]);
+    assert_eq!(o.status.code(), Some(0), "within the limit: {}", stderr(&o));
+    let huge = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options {
+            huge: vec!["pods".into()],
+            huge_bytes: 300 << 20,
+            ..Options::default()
+        },
+        "ml",
+    );
+    let o = huge.run(&["why", "job/resnet", "--max-input-bytes", limit]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("error[input-too-large]") && err.contains(limit),
+        "names the limit: {err}"
+    );
+    assert!(err.contains("/pods"), "names the request: {err}");
+    let sent = huge.server.bytes_streamed();
+    assert!(
+        sent < 100 << 20,
+        "the reader stopped near the limit, not at the end of the 300 MB answer: {sent} bytes sent"
+    );
+}
+
+fn missing_why(d: &Value, resource: &str) -> Option<String> {
+    d["missing"]
+        .as_array()?
+        .iter()
+        .find(|m| m["resource"] == resource)
+        .and_then(|m| m["why"].as_str())
+        .map(str::to_string)
+}
+
+fn requests_to(cluster: &Cluster, plural: &str) -> usize {
+    cluster
+        .server
+        .requests()
+        .iter()
+        .filter(|r| r.path.ends_with(&format!("/{plural}")))
+        .count()
+}
+
+/// A 429 is retried after the server's Retry-After while the deadline allows, a few times at
+/// most; then the read is named "rate limited", not "timed out", and a wait past the deadline
+/// is never started, so the other reads keep their time.
+#[test]
+fn rate_limited_reads_honour_retry_after_and_are_named() {
+    let throttle = |times: usize, after: &str| Options {
+        throttle: vec![apiserver::Throttle {
+            resource: "clusterqueues".into(),
+            times,
+            retry_after: Some(after.into()),
+        }],
+        ..Options::default()
+    };
+    let base = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    let baseline = json(&base.run(&["why", "job/resnet", "-o", "json"]), "baseline");
+
+    // Once, then served: the diagnosis is the one without throttling.
+    let once = serve(scenario_objects("healthy-gpu-job"), throttle(1, "1"), "ml");
+    let o = once.run(&["why", "job/resnet", "-o", "json"]);
+    let d = json(&o, "throttled once");
+    assert_eq!(d["missing"], baseline["missing"], "{}", stderr(&o));
+    assert_eq!(d["verdict"], baseline["verdict"]);
+    assert_eq!(requests_to(&once, "clusterqueues"), 2, "asked again once");
+
+    // Always: a few tries, then named as what it is.
+    let always = serve(
+        scenario_objects("healthy-gpu-job"),
+        throttle(usize::MAX, "1"),
+        "ml",
+    );
+    let d = json(
+        &always.run(&[
+            "why",
+            "job/resnet",
+            "-o",
+            "json",
+            "--request-timeout",
+            "60s",
+        ]),
+        "always throttled",
+    );
+    let why = missing_why(&d, "clusterqueues.kueue.x-k8s.io").expect("clusterqueues missing");
+    assert!(
+        why.starts_with("rate limited (429) by the API server"),
+        "{why}"
+    );
+    let tries = requests_to(&always, "clusterqueues");
+    assert!((2..=4).contains(&tries), "{tries} tries");
+    assert_eq!(layer_state(&d, "admission"), "unknown");
+
+    // A Retry-After past the deadline is not waited for: one try, and no other read runs out
+    // of time because of it.
+    let later = serve(
+        scenario_objects("healthy-gpu-job"),
+        throttle(usize::MAX, "3600"),
+        "ml",
+    );
+    let d = json(
+        &later.run(&[
+            "why",
+            "job/resnet",
+            "-o",
+            "json",
+            "--request-timeout",
+            "20s",
+        ]),
+        "retry after an hour",
+    );
+    let why = missing_why(&d, "clusterqueues.kueue.x-k8s.io").expect("clusterqueues missing");
+    assert!(
+        why.starts_with("rate limited (429) by the API server") && why.contains("3600"),
+        "{why}"
+    );
+    assert_eq!(requests_to(&later, "clusterqueues"), 1);
+    let others: Vec<&Value> = d["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["resource"] != "clusterqueues.kueue.x-k8s.io" && m["resource"].is_string())
+        .collect();
+    assert!(
+        others.is_empty(),
+        "only the throttled read is missing: {others:?}"
+    );
+}
+
+/// A connection the server resets is reported as a reset, for a read in the fan-out (named in
+/// `missing`) and for the target (exit 3).
+#[test]
+fn a_reset_connection_is_named_as_a_reset() {
+    let reset = |plural: &str| Options {
+        reset_connection: vec![plural.into()],
+        ..Options::default()
+    };
+    let fan_out = serve(
+        scenario_objects("healthy-gpu-job"),
+        reset("clusterqueues"),
+        "ml",
+    );
+    let o = fan_out.run(&[
+        "why",
+        "job/resnet",
+        "-o",
+        "json",
+        "--request-timeout",
+        "20s",
+    ]);
+    let d = json(&o, "reset");
+    let why = missing_why(&d, "clusterqueues.kueue.x-k8s.io").expect("clusterqueues missing");
+    assert!(why.contains("connection reset"), "{why}");
+    assert!(!why.contains("timed out"), "{why}");
+    let target = serve(scenario_objects("healthy-gpu-job"), reset("jobs"), "ml");
+    let o = target.run(&["why", "job/resnet", "--request-timeout", "20s"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot read job/resnet in namespace ml")
+            && stderr(&o).contains("connection reset"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// One rule of a ClusterRole.
+struct RoleRule {
+    groups: Vec<String>,
+    resources: Vec<String>,
+    verbs: Vec<String>,
+    names: Vec<String>,
+}
+
+/// The rules of the ClusterRole `kubectl layer rbac` prints, read as any bundle is.
+fn printed_role() -> Vec<RoleRule> {
+    let o = super::run(&["rbac"]);
+    assert_eq!(o.status.code(), Some(0));
+    let role = objects(&stdout(&o));
+    assert_eq!(role.len(), 1, "one ClusterRole");
+    assert_eq!(role[0]["kind"], "ClusterRole");
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    role[0]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .map(|r| RoleRule {
+            groups: strings(&r["apiGroups"]),
+            resources: strings(&r["resources"]),
+            verbs: strings(&r["verbs"]),
+            names: strings(&r["resourceNames"]),
+        })
+        .collect()
+}
+
+/// What a request asks the authorizer for: (verb, group, resource, name), or `None` for the
+/// discovery paths every authenticated user may read (`system:discovery`).
+fn authorization(r: &apiserver::RequestRecord) -> Option<(String, String, String, Option<String>)> {
+    let segs: Vec<&str> = r.path.split('/').filter(|s| !s.is_empty()).collect();
+    let rest = match segs.as_slice() {
+        ["version"] | ["api"] | ["api", _] | ["apis"] | ["apis", _] | ["apis", _, _] => {
+            return None;
+        }
+        ["api", _, rest @ ..] => ("", rest),
+        ["apis", g, _, rest @ ..] => (*g, rest),
+        _ => panic!("a request outside the API: {}", r.path),
+    };
+    let (group, rest) = rest;
+    let (resource, name) = match rest {
+        ["namespaces", _, plural, name] => (*plural, Some(*name)),
+        ["namespaces", _, plural] => (*plural, None),
+        [plural, name] => (*plural, Some(*name)),
+        [plural] => (*plural, None),
+        _ => panic!("a path of no resource: {}", r.path),
+    };
+    let watch = r
+        .query
+        .split('&')
+        .any(|q| q == "watch=true" || q == "watch=1");
+    let verb = match (r.method.as_str(), name, watch) {
+        ("GET", _, true) => "watch",
+        ("GET", Some(_), _) => "get",
+        ("GET", None, _) => "list",
+        (m, _, _) => m,
+    };
+    Some((
+        verb.to_string(),
+        group.to_string(),
+        resource.to_string(),
+        name.map(str::to_string),
+    ))
+}
+
+fn allowed(role: &[RoleRule], r: &apiserver::RequestRecord) -> bool {
+    let Some((verb, group, resource, name)) = authorization(r) else {
+        return r.method == "GET";
+    };
+    role.iter().any(|rule| {
+        rule.groups.contains(&group)
+            && rule.resources.contains(&resource)
+            && rule.verbs.contains(&verb)
+            && (rule.names.is_empty() || name.as_ref().is_some_and(|n| rule.names.contains(n)))
+    })
+}
+
+/// Every request the reader makes, for `why` on a target of every kind the scenarios have, on
+/// a name of every kind spelling that is not there, and for `scan` (one namespace and all),
+/// is one the printed ClusterRole allows: verb, API group, resource and name.
+#[test]
+fn every_request_is_allowed_by_the_printed_role() {
+    let role = printed_role();
+    let secret = apiserver::RequestRecord {
+        method: "GET".into(),
+        path: "/api/v1/namespaces/ml/secrets/hf".into(),
+        query: String::new(),
+        accept: String::new(),
+        status: 200,
+    };
+    assert!(
+        !allowed(&role, &secret),
+        "the check refuses what the role does not name"
+    );
+    let mut kinds_seen = std::collections::BTreeSet::new();
+    let mut asked: Vec<(String, apiserver::RequestRecord)> = Vec::new();
+    for (i, s) in scenarios::all().into_iter().enumerate() {
+        let cluster = serve(objects(&s.bundle_text()), Options::default(), "default");
+        for e in &s.expectations {
+            let kind = e.target.split('/').next().unwrap_or_default().to_string();
+            if kinds_seen.insert(kind) {
+                cluster.run(&["why", &e.target, "-o", "json"]);
+            }
+        }
+        cluster.run(&["scan", "-A", "-o", "json"]);
+        if i == 0 {
+            cluster.run(&["scan", "-o", "json"]);
+            for k in layer_core::kinds::KINDS {
+                let spelling = k.names.first().copied().unwrap_or(k.plural);
+                cluster.run(&["why", &format!("{spelling}/not-there")]);
+            }
+            for t in ["secret/x", "configmap/x", "secrets/x", "not-there"] {
+                cluster.run(&["why", t]);
+            }
+        }
+        asked.extend(
+            cluster
+                .server
+                .requests()
+                .into_iter()
+                .map(|r| (s.name.clone(), r)),
+        );
+    }
+    let refused: Vec<String> = asked
+        .iter()
+        .filter(|(_, r)| !allowed(&role, r))
+        .map(|(s, r)| format!("{s}: {} {}?{}", r.method, r.path, r.query))
+        .collect();
+    assert!(
+        refused.is_empty(),
+        "outside the role:\n{}",
+        refused.join("\n")
+    );
+    let distinct: std::collections::BTreeSet<(String, String, String)> = asked
+        .iter()
+        .filter_map(|(_, r)| authorization(r))
+        .map(|(v, g, res, _)| (v, g, res))
+        .collect();
+    assert!(
+        kinds_seen.len() >= 10,
+        "targets of {} kinds",
+        kinds_seen.len()
+    );
+    assert!(
+        distinct.len() >= 30 && distinct.iter().any(|d| d.0 == "get"),
+        "{distinct:?}"
+    );
+}
+
+/// With `-f` the cluster of the kubeconfig is not asked anything, not even its version.
+#[test]
+fn a_file_is_read_without_a_request_to_the_cluster() {
+    let s = scenario("healthy-gpu-job");
+    let cluster = serve(
+        scenario_objects("healthy-gpu-job"),
+        Options::default(),
+        "ml",
+    );
+    for args in [
+        vec!["why", "job/resnet", "-n", "ml", "-f"],
+        vec!["scan", "-f"],
+        vec!["bundle", "-f"],
+    ] {
+        let o = bin()
+            .args(&args)
+            .arg(&s.bundle_path)
+            .arg("--kubeconfig")
+            .arg(&cluster.kubeconfig)
+            .output()
+            .unwrap();
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(cluster.server.requests(), Vec::new(), "no request with -f");
+    // The same kubeconfig is read when there is no -f: the server was reachable.
+    let o = cluster.run(&["why", "job/resnet"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!cluster.server.requests().is_empty());
+}
+
+/// `cargo xtask gen-cluster`'s generator, built for this run (the test binary cannot name
+/// another package's binary), writing a cluster of this size into `dir`.
+fn generated_cluster(dir: &std::path::Path, nodes: usize, pods: usize) -> PathBuf {
+    let build = std::process::Command::new(env!("CARGO"))
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "kubectl-layer-tests",
+            "--bin",
+            "gen-cluster",
+            "--message-format=json",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let exe = String::from_utf8_lossy(&build.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .expect("cargo names the gen-cluster executable");
+    let out = dir.join(format!("cluster-{nodes}.json"));
+    let o = std::process::Command::new(exe)
+        .args([
+            "--nodes",
+            &nodes.to_string(),
+            "--pods",
+            &pods.to_string(),
+            "--seed",
+            "1",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+/// One pod of each shape a generated cluster has: a pending pod of a Kueue-managed Job, a
+/// running pod of a Job, of a JobSet, of a LeaderWorkerSet, of a Deployment, one that claims
+/// DRA devices, a Dynamo pod, a pod in a KAI gang. (shape, namespace, name).
+fn pod_of_each_shape(ix: &layer_core::Index) -> Vec<(&'static str, String, String)> {
+    let mut out: Vec<(&'static str, String, String)> = Vec::new();
+    for &p in ix.of_kind("Pod") {
+        let v = ix.value(p);
+        let info = ix.pod(p).unwrap();
+        let owner_kinds: Vec<String> = ix
+            .owner_chain(p)
+            .iter()
+            .map(|&o| ix.object(o).kind.clone())
+            .collect();
+        let owned = |k: &str| owner_kinds.iter().any(|o| o == k);
+        let has_workload = ix.owner_chain(p).iter().any(|&o| {
+            ix.children(o)
+                .iter()
+                .any(|&c| ix.object(c).kind == "Workload")
+        });
+        let running = info.phase == "Running";
+        let shape = if v["spec"]["resourceClaims"]
+            .as_array()
+            .is_some_and(|c| !c.is_empty())
+        {
+            "dra"
+        } else if v.pointer("/metadata/annotations/pod-group-name").is_some() {
+            "kai-gang"
+        } else if v
+            .pointer("/metadata/labels/nvidia.com~1dynamo-graph-deployment-name")
+            .is_some()
+        {
+            "dynamo"
+        } else if owned("LeaderWorkerSet") {
+            "lws"
+        } else if owned("JobSet") {
+            "jobset"
+        } else if owned("Deployment") && running {
+            "deployment"
+        } else if owned("Job") && has_workload && info.phase == "Pending" && info.node.is_none() {
+            "kueue-pending"
+        } else if owned("Job") && running {
+            "job"
+        } else {
+            continue;
+        };
+        if !out.iter().any(|(s, _, _)| *s == shape) {
+            let o = ix.object(p);
+            out.push((
+                shape,
+                o.namespace.clone().unwrap_or_default(),
+                o.name.clone(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `why` on a pod takes at most [`POD_REQUESTS_MAX`] requests (every HTTP request counted,
+/// discovery included) on a small and on a large generated cluster, as many on both for a
+/// pod of the same shape, and diagnoses as offline on the same file. What each node holds is
+/// read from the pods bound to a node: never a list of every pod, Pending backlog included.
+#[test]
+fn why_on_a_pod_takes_few_requests_whatever_the_cluster_size() {
+    let dir = TempDir::new("gen");
+    let mut counts: Vec<std::collections::BTreeMap<&'static str, usize>> = Vec::new();
+    for (nodes, pods) in [(12, 240), (400, 8000)] {
+        let path = generated_cluster(&dir.0, nodes, pods);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let ix = layer_core::Index::new(layer_core::Bundle::parse(text.as_str()).unwrap());
+        let shapes = pod_of_each_shape(&ix);
+        assert!(
+            shapes.len() >= if nodes < 100 { 3 } else { 6 },
+            "{nodes} nodes: shapes {shapes:?}"
+        );
+        let cluster = serve(
+            (0..ix.len()).map(|i| ix.value(i)).collect(),
+            current(),
+            "default",
+        );
+        drop(ix);
+        let mut by_shape = std::collections::BTreeMap::new();
+        for (shape, ns, name) in &shapes {
+            let target = format!("pod/{name}");
+            let off = bin()
+                .args(["why", &target, "-n", ns, "-o", "json", "-f"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            let off = json(&off, "offline");
+            let now = off["now"]["time"].as_str().unwrap().to_string();
+            let before = cluster.server.requests().len();
+            let o = cluster.run(&["why", &target, "-n", ns, "--now", &now, "-o", "json"]);
+            let asked = cluster.server.requests()[before..].to_vec();
+            let live = json(&o, "live");
+            assert_eq!(
+                comparable(live),
+                comparable(off),
+                "{nodes} nodes, {shape} pod {ns}/{name}: live and offline differ"
+            );
+            assert!(
+                asked.len() <= POD_REQUESTS_MAX,
+                "{nodes} nodes, {shape} pod: {} requests:\n{}",
+                asked.len(),
+                asked
+                    .iter()
+                    .map(|r| format!("{}?{}", r.path, r.query))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            for r in asked.iter().filter(|r| r.path == "/api/v1/pods") {
+                assert!(
+                    r.query.contains("spec.nodeName%21%3D"),
+                    "a list of every pod: {}",
+                    r.query
+                );
+            }
+            by_shape.insert(*shape, asked.len());
+        }
+        counts.push(by_shape);
+    }
+    eprintln!("requests by pod shape, 12 and 400 nodes: {counts:?}");
+    for (shape, small) in &counts[0] {
+        if let Some(large) = counts[1].get(shape) {
+            assert_eq!(small, large, "{shape}: {counts:?}");
+        }
+    }
+}
+
+/// `KUBECTL_LAYER_TRACE=1` prints every request the server answered, each with what it is for.
+#[test]
+fn the_trace_says_what_each_read_is_for() {
+    let cluster = serve(
+        scenario_objects("kueue-admitted-no-gpu-room"),
+        current(),
+        "ml",
+    );
+    for target in ["trainer-7mzq4", "job/trainer"] {
+        let before = cluster.server.requests().len();
+        let o = bin()
+            .env("KUBECTL_LAYER_TRACE", "1")
+            .args(["why", target, "--kubeconfig"])
+            .arg(&cluster.kubeconfig)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        let asked = cluster.server.requests().len() - before;
+        let lines: Vec<String> = stderr(&o)
+            .lines()
+            .filter(|l| l.starts_with("GET "))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(
+            lines.len(),
+            asked,
+            "{target}: one line a request:\n{}",
+            lines.join("\n")
+        );
+        for l in &lines {
+            let why = l.rsplit_once(" (").map(|(_, w)| w.trim_end_matches(')'));
+            assert!(
+                why.is_some_and(|w| w.len() > 5 && !w.contains(" ms")),
+                "{target}: no reason given: {l}"
+            );
+        }
+    }
 }
