@@ -21,6 +21,13 @@ fn every_scenario_matches_its_expectations() {
                     e.verdict.state, e.verdict.layer
                 ));
             }
+            let outlook = d.verdict.outlook.map(|o| o.as_str().to_string());
+            if outlook != e.verdict.outlook {
+                diffs.push(format!(
+                    "outlook {outlook:?}, expected {:?}",
+                    e.verdict.outlook
+                ));
+            }
             let mis = d.verdict.misalignment.as_ref().map(|m| {
                 (
                     m.said_yes.as_str().to_string(),

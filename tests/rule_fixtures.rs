@@ -120,7 +120,7 @@ fn rule_files_are_where_their_ids_say() {
 #[test]
 fn a_typo_in_a_rule_is_a_load_error() {
     let bad_path = "placement/x.yaml";
-    let base = "severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: m\n";
+    let base = "severity: block\noutlook: never\nsummary: s\nwhy: w\nfix: f\nmessage: m\n";
     let cases = [
         (format!("{base}when: {{path: $.pod.status.phse}}\nextra: 1\n"), "unknown field"),
         (format!("{base}when: {{path: \"$.pod[?@.x==]\"}}\n"), "does not parse"),
@@ -130,7 +130,20 @@ fn a_typo_in_a_rule_is_a_load_error() {
             format!("{base}when: {{all: [{{path: $.pod.x}}, {{path: $.facts.schedulng.kinds}}]}}\n"),
             "placement/x.yaml: path `$.facts.schedulng.kinds` reads `$.facts.schedulng`, which no code builds",
         ),
-        ("severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: \"{nope}\"\nwhen: {path: $.pod.x}\n".to_string(), "no condition captures"),
+        ("severity: block\noutlook: waiting\nsummary: s\nwhy: w\nfix: f\nmessage: \"{nope}\"\nwhen: {path: $.pod.x}\n".to_string(), "no condition captures"),
+        // A block says whether waiting helps; nothing else does.
+        (
+            "severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: m\nwhen: {path: $.pod.x}\n".to_string(),
+            "a blocking finding states its `outlook`",
+        ),
+        (
+            "severity: warn\noutlook: waiting\nsummary: s\nwhy: w\nfix: f\nmessage: m\nwhen: {path: $.pod.x}\n".to_string(),
+            "only blocking findings have an `outlook`",
+        ),
+        (
+            "severity: block\noutlook: soon\nsummary: s\nwhy: w\nfix: f\nmessage: m\nwhen: {path: $.pod.x}\n".to_string(),
+            "unknown variant `soon`",
+        ),
     ];
     for (text, want) in cases {
         let err = layer_core::rule::Rule::load(bad_path, &text)

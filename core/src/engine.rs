@@ -16,6 +16,7 @@
 //!   misalignment and the headline; otherwise the headline is the verdict finding's own.
 //! - With nothing blocking or warning, the verdict is `ok` if the work is settled (running,
 //!   ready or finished) and `unknown` if it is not: the bundle lacks what explains it.
+//! - A blocked verdict's `outlook` (does waiting help?) is the deciding rule's `outlook:`.
 
 use crate::diagnosis::*;
 use crate::eval::{Match, eval};
@@ -361,6 +362,12 @@ impl Engine {
             (None, None) => render(&self.texts.unexplained_headline, &vars),
         };
 
+        // Whether waiting helps is the deciding rule's to say, and only of a block.
+        let outlook = verdict_finding
+            .filter(|_| state == LayerState::Blocked)
+            .and_then(|(f, _)| f.rule.outlook)
+            .and_then(crate::rule::RuleOutlook::verdict);
+
         let mut next: Vec<String> = Vec::new();
         for (_, x) in &findings {
             for n in &x.next {
@@ -394,6 +401,7 @@ impl Engine {
                 layer,
                 headline,
                 misalignment,
+                outlook,
             },
             layers,
             findings: findings.into_iter().map(|(_, x)| x).collect(),

@@ -43,8 +43,8 @@ pub mod view;
 
 pub use bundle::{Bundle, BundleMeta, ReadLimits};
 pub use diagnosis::{
-    Diagnosis, Evidence, Finding, FixIn, LayerReport, Misalignment, ObjectRef, SCHEMA_VERSION,
-    ScanReport, TargetEntry,
+    Diagnosis, Evidence, Finding, FixIn, LayerReport, Misalignment, ObjectRef, Outlook,
+    SCHEMA_VERSION, ScanReport, TargetEntry,
 };
 pub use engine::{Engine, Options};
 pub use error::{BundleError, Error, RuleError, TargetError};

@@ -28,6 +28,36 @@ pub enum RuleKind {
     Misalignment,
 }
 
+/// What a blocking finding says of waiting, as its rule file states it (`outlook:`): the
+/// verdict's [`crate::diagnosis::Outlook`] when the finding decides it, or `unknown` for a
+/// finding that cannot tell (a layer's generic reported failure), which leaves it null.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RuleOutlook {
+    Never,
+    Waiting,
+    Unknown,
+}
+
+impl RuleOutlook {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleOutlook::Never => "never",
+            RuleOutlook::Waiting => "waiting",
+            RuleOutlook::Unknown => "unknown",
+        }
+    }
+
+    /// The verdict's outlook when this decides it.
+    pub fn verdict(self) -> Option<crate::diagnosis::Outlook> {
+        match self {
+            RuleOutlook::Never => Some(crate::diagnosis::Outlook::Never),
+            RuleOutlook::Waiting => Some(crate::diagnosis::Outlook::Waiting),
+            RuleOutlook::Unknown => None,
+        }
+    }
+}
+
 /// A fixture: a bundle and a target on which the rule must fire, or must not. The bundle is a
 /// scenario's (a whole cluster written to prove rules) or a real incident's (what a user
 /// pasted, `tests/incidents/`): exactly one of the two.
@@ -53,6 +83,9 @@ struct RuleFile {
     kind: RuleKind,
     #[serde(default)]
     severity: Option<Severity>,
+    /// For blocking findings (required there): whether waiting would let the work run.
+    #[serde(default)]
+    outlook: Option<RuleOutlook>,
     #[serde(default)]
     state: Option<String>,
     #[serde(default)]
@@ -170,6 +203,8 @@ pub struct Rule {
     pub layer: Layer,
     pub kind: RuleKind,
     pub severity: Severity,
+    /// For blocking findings: whether waiting would let the work run (always stated there).
+    pub outlook: Option<RuleOutlook>,
     /// For status rules: the state it sets.
     pub state: Option<LayerState>,
     pub said_yes: Option<Layer>,
@@ -314,6 +349,18 @@ impl Rule {
             (_, Some(_)) => return Err(invalid("only findings have a `severity`".into())),
             (_, None) => Severity::Info,
         };
+        // Every blocking finding says whether waiting helps: the verdict it decides carries it.
+        match (severity, file.kind, file.outlook) {
+            (Severity::Block, RuleKind::Finding, None) => {
+                return Err(invalid(
+                    "a blocking finding states its `outlook`: never (waiting will not change it), waiting (it runs once something frees up or arrives) or unknown".into(),
+                ));
+            }
+            (Severity::Block, RuleKind::Finding, Some(_)) | (_, _, None) => {}
+            (_, _, Some(_)) => {
+                return Err(invalid("only blocking findings have an `outlook`".into()));
+            }
+        }
         let state = match (file.kind, file.state.as_deref()) {
             (RuleKind::Status, Some(s)) => Some(
                 LayerState::parse(s)
@@ -377,6 +424,7 @@ impl Rule {
             layer,
             kind: file.kind,
             severity,
+            outlook: file.outlook,
             state,
             said_yes: file.said_yes,
             said_no: file.said_no,
