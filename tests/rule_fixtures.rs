@@ -1,6 +1,6 @@
-//! Every rule is proven by fixtures listed in its own file: scenario targets where it must match
-//! and where it must not. Every rule has at least one of each, and every fixture names a scenario
-//! and a target that exist.
+//! Every rule is proven by fixtures listed in its own file: scenario, incident or fit targets
+//! where it must match and where it must not. Every rule has at least one of each, and every
+//! fixture names a bundle and a target that exist.
 
 use crate::support;
 use std::collections::BTreeMap;
@@ -9,9 +9,63 @@ use std::collections::BTreeMap;
 fn every_rule_fires_and_stays_quiet_where_its_fixtures_say() {
     let mut indexes = BTreeMap::new();
     let mut failures = Vec::new();
+    let mut fits: BTreeMap<String, Vec<(String, Vec<String>)>> = BTreeMap::new();
     for rule in support::engine().rules() {
         for f in &rule.fixtures {
             let where_ = f.bundle_dir();
+            if let Some(name) = &f.fit {
+                let judged = fits.entry(name.clone()).or_insert_with(|| {
+                    let c = scenarios::fits::get(name).unwrap_or_else(|| {
+                        panic!(
+                            "rule {} names fit case {name}, which does not exist",
+                            rule.id
+                        )
+                    });
+                    let parse = |t: String| {
+                        layer_core::Bundle::parse(t).unwrap_or_else(|e| panic!("{where_}: {e}"))
+                    };
+                    layer_core::fit::evaluate(
+                        support::engine(),
+                        parse(c.cluster_text()),
+                        &parse(c.manifest_text()),
+                        &Default::default(),
+                    )
+                    .unwrap_or_else(|e| panic!("{where_}: {e}"))
+                    .into_iter()
+                    .map(|(d, m)| {
+                        let t = &d.target;
+                        (
+                            format!(
+                                "{}/{}/{}",
+                                t.kind,
+                                t.namespace.as_deref().unwrap_or(""),
+                                t.name
+                            ),
+                            m,
+                        )
+                    })
+                    .collect()
+                });
+                let matched = judged
+                    .iter()
+                    .find(|(t, _)| t == &f.target)
+                    .map(|(_, m)| m.clone())
+                    .unwrap_or_else(|| panic!("rule {}: {where_} judges no {}", rule.id, f.target));
+                if matched.contains(&rule.id) != f.fires {
+                    failures.push(format!(
+                        "{} on {} {}: {}",
+                        rule.id,
+                        where_,
+                        f.target,
+                        if f.fires {
+                            "expected to fire, did not"
+                        } else {
+                            "fired, must not"
+                        }
+                    ));
+                }
+                continue;
+            }
             let ix = indexes.entry(where_.clone()).or_insert_with(|| {
                 let text = match (&f.scenario, &f.incident) {
                     (Some(name), _) => scenarios::get(name)
@@ -36,7 +90,7 @@ fn every_rule_fires_and_stays_quiet_where_its_fixtures_say() {
                         std::fs::read_to_string(&inc.bundle_path)
                             .unwrap_or_else(|e| panic!("{}: {e}", inc.bundle_path.display()))
                     }
-                    (None, None) => unreachable!("rules load only with one bundle per fixture"),
+                    (None, None) => unreachable!("fit fixtures are judged above"),
                 };
                 layer_core::Index::new(
                     layer_core::Bundle::parse(text).unwrap_or_else(|e| panic!("{where_}: {e}")),

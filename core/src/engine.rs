@@ -38,6 +38,10 @@ pub struct EngineTexts {
     pub healthy_headline: String,
     pub blocked_headline: String,
     pub unexplained_headline: String,
+    /// The same three for work `fit` placed as if submitted now.
+    pub fit_healthy_headline: String,
+    pub fit_blocked_headline: String,
+    pub fit_unexplained_headline: String,
 }
 
 /// Options of one diagnosis.
@@ -303,6 +307,15 @@ impl Engine {
                 Some(x.layer),
             ),
             None if view.settled => (LayerState::Ok, None),
+            // Work not submitted yet runs now when nothing blocks and some node can take it:
+            // placement says so from the nodes (a status rule), not from a scheduler.
+            None if view.not_submitted
+                && layers
+                    .iter()
+                    .any(|l| l.layer == Layer::Placement && l.state == LayerState::Ok) =>
+            {
+                (LayerState::Ok, None)
+            }
             None => (LayerState::Unknown, None),
         };
         let observation = verdict_finding.map(|(f, x)| {
@@ -348,6 +361,20 @@ impl Engine {
                 said_yes_by_configuration: f.rule.said_yes == layer,
             }
         });
+        let texts = &self.texts;
+        let (healthy, blocked, unexplained) = if view.not_submitted {
+            (
+                &texts.fit_healthy_headline,
+                &texts.fit_blocked_headline,
+                &texts.fit_unexplained_headline,
+            )
+        } else {
+            (
+                &texts.healthy_headline,
+                &texts.blocked_headline,
+                &texts.unexplained_headline,
+            )
+        };
         let headline = match (misfired, verdict_finding) {
             (Some(f), _) => {
                 let mut v = f.vars.clone();
@@ -356,10 +383,10 @@ impl Engine {
             }
             (None, Some((f, _))) => match &f.rule.headline {
                 Some(h) => render(h, &f.vars),
-                None => render(&self.texts.blocked_headline, &vars),
+                None => render(blocked, &vars),
             },
-            (None, None) if state == LayerState::Ok => render(&self.texts.healthy_headline, &vars),
-            (None, None) => render(&self.texts.unexplained_headline, &vars),
+            (None, None) if state == LayerState::Ok => render(healthy, &vars),
+            (None, None) => render(unexplained, &vars),
         };
 
         // Whether waiting helps is the deciding rule's to say, and only of a block.

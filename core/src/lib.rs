@@ -28,6 +28,7 @@ pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod facts;
+pub mod fit;
 pub mod index;
 pub mod json;
 pub mod kinds;
@@ -47,7 +48,7 @@ pub use diagnosis::{
     SCHEMA_VERSION, ScanReport, TargetEntry,
 };
 pub use engine::{Engine, Options};
-pub use error::{BundleError, Error, RuleError, TargetError};
+pub use error::{BundleError, Error, FitError, RuleError, TargetError};
 pub use index::Index;
 pub use layer::{Layer, LayerState, Severity};
 pub use target::TargetSpec;

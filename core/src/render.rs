@@ -192,24 +192,38 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         Some(ns) => format!("{ns}/{}", t.name),
         None => t.name.clone(),
     };
+    let not_submitted = t.status == crate::diagnosis::NOT_SUBMITTED;
+    let would = if not_submitted { "would be " } else { "" };
     let verdict = match (d.verdict.state, d.verdict.layer) {
-        (LayerState::Blocked, Some(l)) => {
-            style.paint("1;31", &format!("blocked at {}", l.as_str().to_uppercase()))
-        }
+        (LayerState::Blocked, Some(l)) => style.paint(
+            "1;31",
+            &format!("{would}blocked at {}", l.as_str().to_uppercase()),
+        ),
         (LayerState::Warn, Some(l)) => {
             style.paint("33", &format!("warning at {}", l.as_str().to_uppercase()))
         }
+        (LayerState::Ok, _) if not_submitted => style.paint("32", "would run now"),
         (LayerState::Ok, _) => style.paint("32", "ok"),
         _ => style.paint("2", "unknown"),
     };
-    let _ = writeln!(
-        out,
-        "{} {} is {}: {}\n",
-        t.kind,
-        style.paint("1", &name),
-        t.status,
-        verdict
-    );
+    if not_submitted {
+        let _ = writeln!(
+            out,
+            "{} {}, not submitted: {}\n",
+            t.kind,
+            style.paint("1", &name),
+            verdict
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{} {} is {}: {}\n",
+            t.kind,
+            style.paint("1", &name),
+            t.status,
+            verdict
+        );
+    }
     for l in &d.layers {
         let _ = writeln!(
             out,
@@ -301,14 +315,24 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         }
     }
     if !d.missing.is_empty() {
-        let _ = writeln!(out, "\nNot in the bundle:");
+        let heading = if not_submitted {
+            "Not in the bundle, or not modelled:"
+        } else {
+            "Not in the bundle:"
+        };
+        let _ = writeln!(out, "\n{heading}");
         for m in &d.missing {
             let what = [m.namespace.as_deref(), m.name.as_deref()]
                 .into_iter()
                 .flatten()
                 .collect::<Vec<_>>()
                 .join("/");
-            let _ = writeln!(out, "  {} {}: {}", m.kind, what, m.why);
+            // A note about no object in particular (what fit does not model) is its words.
+            if m.kind.is_empty() && what.is_empty() {
+                let _ = writeln!(out, "  {}", m.why);
+            } else {
+                let _ = writeln!(out, "  {} {}: {}", m.kind, what, m.why);
+            }
         }
     }
     out

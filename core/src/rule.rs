@@ -59,8 +59,9 @@ impl RuleOutlook {
 }
 
 /// A fixture: a bundle and a target on which the rule must fire, or must not. The bundle is a
-/// scenario's (a whole cluster written to prove rules) or a real incident's (what a user
-/// pasted, `tests/incidents/`): exactly one of the two.
+/// scenario's (a whole cluster written to prove rules), a real incident's (what a user
+/// pasted, `tests/incidents/`), or a fit's (a cluster and a manifest judged as if submitted,
+/// `tests/fits/`): exactly one of the three.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fixture {
@@ -70,6 +71,10 @@ pub struct Fixture {
     /// Directory name under `tests/incidents/`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incident: Option<String>,
+    /// Directory name under `tests/fits/`: a cluster and a manifest, the target one of the
+    /// manifest's pieces of work as `fit` judges it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<String>,
     /// `Kind/namespace/name`.
     pub target: String,
     pub fires: bool,
@@ -251,10 +256,11 @@ pub const BUILTINS: &[&str] = &[
 impl Fixture {
     /// Where the fixture's bundle lives: `tests/scenarios/<name>` or `tests/incidents/<name>`.
     pub fn bundle_dir(&self) -> String {
-        match (&self.scenario, &self.incident) {
-            (Some(s), _) => format!("tests/scenarios/{s}"),
-            (None, Some(i)) => format!("tests/incidents/{i}"),
-            (None, None) => String::new(),
+        match (&self.scenario, &self.incident, &self.fit) {
+            (Some(s), _, _) => format!("tests/scenarios/{s}"),
+            (None, Some(i), _) => format!("tests/incidents/{i}"),
+            (None, None, Some(f)) => format!("tests/fits/{f}"),
+            (None, None, None) => String::new(),
         }
     }
 }
@@ -325,9 +331,10 @@ impl Rule {
             }
         }
         for f in &file.fixtures {
-            if f.scenario.is_some() == f.incident.is_some() {
+            let named = [f.scenario.is_some(), f.incident.is_some(), f.fit.is_some()];
+            if named.iter().filter(|n| **n).count() != 1 {
                 return Err(invalid(format!(
-                    "fixture for {}: name exactly one of `scenario` and `incident`",
+                    "fixture for {}: name exactly one of `scenario`, `incident` and `fit`",
                     f.target
                 )));
             }

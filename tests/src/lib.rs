@@ -3,6 +3,7 @@
 //! build tasks all read scenarios through here, so they can never disagree on what one is.
 //! [`incidents`] is the same for the real-incident corpus.
 
+pub mod fits;
 pub mod incidents;
 
 use serde::Deserialize;
