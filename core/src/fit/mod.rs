@@ -437,3 +437,404 @@ fn index_with(
     });
     ix
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn bundle(items: Vec<Value>) -> Bundle {
+        Bundle::parse(json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string())
+            .expect("parses")
+    }
+
+    fn node(name: &str, gpus: u32) -> Value {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+               "status": {"allocatable": {"cpu": "64", "memory": "512Gi", "nvidia.com/gpu": gpus.to_string()}}})
+    }
+
+    fn gpu_container(gpus: u32) -> Value {
+        json!([{"name": "c", "image": "i", "resources": {"limits": {"nvidia.com/gpu": gpus.to_string()}}}])
+    }
+
+    /// The placed objects of one kind, by name, from the index.
+    fn placed(p: &Placed, kind: &str) -> Vec<Value> {
+        let mut out: Vec<Value> = p
+            .index
+            .of_kind(kind)
+            .iter()
+            .filter(|&&id| p.index.not_submitted(id))
+            .map(|&id| p.index.value(id))
+            .collect();
+        out.sort_by_key(|v| v["metadata"]["name"].as_str().unwrap_or("").to_string());
+        out
+    }
+
+    #[test]
+    fn an_lws_gets_its_leader_and_workers_per_group_with_the_labels_lws_writes() {
+        let lws = json!({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+            "metadata": {"name": "vllm", "namespace": "serving"},
+            "spec": {"replicas": 2, "leaderWorkerTemplate": {"size": 3,
+                "workerTemplate": {"metadata": {"labels": {"role": "worker"}}, "spec": {"containers": gpu_container(8)}}}}});
+        let p = place(
+            bundle(vec![node("n1", 8)]),
+            &bundle(vec![lws]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        let pods = placed(&p, "Pod");
+        let names: Vec<&str> = pods
+            .iter()
+            .map(|v| v["metadata"]["name"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "vllm-0", "vllm-0-1", "vllm-0-2", "vllm-1", "vllm-1-1", "vllm-1-2"
+            ]
+        );
+        let w = &pods[2]["metadata"];
+        assert_eq!(w["labels"]["leaderworkerset.sigs.k8s.io/group-index"], "0");
+        assert_eq!(w["labels"]["leaderworkerset.sigs.k8s.io/worker-index"], "2");
+        assert_eq!(w["labels"]["role"], "worker", "the template's labels stay");
+        assert_eq!(w["annotations"]["leaderworkerset.sigs.k8s.io/size"], "3");
+        assert_eq!(
+            w["annotations"]["leaderworkerset.sigs.k8s.io/leader-name"],
+            "vllm-0"
+        );
+        assert!(
+            pods.iter()
+                .all(|v| v["status"]["phase"] == "Pending" && v["spec"].get("nodeName").is_none())
+        );
+        let sets: Vec<String> = placed(&p, "StatefulSet")
+            .iter()
+            .map(|v| v["metadata"]["name"].to_string())
+            .collect();
+        assert_eq!(sets, ["\"vllm\"", "\"vllm-0\"", "\"vllm-1\""]);
+        // The view finds the group by those labels: a group of 3.
+        let (work, _) = &p.works[0];
+        assert_eq!(p.index.object(*work).kind, "LeaderWorkerSet");
+        let view = crate::view::build(&p.index, *work, None);
+        assert_eq!(view.value["facts"]["group"]["expected"], 3);
+        assert_eq!(view.status, crate::diagnosis::NOT_SUBMITTED);
+    }
+
+    #[test]
+    fn a_jobset_gets_its_child_jobs_and_their_pods() {
+        let js = json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+            "metadata": {"name": "train", "namespace": "ml"},
+            "spec": {"replicatedJobs": [
+                {"name": "driver", "template": {"spec": {"template": {"spec": {"containers": gpu_container(0)}}}}},
+                {"name": "workers", "replicas": 2, "template": {"spec": {"parallelism": 3, "completions": 2, "completionMode": "Indexed",
+                    "template": {"spec": {"containers": gpu_container(4)}}}}}]}});
+        let p = place(
+            bundle(vec![node("n1", 8)]),
+            &bundle(vec![js]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        let jobs: Vec<String> = placed(&p, "Job")
+            .iter()
+            .map(|v| v["metadata"]["name"].as_str().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(
+            jobs,
+            ["train-driver-0", "train-workers-0", "train-workers-1"]
+        );
+        let pods = placed(&p, "Pod");
+        // Parallelism 3 is capped by completions 2.
+        assert_eq!(pods.len(), 1 + 2 * 2);
+        let w = pods
+            .iter()
+            .find(|v| v["metadata"]["name"] == "train-workers-1-fit-1")
+            .expect("a worker");
+        let l = &w["metadata"]["labels"];
+        assert_eq!(l["jobset.sigs.k8s.io/jobset-name"], "train");
+        assert_eq!(l["jobset.sigs.k8s.io/replicatedjob-name"], "workers");
+        assert_eq!(l["jobset.sigs.k8s.io/job-index"], "1");
+        assert_eq!(l["batch.kubernetes.io/job-completion-index"], "1");
+        assert_eq!(l["batch.kubernetes.io/job-name"], "train-workers-1");
+    }
+
+    #[test]
+    fn kueue_suspends_what_it_manages_and_makes_an_unadmitted_workload() {
+        let cluster = || {
+            bundle(vec![
+                node("n1", 8),
+                json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+                       "spec": {"resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [{"name": "f", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": "8"}]}]}]}}),
+                json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "ml"}, "spec": {"clusterQueue": "cq"}}),
+            ])
+        };
+        let job = |queue: &str, ns: &str| {
+            json!({"apiVersion": "batch/v1", "kind": "Job",
+                   "metadata": {"name": "j", "namespace": ns, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+                   "spec": {"parallelism": 2, "template": {"spec": {"containers": gpu_container(2)}}}})
+        };
+        let p = place(
+            cluster(),
+            &bundle(vec![job("q", "ml")]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        let wl = placed(&p, "Workload");
+        assert_eq!(wl.len(), 1);
+        assert_eq!(wl[0]["spec"]["queueName"], "q");
+        assert_eq!(wl[0]["spec"]["podSets"][0]["count"], 2);
+        assert!(wl[0].get("status").is_none(), "not admitted yet");
+        assert_eq!(
+            placed(&p, "Job")[0]["spec"]["suspend"],
+            true,
+            "Kueue's webhook suspends it"
+        );
+        assert_eq!(
+            placed(&p, "Pod").len(),
+            2,
+            "its pods are judged as they would be once admitted"
+        );
+        // The missing Configuration is assumed, and said so.
+        assert!(
+            p.works[0]
+                .1
+                .iter()
+                .any(|m| m.name.as_deref() == Some("kueue-manager-config"))
+        );
+        // A namespace Kueue always skips: no suspension, no Workload.
+        let p = place(
+            cluster(),
+            &bundle(vec![job("q", "kube-system")]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        assert!(placed(&p, "Workload").is_empty());
+        assert!(placed(&p, "Job")[0]["spec"].get("suspend").is_none());
+        let intake = p
+            .index
+            .hypothesis()
+            .and_then(|h| h.kueue_for(p.works[0].0))
+            .expect("intake");
+        assert!(
+            !intake.managed && intake.reason.contains("kube-system"),
+            "{}",
+            intake.reason
+        );
+        // A LocalQueue that does not exist: suspended, no Workload to admit it.
+        let p = place(
+            cluster(),
+            &bundle(vec![job("nope", "ml")]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        assert!(placed(&p, "Workload").is_empty());
+        assert_eq!(placed(&p, "Job")[0]["spec"]["suspend"], true);
+    }
+
+    #[test]
+    fn a_job_its_manifest_suspends_makes_no_pod_without_kueue_and_says_so() {
+        let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "ml"},
+                         "spec": {"suspend": true, "template": {"spec": {"containers": gpu_container(1)}}}});
+        let p = place(
+            bundle(vec![node("n1", 8)]),
+            &bundle(vec![job]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        assert!(placed(&p, "Pod").is_empty());
+        assert!(
+            p.works[0]
+                .1
+                .iter()
+                .any(|m| m.why.contains("spec.suspend: true"))
+        );
+    }
+
+    #[test]
+    fn the_extended_resource_toleration_plugin_is_read_from_the_clusters_pods() {
+        let taint = json!([{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]);
+        let mut n = node("gpu-1", 8);
+        n["spec"] = json!({"taints": taint});
+        let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "ml"},
+                        "spec": {"template": {"spec": {"containers": gpu_container(1)}}}});
+        let marked = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "rs-x", "namespace": "ml", "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "rs", "uid": "u"}]},
+            "spec": {"nodeName": "gpu-1", "containers": gpu_container(1),
+                     "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]}});
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"},
+                         "spec": {"containers": gpu_container(1)}});
+        let with = place(
+            bundle(vec![n.clone(), rs.clone(), marked]),
+            &bundle(vec![pod.clone()]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        let tolerations = &placed(&with, "Pod")[0]["spec"]["tolerations"];
+        assert_eq!(
+            tolerations,
+            &json!([{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
+        );
+        // Without such a pod, nothing is added.
+        let without = place(
+            bundle(vec![n, rs]),
+            &bundle(vec![pod]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        assert!(
+            placed(&without, "Pod")[0]["spec"]
+                .get("tolerations")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_work_larger_than_the_cap_is_placed_in_part_and_says_so() {
+        let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "wide", "namespace": "ml"},
+                         "spec": {"parallelism": 300, "template": {"spec": {"containers": gpu_container(0)}}}});
+        let p = place(
+            bundle(vec![node("n1", 8)]),
+            &bundle(vec![job]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        assert_eq!(placed(&p, "Pod").len() as u64, synth::MAX_PODS);
+        assert!(
+            p.works[0]
+                .1
+                .iter()
+                .any(|m| m.why.contains("would make 300 pods"))
+        );
+    }
+
+    #[test]
+    fn the_clusters_copy_of_the_work_is_set_aside_with_what_belongs_to_it() {
+        let job = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "ml", "uid": "old"},
+                         "spec": {"template": {"spec": {"containers": gpu_container(8)}}}});
+        let old_pod = json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "j-abc", "namespace": "ml", "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": "j", "uid": "old", "controller": true}]},
+            "spec": {"nodeName": "n1", "containers": gpu_container(8)}, "status": {"phase": "Running"}});
+        let p = place(
+            bundle(vec![node("n1", 8), job.clone(), old_pod]),
+            &bundle(vec![job]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        assert!(
+            p.index.find("Pod", Some("ml"), "j-abc").is_none(),
+            "the old pod is gone"
+        );
+        assert!(
+            p.works[0]
+                .1
+                .iter()
+                .any(|m| m.why.starts_with("already in the cluster"))
+        );
+        // Its GPUs are free again: the new pod would take them.
+        let fit = crate::facts::placement::nodefit::node_fit(
+            &p.index,
+            p.index.find("Pod", Some("ml"), "j-fit-0").expect("new pod"),
+        );
+        assert_eq!(fit.stop, None);
+    }
+
+    /// Kueue's verdict on a Workload of `gpus`, in ClusterQueue `a` (8 nominal, borrowing at
+    /// most 4) of a cohort whose other queue `b` (8 nominal, lending at most 6) has `used`.
+    fn quota_verdict(gpus: u32, used: u32) -> (String, Value) {
+        let cq = |name: &str, extra: Value, status: Value| {
+            let mut r = json!({"name": "nvidia.com/gpu", "nominalQuota": "8"});
+            if let (Some(r), Some(e)) = (r.as_object_mut(), extra.as_object()) {
+                r.extend(e.clone());
+            }
+            json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": name},
+                   "spec": {"cohortName": "c", "resourceGroups": [{"coveredResources": ["nvidia.com/gpu"], "flavors": [{"name": "f", "resources": [r]}]}]},
+                   "status": status})
+        };
+        let cluster = bundle(vec![
+            node("n1", 8),
+            cq("a", json!({"borrowingLimit": "4"}), json!({})),
+            cq(
+                "b",
+                json!({"lendingLimit": "6"}),
+                json!({"flavorsReservation": [{"name": "f", "resources": [{"name": "nvidia.com/gpu", "total": used.to_string()}]}]}),
+            ),
+            json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "q", "namespace": "ml"}, "spec": {"clusterQueue": "a"}}),
+        ]);
+        let job = json!({"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "j", "namespace": "ml", "labels": {"kueue.x-k8s.io/queue-name": "q"}},
+            "spec": {"template": {"spec": {"containers": gpu_container(gpus)}}}});
+        let p = place(cluster, &bundle(vec![job]), &FitOptions::default()).expect("places");
+        let view = crate::view::build(&p.index, p.works[0].0, None);
+        let q = view.value["facts"]["admission"]["quotaFit"].clone();
+        (
+            q["fit"].as_str().unwrap_or("").to_string(),
+            q["rows"][0].clone(),
+        )
+    }
+
+    #[test]
+    fn quota_counts_what_the_cohort_could_lend_now_and_ever() {
+        // b lends min(8 - 4 used, 6) = 4, a borrows at most 4: 12 left now, 12 ever.
+        let (fit, row) = quota_verdict(12, 4);
+        assert_eq!(fit, "fitsNow");
+        assert_eq!(
+            (row["left"].clone(), row["maximum"].clone()),
+            (json!(12), json!(12))
+        );
+        // b uses 6: it lends 2 now, so 12 waits; 12 is still within the most it could get.
+        let (fit, row) = quota_verdict(12, 6);
+        assert_eq!(fit, "waitsForQuota");
+        assert_eq!(
+            (row["left"].clone(), row["borrowable"].clone()),
+            (json!(10), json!(2))
+        );
+        // More than nominal plus the borrowing limit: never.
+        assert_eq!(quota_verdict(13, 0).0, "neverFits");
+    }
+
+    #[test]
+    fn the_node_filter_that_keeps_a_pod_off_the_large_enough_nodes_is_its_stop() {
+        let mut tainted = node("gpu", 8);
+        tainted["spec"] = json!({"taints": [{"key": "gpu", "effect": "NoSchedule"}]});
+        let mut cordoned = node("gpu-c", 8);
+        cordoned["spec"] = json!({"unschedulable": true});
+        cordoned["metadata"]["labels"] = json!({"pool": "c"});
+        let small = node("cpu", 0);
+        let stop = |cluster: Vec<Value>, spec: Value| {
+            let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"}, "spec": spec});
+            let p =
+                place(bundle(cluster), &bundle(vec![pod]), &FitOptions::default()).expect("places");
+            crate::facts::placement::nodefit::node_fit(&p.index, p.works[0].0).stop
+        };
+        let asks = |gpus: u32| json!({"containers": gpu_container(gpus)});
+        // A CPU node passes every filter, but only the tainted node is large enough.
+        assert_eq!(
+            stop(vec![tainted.clone(), small.clone()], asks(4)).as_deref(),
+            Some("taints")
+        );
+        let mut tolerant = asks(4);
+        tolerant["tolerations"] = json!([{"key": "gpu", "operator": "Exists"}]);
+        assert_eq!(
+            stop(vec![tainted.clone(), small.clone()], tolerant.clone()),
+            None
+        );
+        let mut big = tolerant.clone();
+        big["containers"] = gpu_container(16);
+        assert_eq!(
+            stop(vec![tainted.clone(), small.clone()], big).as_deref(),
+            Some("size")
+        );
+        let mut pinned = asks(4);
+        pinned["nodeSelector"] = json!({"pool": "c"});
+        assert_eq!(
+            stop(vec![cordoned.clone(), small.clone()], pinned).as_deref(),
+            Some("cordon")
+        );
+        let mut elsewhere = asks(4);
+        elsewhere["nodeSelector"] = json!({"pool": "x"});
+        assert_eq!(
+            stop(vec![cordoned, small], elsewhere).as_deref(),
+            Some("selector")
+        );
+        let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}});
+        assert_eq!(stop(vec![ns], asks(1)).as_deref(), Some("noNodes"));
+    }
+}

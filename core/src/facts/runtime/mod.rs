@@ -59,6 +59,8 @@ pub struct PodRuntimeClass {
     /// without this handler.
     pub nodes_reporting_handlers: usize,
     pub nodes_without_handler: Vec<String>,
+    /// Some node reports its handlers, and none of them has this one.
+    pub handler_on_no_node: bool,
 }
 
 /// One controller's failure to create pods.
@@ -226,6 +228,7 @@ fn runtime_class(ctx: &Ctx) -> Option<PodRuntimeClass> {
         handler,
         in_bundle,
         nodes_reporting_handlers: reporting,
+        handler_on_no_node: reporting > 0 && without.len() == reporting,
         nodes_without_handler: without,
     })
 }
