@@ -418,27 +418,35 @@ fn fit(
     }
     let engine = engine()?;
     let manifest = read_manifest(&args.manifest, &args.input)?;
-    let mut namespace = args.namespace.clone();
+    let mut opts = layer_core::fit::FitOptions {
+        namespace: args.namespace.clone(),
+        default_namespace: None,
+        now: args.input.now.clone(),
+        threads: args.input.threads,
+    };
     let cluster = if args.input.files.is_empty() {
         let limits = args.input.limits();
-        let (bundle, ns) = with_cluster(&args.live, true, async |c| {
-            let ns = namespace
-                .clone()
-                .unwrap_or_else(|| c.default_namespace.clone());
-            Ok((
-                c.collect_scan(Some(&ns), limits).await?.index.into_bundle(),
-                ns,
-            ))
+        let (bundle, default) = with_cluster(&args.live, true, async |c| {
+            // The reads `scan` makes, in the one namespace the manifest's objects go to, or in
+            // all of them when they go to several.
+            let probe = layer_core::fit::FitOptions {
+                default_namespace: Some(c.default_namespace.clone()),
+                ..opts.clone()
+            };
+            let spaces =
+                layer_core::fit::namespaces(&manifest, &probe).map_err(layer_core::Error::from)?;
+            let one = if spaces.len() == 1 {
+                spaces.into_iter().next()
+            } else {
+                None
+            };
+            let collected = c.collect_scan(one.as_deref(), limits).await?;
+            Ok((collected.index.into_bundle(), c.default_namespace.clone()))
         })?;
-        namespace = Some(ns);
+        opts.default_namespace = Some(default);
         bundle
     } else {
         read_bundle(&args.input)?
-    };
-    let opts = layer_core::fit::FitOptions {
-        namespace,
-        now: args.input.now.clone(),
-        threads: args.input.threads,
     };
     let diagnoses = layer_core::fit::fit(&engine, cluster, &manifest, &opts)
         .map_err(layer_core::Error::from)?;

@@ -70,8 +70,12 @@ const CLUSTER_SCOPED: &[&str] = &[
 /// Options of a fit.
 #[derive(Debug, Clone, Default)]
 pub struct FitOptions {
-    /// The namespace of manifest objects that name none (`-n`); `default` when unset.
+    /// The namespace given for the manifest (`-n`): objects that name none are placed there,
+    /// and an object naming another is refused.
     pub namespace: Option<String>,
+    /// Without `namespace`, where objects that name none go (the kubeconfig context's
+    /// namespace for a live read); `default` when unset too.
+    pub default_namespace: Option<String>,
     /// "Now" as RFC 3339 (as for `why`).
     pub now: Option<String>,
     /// Threads to index on (0: one per core).
@@ -186,7 +190,7 @@ pub fn place(cluster: Bundle, manifest: &Bundle, opts: &FitOptions) -> Result<Pl
         .clone()
         .or_else(|| cluster.meta().and_then(|m| m.collected_at.clone()));
     let mut uids = synth::Uids::new();
-    let submitted = read_manifest(manifest, opts.namespace.as_deref(), &mut uids)?;
+    let submitted = read_manifest(manifest, opts, &mut uids)?;
     let (cluster, aside, aside_notes) = set_aside_copies(cluster, &submitted, opts.threads);
     let values: Vec<Value> = submitted.iter().map(|s| s.value.clone()).collect();
     let look = lookup::Lookup {
@@ -286,13 +290,13 @@ pub fn own_objects(ix: &Index, work: ObjId) -> Vec<ObjId> {
 /// The manifest's objects, each with a namespace (unless cluster-scoped), a uid, no status.
 fn read_manifest(
     manifest: &Bundle,
-    namespace: Option<&str>,
+    opts: &FitOptions,
     uids: &mut synth::Uids,
 ) -> Result<Vec<Submitted>, FitError> {
     let mut out = Vec::new();
     for o in manifest.objects() {
         let mut v = manifest.value(o);
-        let ns = placed_namespace(o, namespace)?;
+        let ns = placed_namespace(o, opts)?;
         let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) else {
             continue;
         };
@@ -326,13 +330,14 @@ fn read_manifest(
     Ok(out)
 }
 
-/// The namespace an object is created in: its own, else `-n`'s, else `default`; none for a
-/// cluster-scoped kind. Its own and `-n`'s must agree.
-fn placed_namespace(o: &RawObject, flag: Option<&str>) -> Result<Option<String>, FitError> {
+/// The namespace an object is created in: its own, else `-n`'s, else the default one
+/// (`default` unless set); none for a cluster-scoped kind. Its own and `-n`'s must agree, as
+/// kubectl requires.
+fn placed_namespace(o: &RawObject, opts: &FitOptions) -> Result<Option<String>, FitError> {
     if CLUSTER_SCOPED.contains(&o.kind.as_str()) {
         return Ok(None);
     }
-    match (o.namespace.as_deref(), flag) {
+    match (o.namespace.as_deref(), opts.namespace.as_deref()) {
         (Some(own), Some(f)) if own != f => Err(FitError::NamespaceMismatch {
             object: format!("{} {}", o.kind, o.name),
             object_namespace: own.to_string(),
@@ -340,8 +345,24 @@ fn placed_namespace(o: &RawObject, flag: Option<&str>) -> Result<Option<String>,
         }),
         (Some(own), _) => Ok(Some(own.to_string())),
         (None, Some(f)) => Ok(Some(f.to_string())),
-        (None, None) => Ok(Some("default".to_string())),
+        (None, None) => Ok(Some(
+            opts.default_namespace
+                .clone()
+                .unwrap_or_else(|| "default".to_string()),
+        )),
     }
+}
+
+/// The namespaces the manifest's objects would be created in: what a live read must cover.
+pub fn namespaces(
+    manifest: &Bundle,
+    opts: &FitOptions,
+) -> Result<std::collections::BTreeSet<String>, FitError> {
+    let mut out = std::collections::BTreeSet::new();
+    for o in manifest.objects() {
+        out.extend(placed_namespace(o, opts)?);
+    }
+    Ok(out)
 }
 
 /// Set aside the cluster's own copies of the manifest's work (and what belongs to them), so
