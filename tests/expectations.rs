@@ -12,63 +12,7 @@ fn every_scenario_matches_its_expectations() {
         for e in &s.expectations {
             checked += 1;
             let (d, _) = support::diagnose(&ix, &e.target);
-            let mut diffs = Vec::new();
-            let state = d.verdict.state.as_str();
-            let layer = d.verdict.layer.map(|l| l.as_str().to_string());
-            if state != e.verdict.state || layer != e.verdict.layer {
-                diffs.push(format!(
-                    "verdict {state}/{layer:?}, expected {}/{:?}",
-                    e.verdict.state, e.verdict.layer
-                ));
-            }
-            let mis = d.verdict.misalignment.as_ref().map(|m| {
-                (
-                    m.said_yes.as_str().to_string(),
-                    m.said_no.as_str().to_string(),
-                )
-            });
-            let want = e
-                .misalignment
-                .as_ref()
-                .map(|m| (m.said_yes.clone(), m.said_no.clone()));
-            if mis != want {
-                diffs.push(format!("misalignment {mis:?}, expected {want:?}"));
-            }
-            if !d.verdict.headline.starts_with(&e.headline) {
-                diffs.push(format!(
-                    "headline {:?} does not start with {:?}",
-                    d.verdict.headline, e.headline
-                ));
-            }
-            for l in &d.layers {
-                let want = e.layers.get(l.layer.as_str()).map(String::as_str);
-                if want != Some(l.state.as_str()) {
-                    diffs.push(format!(
-                        "layer {} is {} ({}), expected {want:?}",
-                        l.layer.as_str(),
-                        l.state.as_str(),
-                        l.summary
-                    ));
-                }
-            }
-            let mut got: Vec<&str> = d.findings.iter().map(|f| f.rule.as_str()).collect();
-            got.sort_unstable();
-            let mut want: Vec<&str> = e.findings.iter().map(String::as_str).collect();
-            want.sort_unstable();
-            if got != want {
-                diffs.push(format!("findings {got:?}, expected {want:?}"));
-            }
-            let exit = if matches!(
-                d.verdict.state,
-                layer_core::LayerState::Blocked | layer_core::LayerState::Warn
-            ) {
-                1
-            } else {
-                0
-            };
-            if exit != e.exit {
-                diffs.push(format!("exit {exit}, expected {}", e.exit));
-            }
+            let diffs = support::differences(&d, e, support::why_exit(&d));
             if !diffs.is_empty() {
                 failures.push(format!(
                     "{} {}:\n    {}",

@@ -3,6 +3,7 @@
 
 mod contract;
 mod expectations;
+mod fits;
 mod input_forms;
 mod properties;
 mod references;

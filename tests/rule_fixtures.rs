@@ -1,6 +1,6 @@
-//! Every rule is proven by fixtures listed in its own file: scenario targets where it must match
-//! and where it must not. Every rule has at least one of each, and every fixture names a scenario
-//! and a target that exist.
+//! Every rule is proven by fixtures listed in its own file: scenario, incident or fit targets
+//! where it must match and where it must not. Every rule has at least one of each, and every
+//! fixture names a bundle and a target that exist.
 
 use crate::support;
 use std::collections::BTreeMap;
@@ -9,9 +9,63 @@ use std::collections::BTreeMap;
 fn every_rule_fires_and_stays_quiet_where_its_fixtures_say() {
     let mut indexes = BTreeMap::new();
     let mut failures = Vec::new();
+    let mut fits: BTreeMap<String, Vec<(String, Vec<String>)>> = BTreeMap::new();
     for rule in support::engine().rules() {
         for f in &rule.fixtures {
             let where_ = f.bundle_dir();
+            if let Some(name) = &f.fit {
+                let judged = fits.entry(name.clone()).or_insert_with(|| {
+                    let c = scenarios::fits::get(name).unwrap_or_else(|| {
+                        panic!(
+                            "rule {} names fit case {name}, which does not exist",
+                            rule.id
+                        )
+                    });
+                    let parse = |t: String| {
+                        layer_core::Bundle::parse(t).unwrap_or_else(|e| panic!("{where_}: {e}"))
+                    };
+                    layer_core::fit::evaluate(
+                        support::engine(),
+                        parse(c.cluster_text()),
+                        &parse(c.manifest_text()),
+                        &Default::default(),
+                    )
+                    .unwrap_or_else(|e| panic!("{where_}: {e}"))
+                    .into_iter()
+                    .map(|(d, m)| {
+                        let t = &d.target;
+                        (
+                            format!(
+                                "{}/{}/{}",
+                                t.kind,
+                                t.namespace.as_deref().unwrap_or(""),
+                                t.name
+                            ),
+                            m,
+                        )
+                    })
+                    .collect()
+                });
+                let matched = judged
+                    .iter()
+                    .find(|(t, _)| t == &f.target)
+                    .map(|(_, m)| m.clone())
+                    .unwrap_or_else(|| panic!("rule {}: {where_} judges no {}", rule.id, f.target));
+                if matched.contains(&rule.id) != f.fires {
+                    failures.push(format!(
+                        "{} on {} {}: {}",
+                        rule.id,
+                        where_,
+                        f.target,
+                        if f.fires {
+                            "expected to fire, did not"
+                        } else {
+                            "fired, must not"
+                        }
+                    ));
+                }
+                continue;
+            }
             let ix = indexes.entry(where_.clone()).or_insert_with(|| {
                 let text = match (&f.scenario, &f.incident) {
                     (Some(name), _) => scenarios::get(name)
@@ -36,7 +90,7 @@ fn every_rule_fires_and_stays_quiet_where_its_fixtures_say() {
                         std::fs::read_to_string(&inc.bundle_path)
                             .unwrap_or_else(|e| panic!("{}: {e}", inc.bundle_path.display()))
                     }
-                    (None, None) => unreachable!("rules load only with one bundle per fixture"),
+                    (None, None) => unreachable!("fit fixtures are judged above"),
                 };
                 layer_core::Index::new(
                     layer_core::Bundle::parse(text).unwrap_or_else(|e| panic!("{where_}: {e}")),
@@ -120,7 +174,7 @@ fn rule_files_are_where_their_ids_say() {
 #[test]
 fn a_typo_in_a_rule_is_a_load_error() {
     let bad_path = "placement/x.yaml";
-    let base = "severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: m\n";
+    let base = "severity: block\noutlook: never\nsummary: s\nwhy: w\nfix: f\nmessage: m\n";
     let cases = [
         (format!("{base}when: {{path: $.pod.status.phse}}\nextra: 1\n"), "unknown field"),
         (format!("{base}when: {{path: \"$.pod[?@.x==]\"}}\n"), "does not parse"),
@@ -130,7 +184,20 @@ fn a_typo_in_a_rule_is_a_load_error() {
             format!("{base}when: {{all: [{{path: $.pod.x}}, {{path: $.facts.schedulng.kinds}}]}}\n"),
             "placement/x.yaml: path `$.facts.schedulng.kinds` reads `$.facts.schedulng`, which no code builds",
         ),
-        ("severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: \"{nope}\"\nwhen: {path: $.pod.x}\n".to_string(), "no condition captures"),
+        ("severity: block\noutlook: waiting\nsummary: s\nwhy: w\nfix: f\nmessage: \"{nope}\"\nwhen: {path: $.pod.x}\n".to_string(), "no condition captures"),
+        // A block says whether waiting helps; nothing else does.
+        (
+            "severity: block\nsummary: s\nwhy: w\nfix: f\nmessage: m\nwhen: {path: $.pod.x}\n".to_string(),
+            "a blocking finding states its `outlook`",
+        ),
+        (
+            "severity: warn\noutlook: waiting\nsummary: s\nwhy: w\nfix: f\nmessage: m\nwhen: {path: $.pod.x}\n".to_string(),
+            "only blocking findings have an `outlook`",
+        ),
+        (
+            "severity: block\noutlook: soon\nsummary: s\nwhy: w\nfix: f\nmessage: m\nwhen: {path: $.pod.x}\n".to_string(),
+            "unknown variant `soon`",
+        ),
     ];
     for (text, want) in cases {
         let err = layer_core::rule::Rule::load(bad_path, &text)

@@ -20,3 +20,79 @@ pub fn diagnose(ix: &Index, target: &str) -> (Diagnosis, Vec<String>) {
         layer_core::target::resolve(ix, &spec).unwrap_or_else(|e| panic!("target {target}: {e}"));
     engine().evaluate(ix, id, &Options::default())
 }
+
+/// The exit status `why` gives a diagnosis: 1 when a layer blocks or warns.
+pub fn why_exit(d: &Diagnosis) -> i32 {
+    i32::from(matches!(
+        d.verdict.state,
+        layer_core::LayerState::Blocked | layer_core::LayerState::Warn
+    ))
+}
+
+/// The exit status `fit` gives a piece of work: 0 only when it would run now.
+pub fn fit_exit(d: &Diagnosis) -> i32 {
+    i32::from(d.verdict.state != layer_core::LayerState::Ok)
+}
+
+/// How a diagnosis differs from what an expectation says (empty when it matches): verdict,
+/// outlook, misalignment, headline prefix, every layer's state, the set of findings, and the
+/// exit status `exit` (which `why_exit` or `fit_exit` gave).
+pub fn differences(d: &Diagnosis, e: &scenarios::Expectation, exit: i32) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let state = d.verdict.state.as_str();
+    let layer = d.verdict.layer.map(|l| l.as_str().to_string());
+    if state != e.verdict.state || layer != e.verdict.layer {
+        diffs.push(format!(
+            "verdict {state}/{layer:?}, expected {}/{:?}",
+            e.verdict.state, e.verdict.layer
+        ));
+    }
+    let outlook = d.verdict.outlook.map(|o| o.as_str().to_string());
+    if outlook != e.verdict.outlook {
+        diffs.push(format!(
+            "outlook {outlook:?}, expected {:?}",
+            e.verdict.outlook
+        ));
+    }
+    let mis = d.verdict.misalignment.as_ref().map(|m| {
+        (
+            m.said_yes.as_str().to_string(),
+            m.said_no.as_str().to_string(),
+        )
+    });
+    let want = e
+        .misalignment
+        .as_ref()
+        .map(|m| (m.said_yes.clone(), m.said_no.clone()));
+    if mis != want {
+        diffs.push(format!("misalignment {mis:?}, expected {want:?}"));
+    }
+    if !d.verdict.headline.starts_with(&e.headline) {
+        diffs.push(format!(
+            "headline {:?} does not start with {:?}",
+            d.verdict.headline, e.headline
+        ));
+    }
+    for l in &d.layers {
+        let want = e.layers.get(l.layer.as_str()).map(String::as_str);
+        if want != Some(l.state.as_str()) {
+            diffs.push(format!(
+                "layer {} is {} ({}), expected {want:?}",
+                l.layer.as_str(),
+                l.state.as_str(),
+                l.summary
+            ));
+        }
+    }
+    let mut got: Vec<&str> = d.findings.iter().map(|f| f.rule.as_str()).collect();
+    got.sort_unstable();
+    let mut want: Vec<&str> = e.findings.iter().map(String::as_str).collect();
+    want.sort_unstable();
+    if got != want {
+        diffs.push(format!("findings {got:?}, expected {want:?}"));
+    }
+    if exit != e.exit {
+        diffs.push(format!("exit {exit}, expected {}", e.exit));
+    }
+    diffs
+}

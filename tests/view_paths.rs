@@ -121,6 +121,24 @@ fn every_key_a_rule_names_appears_in_some_view() {
         keys(&layer_core::view::build(&ix, id, None).value, "", &mut seen);
         views += 1;
     }
+    // The views of work `fit` placed, which the fit rules read.
+    for c in scenarios::fits::all() {
+        let parse = |t: String| layer_core::Bundle::parse(t).expect("fit case parses");
+        let placed = layer_core::fit::place(
+            parse(c.cluster_text()),
+            &parse(c.manifest_text()),
+            &Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("fit {}: {e}", c.name));
+        for (id, _) in &placed.works {
+            keys(
+                &layer_core::view::build(&placed.index, *id, None).value,
+                "",
+                &mut seen,
+            );
+            views += 1;
+        }
+    }
     // `nowSource` is added by the engine after the view is built.
     seen.insert("facts.nowSource".into());
     // Fields of the Kubernetes APIs that rules read and that no bundle here happens to carry;

@@ -235,6 +235,17 @@ impl Bundle {
         &self.objects
     }
 
+    /// Leave out the objects at these positions, sorted (their text stays, unreferenced):
+    /// `fit` sets aside the cluster's copy of the work it judges anew.
+    pub fn remove(&mut self, sorted_positions: &[usize]) {
+        let mut i = 0;
+        self.objects.retain(|_| {
+            let keep = sorted_positions.binary_search(&i).is_err();
+            i += 1;
+            keep
+        });
+    }
+
     pub fn meta(&self) -> Option<&BundleMeta> {
         self.meta.as_ref()
     }

@@ -10,6 +10,9 @@ use serde_json::Value;
 
 pub const SCHEMA_VERSION: &str = "kubectl-layer/v1";
 
+/// The target's `status` in a `fit` diagnosis: the manifest's work as if submitted now.
+pub const NOT_SUBMITTED: &str = "NotSubmitted";
+
 /// A reference to one Kubernetes object.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -53,7 +56,8 @@ pub struct Target {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
-    /// A short status as kubectl would show it (`Pending`, `Running`, `Suspended`, `2/4 ready` …).
+    /// A short status as kubectl would show it (`Pending`, `Running`, `Suspended`, `2/4 ready` …);
+    /// `NotSubmitted` for the work a `fit` judges as if submitted now.
     pub status: String,
 }
 
@@ -99,6 +103,41 @@ pub struct Verdict {
     /// One line, fit for an upstream issue title: layer plus observation.
     pub headline: String,
     pub misalignment: Option<Misalignment>,
+    /// Whether waiting would let the blocked work run: `never` (the request exceeds what any
+    /// node or quota could ever give, a RuntimeClass or DeviceClass is missing, nobody
+    /// advertises the resource: something must change first), `waiting` (it runs once what it
+    /// waits for frees up or arrives: quota in use, devices busy), or `null` when nothing
+    /// blocks, or when what blocks is a layer's generic reported failure, whose outcome the
+    /// tool cannot tell. Taken from the rule of the finding that decided the verdict (its
+    /// `outlook:`); the headline is not changed, renderers say it after the headline.
+    #[serde(default)]
+    pub outlook: Option<Outlook>,
+}
+
+/// Whether waiting would let blocked work run (see [`Verdict::outlook`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum Outlook {
+    /// Waiting will not change it: something in the spec or the cluster must change first.
+    Never,
+    /// It runs once what it waits for (quota, devices, another component) frees up or arrives.
+    Waiting,
+}
+
+impl Outlook {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outlook::Never => "never",
+            Outlook::Waiting => "waiting",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Outlook> {
+        [Outlook::Never, Outlook::Waiting]
+            .into_iter()
+            .find(|o| o.as_str() == s)
+    }
 }
 
 /// One layer's own decision, as observed.
@@ -273,6 +312,10 @@ pub struct RuleInfo {
     pub versions: Option<String>,
     pub references: Vec<String>,
     pub explains: Vec<String>,
+    /// For blocking findings: `never`, `waiting` or `unknown`, what the verdict's `outlook`
+    /// becomes when this finding decides it (`unknown` leaves it null).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outlook: Option<String>,
     /// The rule's documentation as Markdown (what `kubectl layer explain` prints).
     pub documentation: String,
 }

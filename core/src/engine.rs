@@ -16,6 +16,7 @@
 //!   misalignment and the headline; otherwise the headline is the verdict finding's own.
 //! - With nothing blocking or warning, the verdict is `ok` if the work is settled (running,
 //!   ready or finished) and `unknown` if it is not: the bundle lacks what explains it.
+//! - A blocked verdict's `outlook` (does waiting help?) is the deciding rule's `outlook:`.
 
 use crate::diagnosis::*;
 use crate::eval::{Match, eval};
@@ -37,6 +38,10 @@ pub struct EngineTexts {
     pub healthy_headline: String,
     pub blocked_headline: String,
     pub unexplained_headline: String,
+    /// The same three for work `fit` placed as if submitted now.
+    pub fit_healthy_headline: String,
+    pub fit_blocked_headline: String,
+    pub fit_unexplained_headline: String,
 }
 
 /// Options of one diagnosis.
@@ -317,6 +322,15 @@ impl Engine {
                 Some(x.layer),
             ),
             None if view.settled => (LayerState::Ok, None),
+            // Work not submitted yet runs now when nothing blocks and some node can take it:
+            // placement says so from the nodes (a status rule), not from a scheduler.
+            None if view.not_submitted
+                && layers
+                    .iter()
+                    .any(|l| l.layer == Layer::Placement && l.state == LayerState::Ok) =>
+            {
+                (LayerState::Ok, None)
+            }
             None => (LayerState::Unknown, None),
         };
         let observation = verdict_finding.map(|(f, x)| {
@@ -354,6 +368,20 @@ impl Engine {
             why: render(&f.rule.message, &(&vars, &f.vars())),
             said_yes_by_configuration: f.rule.said_yes == layer,
         });
+        let texts = &self.texts;
+        let (healthy, blocked, unexplained) = if view.not_submitted {
+            (
+                &texts.fit_healthy_headline,
+                &texts.fit_blocked_headline,
+                &texts.fit_unexplained_headline,
+            )
+        } else {
+            (
+                &texts.healthy_headline,
+                &texts.blocked_headline,
+                &texts.unexplained_headline,
+            )
+        };
         let headline = match (misfired, verdict_finding) {
             // The built-ins before the rule's captures here, as they always were.
             (Some(f), _) => render(
@@ -362,13 +390,17 @@ impl Engine {
             ),
             (None, Some((f, _))) => match &f.rule.headline {
                 Some(h) => render(h, &f.vars()),
-                None => render(&self.texts.blocked_headline, &(&vars, &builtins)),
+                None => render(blocked, &(&vars, &builtins)),
             },
-            (None, None) if state == LayerState::Ok => {
-                render(&self.texts.healthy_headline, &(&vars, &builtins))
-            }
-            (None, None) => render(&self.texts.unexplained_headline, &(&vars, &builtins)),
+            (None, None) if state == LayerState::Ok => render(healthy, &(&vars, &builtins)),
+            (None, None) => render(unexplained, &(&vars, &builtins)),
         };
+
+        // Whether waiting helps is the deciding rule's to say, and only of a block.
+        let outlook = verdict_finding
+            .filter(|_| state == LayerState::Blocked)
+            .and_then(|(f, _)| f.rule.outlook)
+            .and_then(crate::rule::RuleOutlook::verdict);
 
         let mut next: Vec<String> = Vec::new();
         for (_, x) in &findings {
@@ -403,6 +435,7 @@ impl Engine {
                 layer,
                 headline,
                 misalignment,
+                outlook,
             },
             layers,
             findings: findings.into_iter().map(|(_, x)| x).collect(),

@@ -211,6 +211,40 @@ impl TargetError {
     }
 }
 
+/// A manifest `fit` cannot judge.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum FitError {
+    /// Nothing in the manifest is work the tool can place.
+    #[error(
+        "the manifest holds no Pod, Job, JobSet, LeaderWorkerSet, Deployment or StatefulSet to fit{}",
+        found_hint(found)
+    )]
+    NoWork { found: Vec<String> },
+    /// An object names a namespace other than the one asked for (kubectl refuses it too).
+    #[error(
+        "{object} names namespace `{object_namespace}`, but -n names `{namespace}`: remove one, or make them agree"
+    )]
+    NamespaceMismatch {
+        object: String,
+        object_namespace: String,
+        namespace: String,
+    },
+}
+
+fn found_hint(found: &[String]) -> String {
+    match found {
+        [] => String::new(),
+        f if f.len() <= 5 => format!(" (it holds {})", f.join(", ")),
+        f => format!(" (it holds {} and {} more)", f[..5].join(", "), f.len() - 5),
+    }
+}
+
+impl FitError {
+    pub fn code(&self) -> &'static str {
+        "manifest"
+    }
+}
+
 /// Any error of the core, for front ends that handle them alike.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum Error {
@@ -220,6 +254,8 @@ pub enum Error {
     Rule(#[from] RuleError),
     #[error(transparent)]
     Target(#[from] TargetError),
+    #[error(transparent)]
+    Fit(#[from] FitError),
     #[error("invalid option {name}: {message}")]
     Option { name: String, message: String },
 }
@@ -230,6 +266,7 @@ impl Error {
             Error::Bundle(e) => e.code(),
             Error::Rule(e) => e.code(),
             Error::Target(e) => e.code(),
+            Error::Fit(e) => e.code(),
             Error::Option { .. } => "usage",
         }
     }

@@ -28,6 +28,7 @@ pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod facts;
+pub mod fit;
 pub mod index;
 pub mod json;
 pub mod kinds;
@@ -43,11 +44,11 @@ pub mod view;
 
 pub use bundle::{Bundle, BundleMeta, ReadLimits};
 pub use diagnosis::{
-    Diagnosis, Evidence, Finding, FixIn, LayerReport, Misalignment, ObjectRef, SCHEMA_VERSION,
-    ScanReport, TargetEntry,
+    Diagnosis, Evidence, Finding, FixIn, LayerReport, Misalignment, ObjectRef, Outlook,
+    SCHEMA_VERSION, ScanReport, TargetEntry,
 };
 pub use engine::{Engine, Options};
-pub use error::{BundleError, Error, RuleError, TargetError};
+pub use error::{BundleError, Error, FitError, RuleError, TargetError};
 pub use index::Index;
 pub use layer::{Layer, LayerState, Severity};
 pub use target::TargetSpec;

@@ -2,7 +2,7 @@
 //! why`, and Markdown fit for an upstream issue (with where to report and that project's
 //! contribution rules, from `rules/upstreams.yaml`).
 
-use crate::diagnosis::{Diagnosis, Evidence, ScanReport};
+use crate::diagnosis::{Diagnosis, Evidence, Outlook, ScanReport};
 pub use crate::diagnosis::{RuleInfo, UpstreamInfo};
 use crate::layer::{LayerState, Severity};
 use serde::Deserialize;
@@ -192,24 +192,38 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         Some(ns) => format!("{ns}/{}", t.name),
         None => t.name.clone(),
     };
+    let not_submitted = t.status == crate::diagnosis::NOT_SUBMITTED;
+    let would = if not_submitted { "would be " } else { "" };
     let verdict = match (d.verdict.state, d.verdict.layer) {
-        (LayerState::Blocked, Some(l)) => {
-            style.paint("1;31", &format!("blocked at {}", l.as_str().to_uppercase()))
-        }
+        (LayerState::Blocked, Some(l)) => style.paint(
+            "1;31",
+            &format!("{would}blocked at {}", l.as_str().to_uppercase()),
+        ),
         (LayerState::Warn, Some(l)) => {
             style.paint("33", &format!("warning at {}", l.as_str().to_uppercase()))
         }
+        (LayerState::Ok, _) if not_submitted => style.paint("32", "would run now"),
         (LayerState::Ok, _) => style.paint("32", "ok"),
         _ => style.paint("2", "unknown"),
     };
-    let _ = writeln!(
-        out,
-        "{} {} is {}: {}\n",
-        t.kind,
-        style.paint("1", &name),
-        t.status,
-        verdict
-    );
+    if not_submitted {
+        let _ = writeln!(
+            out,
+            "{} {}, not submitted: {}\n",
+            t.kind,
+            style.paint("1", &name),
+            verdict
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{} {} is {}: {}\n",
+            t.kind,
+            style.paint("1", &name),
+            t.status,
+            verdict
+        );
+    }
     for l in &d.layers {
         let _ = writeln!(
             out,
@@ -229,12 +243,24 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
             m.why
         );
     }
-    let _ = writeln!(
-        out,
-        "{} {}",
-        style.paint("1", "Headline:"),
-        d.verdict.headline
-    );
+    match outlook_words(d) {
+        Some(words) => {
+            let _ = writeln!(
+                out,
+                "{} {} ({words})",
+                style.paint("1", "Headline:"),
+                d.verdict.headline
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "{} {}",
+                style.paint("1", "Headline:"),
+                d.verdict.headline
+            );
+        }
+    }
     let shown: Vec<_> = d
         .findings
         .iter()
@@ -289,17 +315,48 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         }
     }
     if !d.missing.is_empty() {
-        let _ = writeln!(out, "\nNot in the bundle:");
+        let heading = if not_submitted {
+            "Not in the bundle, or not modelled:"
+        } else {
+            "Not in the bundle:"
+        };
+        let _ = writeln!(out, "\n{heading}");
         for m in &d.missing {
             let what = [m.namespace.as_deref(), m.name.as_deref()]
                 .into_iter()
                 .flatten()
                 .collect::<Vec<_>>()
                 .join("/");
-            let _ = writeln!(out, "  {} {}: {}", m.kind, what, m.why);
+            // A note about no object in particular (what fit does not model) is its words.
+            if m.kind.is_empty() && what.is_empty() {
+                let _ = writeln!(out, "  {}", m.why);
+            } else {
+                let _ = writeln!(out, "  {} {}: {}", m.kind, what, m.why);
+            }
         }
     }
     out
+}
+
+/// A blocked verdict's outlook in words, as renderers add it to the headline: "will" for work
+/// that exists, "would" for work not submitted yet (`fit`).
+pub fn outlook_words(d: &Diagnosis) -> Option<&'static str> {
+    let would = d.target.status == crate::diagnosis::NOT_SUBMITTED;
+    Some(match (d.verdict.outlook?, would) {
+        (Outlook::Never, false) => "waiting will not change this",
+        (Outlook::Never, true) => "waiting would not change this",
+        (Outlook::Waiting, false) => "it runs once what it waits for frees up or arrives",
+        (Outlook::Waiting, true) => "it would run once what it waits for frees up or arrives",
+    })
+}
+
+/// A rule's `outlook:` in words, for its documentation.
+fn rule_outlook_words(o: crate::rule::RuleOutlook) -> &'static str {
+    match o {
+        crate::rule::RuleOutlook::Never => "waiting will not change it",
+        crate::rule::RuleOutlook::Waiting => "it runs once what it waits for frees up or arrives",
+        crate::rule::RuleOutlook::Unknown => "the finding cannot tell whether waiting helps",
+    }
 }
 
 /// The width of a text column: its longest entry, counted in characters (names may be any
@@ -369,6 +426,9 @@ fn md_code(s: &str) -> String {
 pub fn markdown(d: &Diagnosis) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### {}\n", for_markdown(&d.verdict.headline));
+    if let (Some(o), Some(words)) = (d.verdict.outlook, outlook_words(d)) {
+        let _ = writeln!(out, "**Outlook:** `{}` — {words}\n", o.as_str());
+    }
     let t = &d.target;
     let name = match &t.namespace {
         Some(ns) => format!("{ns}/{}", t.name),
@@ -528,11 +588,14 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
         for d in work {
             let _ = writeln!(
                 out,
-                "  {} {:<name_width$}  {:<status_width$}  {}",
+                "  {} {:<name_width$}  {:<status_width$}  {}{}",
                 style.state(d.verdict.state),
                 work_name(d),
                 d.target.status,
-                d.verdict.headline
+                d.verdict.headline,
+                d.verdict
+                    .outlook
+                    .map_or_else(String::new, |o| format!(" ({})", o.as_str()))
             );
         }
     }
@@ -580,7 +643,10 @@ pub fn scan_markdown(r: &ScanReport) -> String {
                 "| {} | {} | {} | {} |",
                 md_code(&work_name(d)),
                 for_markdown(&d.target.status),
-                d.verdict.state.as_str(),
+                match d.verdict.outlook {
+                    Some(o) => format!("{} ({})", d.verdict.state.as_str(), o.as_str()),
+                    None => d.verdict.state.as_str().to_string(),
+                },
                 for_markdown(&d.verdict.headline)
             );
         }
@@ -639,6 +705,7 @@ pub fn rule_info(r: &crate::rule::Rule) -> RuleInfo {
         versions: r.versions.clone(),
         references: r.references.clone(),
         explains: r.explains.clone(),
+        outlook: r.outlook.map(|o| o.as_str().to_string()),
         documentation: rule_doc(r),
     }
 }
@@ -666,6 +733,14 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
         r.summary,
         r.layer.as_str()
     );
+    if let Some(o) = r.outlook {
+        let _ = writeln!(
+            out,
+            "- outlook: `{}` ({})",
+            o.as_str(),
+            rule_outlook_words(o)
+        );
+    }
     if let Some(v) = &r.versions {
         let _ = writeln!(out, "- versions: {v}");
     }

@@ -28,9 +28,40 @@ pub enum RuleKind {
     Misalignment,
 }
 
+/// What a blocking finding says of waiting, as its rule file states it (`outlook:`): the
+/// verdict's [`crate::diagnosis::Outlook`] when the finding decides it, or `unknown` for a
+/// finding that cannot tell (a layer's generic reported failure), which leaves it null.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum RuleOutlook {
+    Never,
+    Waiting,
+    Unknown,
+}
+
+impl RuleOutlook {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleOutlook::Never => "never",
+            RuleOutlook::Waiting => "waiting",
+            RuleOutlook::Unknown => "unknown",
+        }
+    }
+
+    /// The verdict's outlook when this decides it.
+    pub fn verdict(self) -> Option<crate::diagnosis::Outlook> {
+        match self {
+            RuleOutlook::Never => Some(crate::diagnosis::Outlook::Never),
+            RuleOutlook::Waiting => Some(crate::diagnosis::Outlook::Waiting),
+            RuleOutlook::Unknown => None,
+        }
+    }
+}
+
 /// A fixture: a bundle and a target on which the rule must fire, or must not. The bundle is a
-/// scenario's (a whole cluster written to prove rules) or a real incident's (what a user
-/// pasted, `tests/incidents/`): exactly one of the two.
+/// scenario's (a whole cluster written to prove rules), a real incident's (what a user
+/// pasted, `tests/incidents/`), or a fit's (a cluster and a manifest judged as if submitted,
+/// `tests/fits/`): exactly one of the three.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fixture {
@@ -40,6 +71,10 @@ pub struct Fixture {
     /// Directory name under `tests/incidents/`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incident: Option<String>,
+    /// Directory name under `tests/fits/`: a cluster and a manifest, the target one of the
+    /// manifest's pieces of work as `fit` judges it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit: Option<String>,
     /// `Kind/namespace/name`.
     pub target: String,
     pub fires: bool,
@@ -53,6 +88,9 @@ struct RuleFile {
     kind: RuleKind,
     #[serde(default)]
     severity: Option<Severity>,
+    /// For blocking findings (required there): whether waiting would let the work run.
+    #[serde(default)]
+    outlook: Option<RuleOutlook>,
     #[serde(default)]
     state: Option<String>,
     #[serde(default)]
@@ -193,6 +231,8 @@ pub struct Rule {
     pub layer: Layer,
     pub kind: RuleKind,
     pub severity: Severity,
+    /// For blocking findings: whether waiting would let the work run (always stated there).
+    pub outlook: Option<RuleOutlook>,
     /// For status rules: the state it sets.
     pub state: Option<LayerState>,
     pub said_yes: Option<Layer>,
@@ -239,10 +279,11 @@ pub const BUILTINS: &[&str] = &[
 impl Fixture {
     /// Where the fixture's bundle lives: `tests/scenarios/<name>` or `tests/incidents/<name>`.
     pub fn bundle_dir(&self) -> String {
-        match (&self.scenario, &self.incident) {
-            (Some(s), _) => format!("tests/scenarios/{s}"),
-            (None, Some(i)) => format!("tests/incidents/{i}"),
-            (None, None) => String::new(),
+        match (&self.scenario, &self.incident, &self.fit) {
+            (Some(s), _, _) => format!("tests/scenarios/{s}"),
+            (None, Some(i), _) => format!("tests/incidents/{i}"),
+            (None, None, Some(f)) => format!("tests/fits/{f}"),
+            (None, None, None) => String::new(),
         }
     }
 }
@@ -313,9 +354,10 @@ impl Rule {
             }
         }
         for f in &file.fixtures {
-            if f.scenario.is_some() == f.incident.is_some() {
+            let named = [f.scenario.is_some(), f.incident.is_some(), f.fit.is_some()];
+            if named.iter().filter(|n| **n).count() != 1 {
                 return Err(invalid(format!(
-                    "fixture for {}: name exactly one of `scenario` and `incident`",
+                    "fixture for {}: name exactly one of `scenario`, `incident` and `fit`",
                     f.target
                 )));
             }
@@ -337,6 +379,18 @@ impl Rule {
             (_, Some(_)) => return Err(invalid("only findings have a `severity`".into())),
             (_, None) => Severity::Info,
         };
+        // Every blocking finding says whether waiting helps: the verdict it decides carries it.
+        match (severity, file.kind, file.outlook) {
+            (Severity::Block, RuleKind::Finding, None) => {
+                return Err(invalid(
+                    "a blocking finding states its `outlook`: never (waiting will not change it), waiting (it runs once something frees up or arrives) or unknown".into(),
+                ));
+            }
+            (Severity::Block, RuleKind::Finding, Some(_)) | (_, _, None) => {}
+            (_, _, Some(_)) => {
+                return Err(invalid("only blocking findings have an `outlook`".into()));
+            }
+        }
         let state = match (file.kind, file.state.as_deref()) {
             (RuleKind::Status, Some(s)) => Some(
                 LayerState::parse(s)
@@ -400,6 +454,7 @@ impl Rule {
             layer,
             kind: file.kind,
             severity,
+            outlook: file.outlook,
             state,
             said_yes: file.said_yes,
             said_no: file.said_no,

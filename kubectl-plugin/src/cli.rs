@@ -29,6 +29,43 @@ fn why_after_help() -> String {
     )
 }
 
+pub const FIT_EXIT_HELP: &str = "\
+Exit status:
+  0  every piece of work would run now
+  1  some piece of work would wait, or would be refused, or the bundle cannot show that it
+     would run (see its verdict: outlook `waiting`, `never`, or an unknown layer)
+  2  bad usage, an unreadable manifest or bundle, or a manifest with no work in it
+  3  the cluster could not be read";
+
+/// `fit --help`'s examples and exit codes.
+fn fit_after_help() -> String {
+    format!(
+        "What it does:
+  Each Pod, Job, JobSet, LeaderWorkerSet, Deployment and StatefulSet of MANIFEST is placed
+  into the cluster as if submitted now, with what its controllers would make of it (Kueue's
+  suspension and a Workload not admitted yet, pods Pending and unscheduled, a JobSet's child
+  Jobs, an LWS's leader and worker pods with their group labels, KAI's PodGroup), and judged
+  by the same rules as `why`. The manifest's other objects (a LocalQueue, a
+  ResourceClaimTemplate, a RuntimeClass) are applied with it. Work already in the cluster
+  under the same name is set aside and judged anew. The output is one Diagnosis per piece of
+  work, with status NotSubmitted: verdict.layer is the first layer that would stop it (null
+  if it would run now), verdict.outlook says whether waiting would help (`waiting`) or not
+  (`never`), and `missing` says what fit does not model (scheduler scores, preemption, DRA
+  CEL selectors, inter-pod affinity against pods not yet created, what shows only once it
+  runs).
+
+Examples:
+  kubectl layer fit train.yaml -n ml
+  kubectl layer fit train.yaml -f bundle.json
+  kubectl get {} -A -o json > bundle.json
+  kubectl layer fit jobset.yaml -f bundle.json -o markdown
+  helm template ./chart | kubectl layer fit - -f bundle.json -o json
+
+{FIT_EXIT_HELP}",
+        layer_core::bundle::GET_KINDS
+    )
+}
+
 /// Name the layer before you name the tool.
 ///
 /// Who gets a GPU, and when, is decided by layers: device (device plugin, DRA), admission
@@ -51,6 +88,12 @@ pub enum Command {
     /// this target's diagnosis needs.
     #[command(after_long_help = why_after_help())]
     Why(WhyArgs),
+    /// Would this work run here? Which layer would stop it, and would waiting help?
+    ///
+    /// Judges a manifest before you apply it: against the cluster of the current kubeconfig
+    /// context (read-only, the reads `scan -n` makes), or against a bundle with -f.
+    #[command(after_long_help = fit_after_help())]
+    Fit(FitArgs),
     /// List every piece of work that is not running, grouped by the layer that blocks it.
     ///
     /// Lists each top-level Job, JobSet, LeaderWorkerSet, Deployment, StatefulSet,
@@ -209,6 +252,27 @@ pub struct WhyArgs {
     #[command(flatten)]
     pub live: Live,
     /// Output format.
+    #[arg(short, long, value_enum, default_value_t = Format::Text)]
+    pub output: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct FitArgs {
+    /// The work as you would `kubectl apply` it (`-` for standard input): YAML or JSON, one
+    /// object, a List or a stream of documents. Each Pod, Job, JobSet, LeaderWorkerSet,
+    /// Deployment and StatefulSet in it is judged.
+    #[arg(value_name = "MANIFEST", value_hint = ValueHint::FilePath)]
+    pub manifest: String,
+    /// Namespace for manifest objects that name none (live: the context's namespace by
+    /// default; offline: `default`). An object naming another namespace is an error.
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub live: Live,
+    /// Output format: text, markdown, or json (an array of Diagnosis objects, one per piece
+    /// of work, each as `why -o json` prints one).
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
 }

@@ -440,6 +440,23 @@ mod tests {
     }
 
     #[test]
+    fn fit_completes_a_manifest_file_then_its_flags() {
+        assert!(values("").contains(&"fit".to_string()));
+        assert_eq!(complete(&words("fit ")).directive, directive::DEFAULT);
+        let flags = values("fit train.yaml -");
+        for f in [
+            "--filename",
+            "--namespace",
+            "--output",
+            "--now",
+            "--kubeconfig",
+        ] {
+            assert!(flags.contains(&f.to_string()), "{f} in {flags:?}");
+        }
+        assert_eq!(values("fit train.yaml -o "), ["text", "json", "markdown"]);
+    }
+
+    #[test]
     fn files_where_a_file_goes_and_nowhere_else() {
         assert_eq!(complete(&words("why x -f ")).directive, directive::DEFAULT);
         assert_eq!(

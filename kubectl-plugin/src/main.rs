@@ -146,6 +146,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             write(out, &body)?;
             Ok(exit_for(d.verdict.state))
         }
+        Command::Fit(args) => fit(args, style, out),
         Command::Scan(args) => {
             let engine = engine()?;
             let mut namespace = args.namespace.clone();
@@ -407,6 +408,93 @@ fn read_bounded(from: impl Read, name: &str, limit: usize) -> Result<String, Fai
 }
 
 fn read_index(input: &Input) -> Result<Index, Failure> {
+    Ok(Index::build(read_bundle(input)?, input.threads))
+}
+
+/// `kubectl layer fit`: the manifest judged against the bundle (`-f`) or the live cluster.
+fn fit(
+    args: kubectl_layer::cli::FitArgs,
+    style: Style,
+    out: &mut impl Write,
+) -> Result<u8, Failure> {
+    if args.manifest == "-" && args.input.files.iter().any(|f| f == "-") {
+        return Err(Failure::new(
+            2,
+            "usage",
+            "the manifest and -f cannot both be standard input: give one of them as a file",
+        ));
+    }
+    let engine = engine()?;
+    let manifest = read_manifest(&args.manifest, &args.input)?;
+    let mut opts = layer_core::fit::FitOptions {
+        namespace: args.namespace.clone(),
+        default_namespace: None,
+        now: args.input.now.clone(),
+        threads: args.input.threads,
+    };
+    let cluster = if args.input.files.is_empty() {
+        let limits = args.input.limits();
+        let (bundle, default) = with_cluster(&args.live, true, false, async |c| {
+            // The reads `scan` makes, in the one namespace the manifest's objects go to, or in
+            // all of them when they go to several.
+            let probe = layer_core::fit::FitOptions {
+                default_namespace: Some(c.default_namespace.clone()),
+                ..opts.clone()
+            };
+            let spaces =
+                layer_core::fit::namespaces(&manifest, &probe).map_err(layer_core::Error::from)?;
+            let one = if spaces.len() == 1 {
+                spaces.into_iter().next()
+            } else {
+                None
+            };
+            let collected = c.collect_scan(one.as_deref(), limits).await?;
+            Ok((collected.index.into_bundle(), c.default_namespace.clone()))
+        })?;
+        opts.default_namespace = Some(default);
+        bundle
+    } else {
+        read_bundle(&args.input)?
+    };
+    let diagnoses = layer_core::fit::fit(&engine, cluster, &manifest, &opts)
+        .map_err(layer_core::Error::from)?;
+    let body = match args.output {
+        Format::Json => json(&diagnoses),
+        Format::Text => diagnoses
+            .iter()
+            .map(|d| render::text(d, style))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Markdown => diagnoses
+            .iter()
+            .map(render::markdown)
+            .collect::<Vec<_>>()
+            .join("\n---\n\n"),
+    };
+    write_all(out, &body)?;
+    // Only work shown to run now passes: a wait, a refusal or an unknown is 1.
+    let runs = diagnoses.iter().all(|d| d.verdict.state == LayerState::Ok);
+    Ok(if runs { 0 } else { 1 })
+}
+
+fn write_all(out: &mut impl Write, s: &str) -> Result<(), Failure> {
+    written(out.write_all(s.as_bytes()))
+}
+
+/// The manifest `fit` judges: a file or standard input, read like a bundle.
+fn read_manifest(path: &str, input: &Input) -> Result<Bundle, Failure> {
+    let manifest_input = Input {
+        files: vec![path.to_string()],
+        now: None,
+        max_input_bytes: input.max_input_bytes,
+        max_depth: input.max_depth,
+        threads: 0,
+    };
+    read_bundle(&manifest_input)
+}
+
+/// Every `-f` input read as one bundle.
+fn read_bundle(input: &Input) -> Result<Bundle, Failure> {
     let limits = input.limits();
     // Read first, then one reader for all (the npm package's too).
     let mut texts: Vec<(Option<String>, String)> = Vec::with_capacity(input.files.len());
@@ -441,8 +529,7 @@ fn read_index(input: &Input) -> Result<Index, Failure> {
         };
         texts.push((Some(name.to_string()), text));
     }
-    let bundle = Bundle::read_all(texts, limits).map_err(layer_core::Error::from)?;
-    Ok(Index::build(bundle, input.threads))
+    Ok(Bundle::read_all(texts, limits).map_err(layer_core::Error::from)?)
 }
 
 const LAYERS: &str = "\

@@ -3,6 +3,7 @@
 //! build tasks all read scenarios through here, so they can never disagree on what one is.
 //! [`incidents`] is the same for the real-incident corpus.
 
+pub mod fits;
 pub mod incidents;
 
 use serde::Deserialize;
@@ -33,6 +34,15 @@ pub struct Expectation {
 pub struct ExpectedVerdict {
     pub state: String,
     pub layer: Option<String>,
+    /// `never`, `waiting` or null: written out for every target (a missing key is an error),
+    /// so a new scenario says whether waiting helps.
+    #[serde(deserialize_with = "present")]
+    pub outlook: Option<String>,
+}
+
+/// A nullable field that must be written: `null` is a value, a missing key is an error.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Option::<String>::deserialize(d)
 }
 
 #[derive(Debug, Clone, Deserialize)]

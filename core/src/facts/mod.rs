@@ -18,6 +18,7 @@ pub mod runtime;
 pub mod scheduling;
 #[cfg(feature = "schema")]
 pub mod schema;
+pub mod selectors;
 pub mod serving;
 pub mod signals;
 pub mod texts;
@@ -35,6 +36,22 @@ use crate::index::{Index, ObjId};
 use crate::quantity;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
+
+/// A quantity as a person reads it: bytes of memory and storage in Gi or Mi.
+pub fn human_quantity(resource: &str, v: f64) -> String {
+    const GI: f64 = 1024.0 * 1024.0 * 1024.0;
+    const MI: f64 = 1024.0 * 1024.0;
+    let bytes =
+        resource == "memory" || resource.ends_with("storage") || resource.starts_with("hugepages-");
+    match bytes {
+        true if v >= GI => format!(
+            "{}Gi",
+            crate::quantity::format((v / GI * 10.0).round() / 10.0)
+        ),
+        true if v >= MI => format!("{}Mi", crate::quantity::format((v / MI).round())),
+        _ => crate::quantity::format(v),
+    }
+}
 
 /// A quantity as JSON: an integer when whole (GPU counts read `4`, not `4.0`).
 pub fn num(v: f64) -> Value {

@@ -190,6 +190,13 @@ pub static FACTS: &[FactDef] = &[
         "JobSet restarts and leftovers, the replicated job being waited on; LWS leader state, worker StatefulSet, recreate events; FailedCreate on child Jobs/StatefulSets (webhook and Service named); the group's device request against eligible nodes; Grove PodGang and gated pods"
     ),
     fact!(
+        "submission",
+        Area,
+        admission::submission,
+        "core/src/facts/admission/api.rs",
+        "for work `fit` placed as if submitted: the PriorityClass its pods name and the namespace's ResourceQuotas against what its pods ask, as the API server's admission would judge them"
+    ),
+    fact!(
         "placement",
         Area,
         placement::facts,

@@ -29,6 +29,11 @@ pub struct TargetFact {
     pub device_stack: bool,
     /// Device resources its spec requests without a limit (the API server refuses such pods).
     pub requests_without_limits: Vec<String>,
+    /// The target is work `fit` placed as if submitted now (status `NotSubmitted`): no
+    /// controller, scheduler or kubelet has seen it, so the rules that judge it read the
+    /// first-principles facts (`placement.nodeFit`, `admission.quota`, …) instead of what those
+    /// components wrote.
+    pub not_submitted: bool,
 }
 
 /// `$.facts.target`.
@@ -46,6 +51,7 @@ pub fn target(ctx: &Ctx) -> TargetFact {
             .get("target")
             .map(requests_without_limits)
             .unwrap_or_default(),
+        not_submitted: ctx.ix.not_submitted(ctx.target),
     }
 }
 
@@ -138,6 +144,14 @@ pub struct WorkState {
 const FINISHED: &[&str] = &["Complete", "Completed", "Finished", "Succeeded"];
 
 pub fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState {
+    // Work a `fit` placed as if submitted has no state of its own yet.
+    if ix.not_submitted(target) {
+        return WorkState {
+            status: crate::diagnosis::NOT_SUBMITTED.to_string(),
+            settled: false,
+            history: false,
+        };
+    }
     let (status, mut settled, by_kind) = match ix.pod(target) {
         Some(p) => (p.status.clone(), p.settled, true),
         None => work_status(ix, target, v, pods),

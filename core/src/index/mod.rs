@@ -12,11 +12,13 @@
 //! through [`Index::once`]; [`NodeTables`] is the node side of that.
 
 mod decode;
+mod hypothesis;
 mod memo;
 mod nodes;
 
 use decode::{Decoded, EventIdx, Extra, event_info};
 pub(crate) use decode::{PodIdx, SliceIdx, lenient};
+pub use hypothesis::{Hypothesis, KueueIntake};
 use memo::Memo;
 pub use nodes::{NodeInfo, NodeTables, ResourceRow, ResourceTable, Taint, tolerates, untolerated};
 
@@ -262,6 +264,8 @@ pub struct Index {
     pods_by_dgd: HashMap<(String, String), Vec<ObjId>>,
     newest: Option<i64>,
     memo: Memo,
+    /// What `fit` assumed, when it built this index.
+    hypothesis: Option<Hypothesis>,
 }
 
 /// Annotations and labels that name a pod's gang group, with the API group of the PodGroup kind

@@ -135,6 +135,8 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     // failed pod beside its running replacement is history, not the work's state.
     let pod = if target_is_pod {
         Some(target)
+    } else if ix.not_submitted(target) {
+        hardest_pod(ix, &pods)
     } else {
         let live: Vec<ObjId> = pods
             .iter()
@@ -479,6 +481,45 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         pod_value,
         pod_summaries,
     }
+}
+
+/// Of pods no scheduler has seen (a `fit`), the one that would get least far: its template
+/// stops at the earliest filter (`$.facts.placement.nodeFit`), then asks for the most devices.
+/// Each distinct pod spec is judged once.
+fn hardest_pod(ix: &Index, pods: &[ObjId]) -> Option<ObjId> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut best: Option<((u8, std::cmp::Reverse<u64>), ObjId)> = None;
+    for &p in pods {
+        let spec = ix
+            .value(p)
+            .get("spec")
+            .map(Value::to_string)
+            .unwrap_or_default();
+        if seen.contains(&spec) {
+            continue;
+        }
+        seen.push(spec);
+        let fit = facts::placement::nodefit::node_fit(ix, p);
+        let devices: f64 = ix
+            .pod(p)
+            .map(|i| {
+                i.requests
+                    .iter()
+                    .filter(|(r, _)| r.contains('/'))
+                    .map(|(_, q)| q)
+                    .sum()
+            })
+            .unwrap_or(0.0);
+        // Milli-units: requests are whole or fractional device counts.
+        let key = (
+            facts::placement::nodefit::stop_rank(fit.stop.as_deref()),
+            std::cmp::Reverse((devices * 1000.0) as u64),
+        );
+        if best.as_ref().is_none_or(|(k, _)| key < *k) {
+            best = Some((key, p));
+        }
+    }
+    best.map(|(_, p)| p)
 }
 
 /// The nodes worth citing: the bound node, the closest candidates for each requested device,

@@ -35,6 +35,8 @@ pub struct View {
     /// What the bundle shows is history (finished work, a superseded pod): findings are told
     /// as history, never as a block.
     pub history: bool,
+    /// The target is work `fit` placed as if submitted now.
+    pub not_submitted: bool,
     pub missing: Vec<Missing>,
 }
 
@@ -119,6 +121,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
         status: state.status,
         settled: state.settled,
         history: state.history,
+        not_submitted: ix.not_submitted(target),
         missing: {
             let mut m = b.missing;
             m.sort();
@@ -126,6 +129,12 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
             m
         },
     }
+}
+
+/// The pods of a piece of work, as a view finds them: below it by ownerReferences, else by the
+/// labels its controller writes or its selector.
+pub fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
+    links::work_pods(ix, target)
 }
 
 /// The target's status and whether it is settled, without building a whole view (for scan and

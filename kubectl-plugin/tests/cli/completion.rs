@@ -250,6 +250,7 @@ fn offered_set(o: &Offered) -> BTreeSet<String> {
 
 const SUBCOMMANDS: &[&str] = &[
     "why",
+    "fit",
     "scan",
     "bundle",
     "completion",

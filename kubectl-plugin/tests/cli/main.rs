@@ -6,6 +6,7 @@
 #[cfg(unix)]
 mod completion;
 mod conventions;
+mod fit;
 mod live;
 mod offline;
 

@@ -43,6 +43,20 @@ fn main() {
     }
     let opts = Options::default();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // `views --fit CLUSTER MANIFEST`: only the views of that manifest's work, fitted.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, cluster, manifest] = args.as_slice()
+        && flag == "--fit"
+    {
+        let read = |p: &str| {
+            std::fs::read_to_string(p).unwrap_or_else(|e| {
+                eprintln!("views: {p}: {e}");
+                std::process::exit(2);
+            })
+        };
+        fit_views(&engine, &mut out, "fit", &read(cluster), &read(manifest));
+        return;
+    }
     for (case, path, own) in cases {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
@@ -88,5 +102,56 @@ fn main() {
             });
             let _ = writeln!(out, "{line}");
         }
+    }
+    // The fit cases: each piece of work of each manifest, placed into its cluster.
+    for c in scenarios::fits::all() {
+        fit_views(
+            &engine,
+            &mut out,
+            &format!("fit/{}", c.name),
+            &c.cluster_text(),
+            &c.manifest_text(),
+        );
+    }
+}
+
+/// One line per piece of work of `manifest` fitted into `cluster`: its view and diagnosis.
+fn fit_views(
+    engine: &Engine,
+    out: &mut impl std::io::Write,
+    case: &str,
+    cluster: &str,
+    manifest: &str,
+) {
+    let (Ok(cluster), Ok(manifest)) = (Bundle::parse(cluster), Bundle::parse(manifest)) else {
+        let _ = writeln!(out, "{}", json!({"case": case, "error": "does not parse"}));
+        return;
+    };
+    let placed = match layer_core::fit::place(cluster, &manifest, &Default::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = writeln!(out, "{}", json!({"case": case, "error": e.to_string()}));
+            return;
+        }
+    };
+    let opts = Options::default();
+    for (id, _) in &placed.works {
+        let ix = &placed.index;
+        let now = engine.now(ix, &opts);
+        let now_secs = now
+            .as_ref()
+            .and_then(|n| layer_core::time::parse_rfc3339(&n.time));
+        let view = layer_core::view::build(ix, *id, now_secs);
+        let o = ix.object(*id);
+        let line = json!({
+            "case": case,
+            "target": format!("{}/{}/{}", o.kind, o.namespace.clone().unwrap_or_default(), o.name),
+            "subjects": view.refs.keys().cloned().collect::<Vec<_>>(),
+            "facts": view.value.get("facts"),
+            "missing": view.missing,
+            "status": view.status,
+            "diagnosis": engine.diagnose(ix, *id, &opts),
+        });
+        let _ = writeln!(out, "{line}");
     }
 }

@@ -4,15 +4,19 @@
 //! Every field is documented on [`AdmissionFacts`] and its parts, from which `docs/view.md` and the
 //! schema rule paths are checked against are generated.
 
+mod api;
 mod flavor;
 mod queue;
 pub use queue::AHEAD_NAMES;
 mod quota;
+mod quota_fit;
 mod workload;
 
+pub use api::{PriorityClassCheck, QuotaCheck, Submission, submission};
 pub use flavor::{ExceedsMaximum, FlavorAssignment};
 pub use queue::QueuePosition;
 pub use quota::QuotaOverNodes;
+pub use quota_fit::{Intake, QuotaFit, QuotaRow};
 pub use workload::{AdmissionCheck, ReasonMessage, Requeue};
 
 use super::Ctx;
@@ -104,6 +108,11 @@ pub struct AdmissionFacts {
     pub kueue_gated_pods: Vec<String>,
     /// The pods that carry a gate Kueue does not own.
     pub foreign_gated_pods: Vec<String>,
+    /// For work `fit` placed as if submitted: how Kueue would take it in. Null otherwise.
+    pub intake: Option<Intake>,
+    /// For the Workload `fit` made (not admitted yet): its pod sets against the ClusterQueue's
+    /// quota. Null otherwise.
+    pub quota_fit: Option<QuotaFit>,
 }
 
 /// The LocalQueue the work names.
@@ -228,6 +237,8 @@ pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
         foreign_gates: gates.foreign,
         kueue_gated_pods: gates.kueue_pods,
         foreign_gated_pods: gates.foreign_pods,
+        intake: quota_fit::intake(ix, ctx.target),
+        quota_fit: quota_fit::quota_fit(ix, sub),
     })
 }
 

@@ -29,6 +29,18 @@ pub struct GroupFit {
     /// Whether `needed` fits in `maxDomainAllocatable` (with an exclusive topology) or else in
     /// `eligibleAllocatable`.
     pub fits: bool,
+    /// For a group `fit` placed as if submitted: whether its members, each with its own
+    /// request, could ever be placed at once, pod by pod on the nodes' allocatable (within one
+    /// domain with an exclusive topology). `false` only when that is certain (more than all
+    /// eligible nodes hold, or equal members that no packing places); null when undecided or
+    /// for other work.
+    pub fits_whole: Option<bool>,
+    /// How many of the group's members, each asking `perPod`, the eligible nodes (the best
+    /// domain) could hold at once; null unless `fitsWhole` is computed.
+    pub members_at_once: Option<u64>,
+    /// Eligible nodes (of the best domain) whose allocatable holds one member; null unless
+    /// `fitsWhole` is computed.
+    pub nodes_holding_one: Option<u64>,
 }
 
 /// The group's fit per device resource, with `topology` the LWS's exclusive-topology label;
@@ -43,6 +55,11 @@ pub(super) fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Vec<GroupFi
     let members = group["expected"].as_u64().filter(|&n| n > 1)?;
     let pod = ctx.pod_value()?;
     let elig = crate::facts::Eligibility::of(&pod);
+    // The members, for a group no scheduler has seen yet: each is judged with its own request.
+    let sizes = ctx
+        .ix
+        .not_submitted(ctx.target)
+        .then(|| group_members(ctx, &pod));
     let tables = ctx.ix.node_tables();
     let mut rows = Vec::new();
     for r in facts["resources"].as_array().into_iter().flatten() {
@@ -59,6 +76,8 @@ pub(super) fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Vec<GroupFi
             .resources
             .get(name)
             .map_or(&[][..], |t| &t.advertising);
+        // Each eligible node's allocatable, by domain (one domain without a topology).
+        let mut bins: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         for &pos in advertising {
             if !elig.admits_at(&tables, pos) {
                 continue;
@@ -66,11 +85,17 @@ pub(super) fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Vec<GroupFi
             let node = &tables.nodes[pos];
             let a = node.allocatable.get(name).copied().unwrap_or(0.0);
             total += a;
-            if let Some(key) = topology {
-                let d = node.labels.get(key).cloned().unwrap_or_default();
+            let d = topology
+                .map(|key| node.labels.get(key).cloned().unwrap_or_default())
+                .unwrap_or_default();
+            bins.entry(d.clone()).or_default().push(a);
+            if topology.is_some() {
                 *domains.entry(d).or_default() += a;
             }
         }
+        let whole = sizes
+            .as_ref()
+            .map(|sizes| whole_group(&member_requests(ctx, sizes, name), request, &bins));
         let needed = request * members as f64;
         let max_domain = domains.values().copied().fold(0.0_f64, f64::max);
         let room = if topology.is_some() {
@@ -86,7 +111,83 @@ pub(super) fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Vec<GroupFi
             eligible_allocatable: Num(total),
             max_domain_allocatable: topology.map(|_| Num(max_domain)),
             fits: needed <= room,
+            fits_whole: whole.and_then(|w| w.0),
+            members_at_once: whole.map(|w| w.1),
+            nodes_holding_one: whole.map(|w| w.2),
         });
     }
     Some(rows)
+}
+
+/// The pods of the view's group: the work's pods, of the view's pod's LWS group when it has
+/// one.
+fn group_members(ctx: &Ctx, pod: &serde_json::Value) -> Vec<crate::index::ObjId> {
+    let group = crate::json::label(pod, "leaderworkerset.sigs.k8s.io/group-index");
+    ctx.pods
+        .iter()
+        .copied()
+        .filter(|&p| {
+            group.is_none()
+                || crate::json::label(&ctx.ix.value(p), "leaderworkerset.sigs.k8s.io/group-index")
+                    == group
+        })
+        .collect()
+}
+
+/// What each member asks of `resource`.
+fn member_requests(ctx: &Ctx, members: &[crate::index::ObjId], resource: &str) -> Vec<f64> {
+    members
+        .iter()
+        .map(|&p| {
+            ctx.ix
+                .pod(p)
+                .and_then(|i| i.requests.iter().find(|(r, _)| r == resource))
+                .map_or(0.0, |(_, q)| *q)
+        })
+        .collect()
+}
+
+/// Whether the members could be placed at once in some domain's nodes (first fit, largest
+/// first), how many members of `per_pod` the best domain holds, and how many of its nodes hold
+/// one. "No" only when certain: more than the domain holds in all, or equal members (for which
+/// first fit is exact).
+fn whole_group(
+    sizes: &[f64],
+    per_pod: f64,
+    bins: &BTreeMap<String, Vec<f64>>,
+) -> (Option<bool>, u64, u64) {
+    let mut sizes: Vec<f64> = sizes.iter().copied().filter(|s| *s > 0.0).collect();
+    sizes.sort_by(|a, b| b.total_cmp(a));
+    let equal = sizes.windows(2).all(|w| w[0] == w[1]);
+    let total: f64 = sizes.iter().sum();
+    let (mut best_at_once, mut best_holding) = (0u64, 0u64);
+    let mut verdict = Some(false);
+    for nodes in bins.values() {
+        let at_once: u64 = nodes.iter().map(|a| (a / per_pod).floor() as u64).sum();
+        let holding = nodes.iter().filter(|a| **a >= per_pod).count() as u64;
+        if (at_once, holding) > (best_at_once, best_holding) {
+            (best_at_once, best_holding) = (at_once, holding);
+        }
+        let mut free = nodes.clone();
+        let packed = sizes
+            .iter()
+            .all(|s| match free.iter_mut().find(|f| **f >= *s) {
+                Some(f) => {
+                    *f -= s;
+                    true
+                }
+                None => false,
+            });
+        if packed {
+            verdict = Some(true);
+            break;
+        }
+        if !(equal || total > nodes.iter().sum::<f64>()) {
+            verdict = None;
+        }
+    }
+    if bins.is_empty() && sizes.is_empty() {
+        verdict = Some(true);
+    }
+    (verdict, best_at_once, best_holding)
 }

@@ -20,6 +20,26 @@ pub struct Kai {
     pub pod_group_stale: bool,
     /// The `reasons[].reason` of the KAI PodGroup's `status.schedulingConditions`.
     pub pod_group_condition_reasons: Vec<String>,
+    /// For work `fit` placed as if submitted: its PodGroup's GPUs against the queue's limit.
+    /// Null otherwise, and without a queue in the bundle.
+    pub queue_fit: Option<KaiQueueFit>,
+}
+
+/// A not-yet-submitted PodGroup's GPUs against its KAI queue's limit.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct KaiQueueFit {
+    /// The GPUs the PodGroup's pods ask for together (a `gpu-fraction` counts as its share).
+    pub request: crate::facts::Num,
+    /// The queue's `spec.resources.gpu.limit`: 0 when unset (KAI reads an omitted limit as 0),
+    /// null when unlimited (-1).
+    pub limit: Option<crate::facts::Num>,
+    /// The queue's `status.allocated` of `nvidia.com/gpu`, 0 when unset.
+    pub allocated: crate::facts::Num,
+    /// `withinLimit`, `overLimitNow` (it would fit the limit once allocated GPUs free up) or
+    /// `overLimit` (more than the limit ever allows, a limit of 0 included).
+    pub verdict: String,
 }
 
 /// A KAI queue (`scheduling.run.ai` Queue) and its GPU limits.
@@ -130,10 +150,15 @@ pub(super) fn kai(ctx: &Ctx) -> Option<Kai> {
     if !is_kai && queue.is_none() {
         return None;
     }
+    let queue_fit = queue
+        .as_ref()
+        .filter(|q| q.exists && ctx.ix.not_submitted(ctx.target))
+        .map(|q| queue_fit(ctx, q));
     Some(Kai {
         queue,
         pod_group_stale: has_cond && running >= min,
         pod_group_condition_reasons: reasons,
+        queue_fit,
     })
 }
 
@@ -208,4 +233,51 @@ struct WithEnvTemplate {
 #[serde(default)]
 struct WithEnvPodSpec {
     containers: Value,
+}
+
+/// The GPUs of the work's pods against the queue's limit, as KAI's over-limit check weighs a
+/// PodGroup: allocated plus requested must stay within the limit (-1: none).
+fn queue_fit(ctx: &Ctx, q: &KaiQueue) -> KaiQueueFit {
+    let gpus = |p: crate::index::ObjId| {
+        let share = ctx
+            .ix
+            .value(p)
+            .pointer("/metadata/annotations/gpu-fraction")
+            .and_then(Value::as_str)
+            .and_then(|f| f.parse::<f64>().ok());
+        let whole = ctx
+            .ix
+            .pod(p)
+            .and_then(|i| i.requests.iter().find(|(r, _)| r == "nvidia.com/gpu"))
+            .map_or(0.0, |(_, n)| *n);
+        whole.max(share.unwrap_or(0.0))
+    };
+    let request: f64 = ctx.pods.iter().map(|&p| gpus(p)).sum();
+    let limit = match crate::quantity::from_value(&q.gpu_limit) {
+        Some(l) if l < 0.0 => None,
+        Some(l) => Some(l),
+        None => Some(0.0),
+    };
+    let allocated = ctx
+        .ix
+        .get("scheduling.run.ai", "Queue", None, &q.name)
+        .map(|id| ctx.ix.value(id))
+        .and_then(|v| {
+            v.pointer("/status/allocated")
+                .and_then(|a| a.get("nvidia.com/gpu"))
+                .and_then(crate::quantity::from_value)
+        })
+        .unwrap_or(0.0);
+    let verdict = match limit {
+        None => "withinLimit",
+        Some(l) if request > l => "overLimit",
+        Some(l) if allocated + request > l => "overLimitNow",
+        Some(_) => "withinLimit",
+    };
+    KaiQueueFit {
+        request: crate::facts::Num(request),
+        limit: limit.map(crate::facts::Num),
+        allocated: crate::facts::Num(allocated),
+        verdict: verdict.to_string(),
+    }
 }

@@ -6,13 +6,15 @@
 
 mod containers;
 mod kai;
+pub mod nodefit;
 mod selector;
 mod silence;
 mod taints;
 mod volumes;
 
 pub use containers::{ContainerRequest, SharedResource};
-pub use kai::{Kai, KaiQueue, Reservation};
+pub use kai::{Kai, KaiQueue, KaiQueueFit, Reservation};
+pub use nodefit::{NodeFit, ResourceShort};
 pub use selector::{PlacementSelector, SelectorTerm};
 pub use silence::Silence;
 pub use taints::{TaintRow, Taints};
@@ -53,6 +55,9 @@ pub struct PlacementFacts {
     pub reservation: Option<Reservation>,
     /// The gang-scheduling PodGroup the pod names; null when it names none.
     pub gang: Option<Gang>,
+    /// For a pod `fit` placed as if submitted (no scheduler has seen it): the nodes that pass
+    /// each filter and the first that leaves none. Null for every other pod.
+    pub node_fit: Option<NodeFit>,
 }
 
 /// The names of the pod's scheduling gates.
@@ -154,6 +159,10 @@ pub fn facts(ctx: &Ctx) -> Option<PlacementFacts> {
         kai: kai::kai(ctx),
         reservation: kai::reservation(ctx),
         gang: gang(ctx, pv),
+        node_fit: ctx
+            .ix
+            .not_submitted(pod)
+            .then(|| nodefit::node_fit(ctx.ix, pod)),
     })
 }
 

@@ -36,6 +36,31 @@ pub struct RuntimeFacts {
     /// Likewise from `unresolvable CDI devices` (a CDI device name that no CDI spec on the node
     /// defines), without a trailing `: unknown`.
     pub cdi_error: Option<String>,
+    /// The RuntimeClass the view's pod names (`spec.runtimeClassName`); null when it names
+    /// none.
+    pub runtime_class: Option<PodRuntimeClass>,
+}
+
+/// The RuntimeClass a pod names, against the bundle.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PodRuntimeClass {
+    /// Its name.
+    pub name: String,
+    /// The bundle holds it.
+    pub exists: bool,
+    /// Its `handler`: the runtime the nodes' containerd or CRI-O must be configured with.
+    pub handler: Option<String>,
+    /// How many RuntimeClasses the bundle holds: with some, an absent one was read and is not
+    /// there.
+    pub in_bundle: usize,
+    /// Nodes that report their runtime handlers (`status.runtimeHandlers`), and those of them
+    /// without this handler.
+    pub nodes_reporting_handlers: usize,
+    pub nodes_without_handler: Vec<String>,
+    /// Some node reports its handlers, and none of them has this one.
+    pub handler_on_no_node: bool,
 }
 
 /// One controller's failure to create pods.
@@ -140,6 +165,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
             .map(|p| containers(ctx, p))
             .unwrap_or((Vec::new(), None, None));
     RuntimeFacts {
+        runtime_class: runtime_class(ctx),
         containers,
         hook_error: hook,
         cdi_error: cdi,
@@ -147,6 +173,64 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         missing_runtime_classes: missing.into_iter().collect(),
         pods_created: ix.descendant_pods(ctx.target).len(),
     }
+}
+
+/// The RuntimeClass the pod names, whether the bundle holds it, and which nodes report its
+/// handler.
+fn runtime_class(ctx: &Ctx) -> Option<PodRuntimeClass> {
+    let ix = ctx.ix;
+    let pv = ctx.pod_value()?;
+    let name = pv
+        .pointer("/spec/runtimeClassName")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())?;
+    let rc = ix
+        .get("node.k8s.io", "RuntimeClass", None, name)
+        .map(|id| ix.value(id));
+    let handler = rc
+        .as_ref()
+        .and_then(|v| v.get("handler"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let in_bundle = ix
+        .of_kind("RuntimeClass")
+        .iter()
+        .filter(|&&id| ix.object(id).group() == "node.k8s.io")
+        .count();
+    let (mut reporting, mut without) = (0, Vec::new());
+    if let Some(h) = &handler {
+        // Nodes report their handlers from Kubernetes 1.30; read once per index.
+        let handlers = ix.once("runtime.nodeHandlers", || {
+            ix.of_kind("Node")
+                .iter()
+                .filter_map(|&id| {
+                    let v = ix.value(id);
+                    let hs: Vec<String> = v
+                        .pointer("/status/runtimeHandlers")?
+                        .as_array()?
+                        .iter()
+                        .filter_map(|x| x["name"].as_str().map(str::to_string))
+                        .collect();
+                    Some((ix.object(id).name.clone(), hs))
+                })
+                .collect::<Vec<(String, Vec<String>)>>()
+        });
+        reporting = handlers.len();
+        without = handlers
+            .iter()
+            .filter(|(_, hs)| !hs.contains(h))
+            .map(|(n, _)| n.clone())
+            .collect();
+    }
+    Some(PodRuntimeClass {
+        name: name.to_string(),
+        exists: rc.is_some(),
+        handler,
+        in_bundle,
+        nodes_reporting_handlers: reporting,
+        handler_on_no_node: reporting > 0 && without.len() == reporting,
+        nodes_without_handler: without,
+    })
 }
 
 fn cut(s: &str) -> String {

@@ -1,0 +1,682 @@
+//! What the controllers would make of a piece of work once it is submitted: a Job's pods
+//! (parallelism), a JobSet's child Jobs and their pods (replicas × parallelism, with JobSet's
+//! labels), a LeaderWorkerSet's leader and worker StatefulSets and pods per group (with the
+//! group labels LWS writes), a Deployment's ReplicaSet and pods, a StatefulSet's ordinal pods;
+//! for KAI-Scheduler pods the PodGroup its pod-grouper makes, and for DRA claims from a
+//! template the ResourceClaim the resourceclaim controller makes. Every pod is Pending with no
+//! node: not scheduled yet. Names follow each controller where facts read them (`<lws>-<g>`,
+//! `<sts>-<i>`), else end in `-fit-<i>`.
+
+use super::kueue::PodSet;
+use super::lookup::Lookup;
+use crate::json::str_at;
+use serde_json::{Map, Value, json};
+
+/// At most this many pods are made for one piece of work: its size is read from its spec by
+/// the facts that need it (group sizes, Kueue pod-set counts), and a view shows 64 pods.
+pub(super) const MAX_PODS: u64 = 256;
+
+/// The objects made for one piece of work.
+pub(super) struct Made {
+    /// The work itself (as given, with Kueue's suspension when Kueue manages it) first.
+    pub objects: Vec<Value>,
+    /// The pod sets a Kueue Workload would count.
+    pub pod_sets: Vec<PodSet>,
+    /// Pods the controllers would make, and how many of them were made (at most
+    /// [`MAX_PODS`]).
+    pub pods_wanted: u64,
+    pub pods_made: u64,
+    /// The manifest suspends the work and nothing would resume it: no pod is made.
+    pub held_by_manifest: bool,
+}
+
+/// Unique, stable uids for made objects.
+pub(super) struct Uids(u64);
+
+impl Uids {
+    pub fn new() -> Uids {
+        Uids(0)
+    }
+
+    pub fn next(&mut self) -> String {
+        self.0 += 1;
+        format!("00000000-0000-4000-8000-{:012x}", self.0)
+    }
+}
+
+/// Where the made objects go and what they share.
+pub(super) struct Ctx<'a> {
+    pub uids: &'a mut Uids,
+    /// The made objects' creation time: "now".
+    pub created: Option<&'a str>,
+    pub look: &'a Lookup<'a>,
+    pub out: Vec<Value>,
+    pub pods_made: u64,
+    /// The API server adds a toleration for each extended resource a pod asks for
+    /// (ExtendedResourceToleration admission plugin).
+    pub extended_tolerations: bool,
+}
+
+/// A controller object to make: what [`Ctx::controller`] writes.
+struct Controller<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    ns: &'a str,
+    labels: Map<String, Value>,
+    annotations: Map<String, Value>,
+    owner: Value,
+    spec: Value,
+}
+
+/// An ownerReference to `owner` (controller).
+pub(super) fn owner_ref(owner: &Value, uid: &str) -> Value {
+    json!({
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": owner.pointer("/metadata/name"),
+        "uid": uid,
+        "controller": true,
+        "blockOwnerDeletion": true,
+    })
+}
+
+fn obj_map(v: Option<&Value>) -> Map<String, Value> {
+    v.and_then(Value::as_object).cloned().unwrap_or_default()
+}
+
+fn count_at(v: &Value, ptr: &str, default: u64) -> u64 {
+    v.pointer(ptr).and_then(Value::as_u64).unwrap_or(default)
+}
+
+/// Pods a Job runs at once: `parallelism` (1 when unset), no more than `completions`.
+fn job_pods(job_spec: &Value) -> u64 {
+    let parallelism = count_at(job_spec, "/parallelism", 1);
+    match job_spec.pointer("/completions").and_then(Value::as_u64) {
+        Some(c) => parallelism.min(c),
+        None => parallelism,
+    }
+}
+
+impl Ctx<'_> {
+    /// Metadata of a made object.
+    fn meta(
+        &mut self,
+        name: &str,
+        ns: &str,
+        labels: Map<String, Value>,
+        annotations: Map<String, Value>,
+        owner: Option<Value>,
+    ) -> (Value, String) {
+        let uid = self.uids.next();
+        let mut m = json!({"name": name, "namespace": ns, "uid": uid});
+        if !labels.is_empty() {
+            m["labels"] = Value::Object(labels);
+        }
+        if !annotations.is_empty() {
+            m["annotations"] = Value::Object(annotations);
+        }
+        if let Some(o) = owner {
+            m["ownerReferences"] = json!([o]);
+        }
+        if let Some(t) = self.created {
+            m["creationTimestamp"] = json!(t);
+        }
+        (m, uid)
+    }
+
+    /// A pod from a template, Pending and unscheduled, with the controller's labels and
+    /// annotations added to the template's. None once [`MAX_PODS`] are made.
+    fn pod(
+        &mut self,
+        template: &Value,
+        name: &str,
+        ns: &str,
+        labels: &[(&str, String)],
+        annotations: &[(&str, String)],
+        owner: Value,
+    ) -> Option<String> {
+        if self.pods_made >= MAX_PODS {
+            return None;
+        }
+        self.pods_made += 1;
+        let mut l = obj_map(template.pointer("/metadata/labels"));
+        for (k, v) in labels {
+            l.insert(k.to_string(), json!(v));
+        }
+        let mut a = obj_map(template.pointer("/metadata/annotations"));
+        for (k, v) in annotations {
+            a.insert(k.to_string(), json!(v));
+        }
+        let (meta, uid) = self.meta(name, ns, l, a, Some(owner));
+        let mut pod = json!({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": meta,
+            "spec": template.get("spec").cloned().unwrap_or_else(|| json!({})),
+            "status": {"phase": "Pending"},
+        });
+        self.claims_from_templates(&mut pod, &uid, name, ns);
+        if self.extended_tolerations {
+            add_extended_tolerations(&mut pod);
+        }
+        self.out.push(pod);
+        Some(uid)
+    }
+
+    /// The ResourceClaims the resourceclaim controller makes from the pod's templates (those
+    /// the bundle or the manifest holds), recorded in the pod's status as it does. A claim
+    /// whose template is nowhere stays ungenerated: the device layer says so.
+    fn claims_from_templates(&mut self, pod: &mut Value, pod_uid: &str, pod_name: &str, ns: &str) {
+        let entries = pod
+            .pointer("/spec/resourceClaims")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let mut statuses = Vec::new();
+        for e in entries {
+            let (Some(entry), Some(t)) =
+                (e["name"].as_str(), e["resourceClaimTemplateName"].as_str())
+            else {
+                continue;
+            };
+            let Some(template) =
+                self.look
+                    .find("resource.k8s.io", "ResourceClaimTemplate", Some(ns), t)
+            else {
+                continue;
+            };
+            let claim = format!("{pod_name}-{entry}-fit");
+            let owner = json!({"apiVersion": "v1", "kind": "Pod", "name": pod_name, "uid": pod_uid, "controller": true});
+            let (meta, _) = self.meta(&claim, ns, Map::new(), Map::new(), Some(owner));
+            self.out.push(json!({
+                "apiVersion": template["apiVersion"],
+                "kind": "ResourceClaim",
+                "metadata": meta,
+                "spec": template.pointer("/spec/spec").cloned().unwrap_or_else(|| json!({})),
+            }));
+            statuses.push(json!({"name": entry, "resourceClaimName": claim}));
+        }
+        if !statuses.is_empty() {
+            pod["status"]["resourceClaimStatuses"] = Value::Array(statuses);
+        }
+    }
+
+    /// A controller object (Job, StatefulSet, ReplicaSet) made for the work.
+    fn controller(&mut self, c: Controller) -> (Value, String) {
+        let (meta, uid) = self.meta(c.name, c.ns, c.labels, c.annotations, Some(c.owner));
+        let v =
+            json!({"apiVersion": c.api_version, "kind": c.kind, "metadata": meta, "spec": c.spec});
+        self.out.push(v.clone());
+        (v, uid)
+    }
+}
+
+/// The objects the work's controllers would make. `work` is the manifest's object as it will
+/// be indexed (namespace and uid set), `kueue` whether Kueue would suspend it and admit it
+/// later.
+pub(super) fn make(ctx: &mut Ctx, work: &mut Value, kind: &str, uid: &str, kueue: bool) -> Made {
+    let suspended = work.pointer("/spec/suspend") == Some(&Value::Bool(true));
+    if kueue && matches!(kind, "Job" | "JobSet") {
+        work["spec"]["suspend"] = json!(true);
+    }
+    // A Job or JobSet suspended by its own manifest runs only once someone resumes it: with
+    // Kueue that is Kueue, on admission; without, nobody.
+    let held = suspended && !kueue && matches!(kind, "Job" | "JobSet");
+    let before = ctx.out.len();
+    let (pod_sets, wanted) = if held {
+        (Vec::new(), 0)
+    } else {
+        match kind {
+            "Job" => job(ctx, work, uid),
+            "JobSet" => job_set(ctx, work, uid),
+            "LeaderWorkerSet" => lws(ctx, work, uid),
+            "Deployment" => deployment(ctx, work, uid),
+            "StatefulSet" => stateful_set(ctx, work, uid),
+            _ => bare_pod(ctx, work, uid),
+        }
+    };
+    let mut objects = vec![work.clone()];
+    objects.extend(ctx.out.drain(before..));
+    kai_pod_group(ctx, &mut objects, uid, kind);
+    let made = objects.iter().filter(|o| o["kind"] == "Pod").count() as u64;
+    Made {
+        objects,
+        pod_sets,
+        pods_wanted: wanted,
+        pods_made: made,
+        held_by_manifest: held,
+    }
+}
+
+fn name_ns(v: &Value) -> (String, String) {
+    (
+        str_at(v, "/metadata/name").unwrap_or("").to_string(),
+        str_at(v, "/metadata/namespace")
+            .unwrap_or("default")
+            .to_string(),
+    )
+}
+
+fn job(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
+    let (name, ns) = name_ns(work);
+    let spec = work.get("spec").cloned().unwrap_or_default();
+    let template = spec.get("template").cloned().unwrap_or_default();
+    let n = job_pods(&spec);
+    let indexed = spec["completionMode"] == "Indexed";
+    for i in 0..n {
+        let mut labels = job_labels(&name, uid);
+        if indexed {
+            labels.push(("batch.kubernetes.io/job-completion-index", i.to_string()));
+        }
+        let pod = format!("{name}-fit-{i}");
+        ctx.pod(&template, &pod, &ns, &labels, &[], owner_ref(work, uid));
+    }
+    (
+        vec![PodSet {
+            name: "main".into(),
+            count: n,
+            template,
+        }],
+        n,
+    )
+}
+
+/// The labels the Job controller writes on its pods.
+fn job_labels(job: &str, uid: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("batch.kubernetes.io/job-name", job.to_string()),
+        ("job-name", job.to_string()),
+        ("batch.kubernetes.io/controller-uid", uid.to_string()),
+        ("controller-uid", uid.to_string()),
+    ]
+}
+
+fn job_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
+    let (name, ns) = name_ns(work);
+    let suspend = work
+        .pointer("/spec/suspend")
+        .cloned()
+        .unwrap_or(json!(false));
+    let rjobs = work
+        .pointer("/spec/replicatedJobs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    // JobSet copies its exclusive-topology annotations onto its Jobs and their pods.
+    let topology: Vec<(String, Value)> = obj_map(work.pointer("/metadata/annotations"))
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("alpha.jobset.sigs.k8s.io/"))
+        .collect();
+    let global: u64 = rjobs.iter().map(|r| count_at(r, "/replicas", 1)).sum();
+    let (mut sets, mut wanted, mut global_index) = (Vec::new(), 0, 0u64);
+    for rj in &rjobs {
+        let rname = rj["name"].as_str().unwrap_or("job");
+        let replicas = count_at(rj, "/replicas", 1);
+        let jt = rj.get("template").cloned().unwrap_or_default();
+        let mut jspec = jt.get("spec").cloned().unwrap_or_else(|| json!({}));
+        jspec["suspend"] = suspend.clone();
+        let per_job = job_pods(&jspec);
+        let indexed = jspec["completionMode"] == "Indexed";
+        let ptemplate = jspec.get("template").cloned().unwrap_or_default();
+        for j in 0..replicas {
+            let job_name = format!("{name}-{rname}-{j}");
+            let js_labels: Vec<(&str, String)> = vec![
+                ("jobset.sigs.k8s.io/jobset-name", name.clone()),
+                ("jobset.sigs.k8s.io/jobset-uid", uid.to_string()),
+                ("jobset.sigs.k8s.io/replicatedjob-name", rname.to_string()),
+                (
+                    "jobset.sigs.k8s.io/replicatedjob-replicas",
+                    replicas.to_string(),
+                ),
+                ("jobset.sigs.k8s.io/job-index", j.to_string()),
+                (
+                    "jobset.sigs.k8s.io/job-global-index",
+                    global_index.to_string(),
+                ),
+                ("jobset.sigs.k8s.io/global-replicas", global.to_string()),
+                ("jobset.sigs.k8s.io/job-key", format!("{job_name}-fit")),
+                ("jobset.sigs.k8s.io/restart-attempt", "0".to_string()),
+            ];
+            global_index += 1;
+            let mut labels = obj_map(jt.pointer("/metadata/labels"));
+            let mut annotations = obj_map(jt.pointer("/metadata/annotations"));
+            for (k, v) in &js_labels {
+                labels.insert(k.to_string(), json!(v));
+                annotations.insert(k.to_string(), json!(v));
+            }
+            annotations.extend(topology.iter().cloned());
+            let (job_v, job_uid) = ctx.controller(Controller {
+                api_version: "batch/v1",
+                kind: "Job",
+                name: &job_name,
+                ns: &ns,
+                labels,
+                annotations,
+                owner: owner_ref(work, uid),
+                spec: jspec.clone(),
+            });
+            let mut pod_labels = js_labels.clone();
+            pod_labels.extend(job_labels(&job_name, &job_uid));
+            let pod_annotations: Vec<(&str, String)> = topology
+                .iter()
+                .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?.to_string())))
+                .collect();
+            for p in 0..per_job {
+                let pod = format!("{job_name}-fit-{p}");
+                let mut labels = pod_labels.clone();
+                if indexed {
+                    labels.push(("batch.kubernetes.io/job-completion-index", p.to_string()));
+                }
+                ctx.pod(
+                    &ptemplate,
+                    &pod,
+                    &ns,
+                    &labels,
+                    &pod_annotations,
+                    owner_ref(&job_v, &job_uid),
+                );
+            }
+        }
+        wanted += replicas * per_job;
+        sets.push(PodSet {
+            name: rname.to_string(),
+            count: replicas * per_job,
+            template: ptemplate,
+        });
+    }
+    (sets, wanted)
+}
+
+fn lws(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
+    let (name, ns) = name_ns(work);
+    let replicas = count_at(work, "/spec/replicas", 1);
+    let tmpl = work
+        .pointer("/spec/leaderWorkerTemplate")
+        .cloned()
+        .unwrap_or_default();
+    let size = count_at(&tmpl, "/size", 1).max(1);
+    let worker_t = tmpl.get("workerTemplate").cloned().unwrap_or_default();
+    let leader_t = tmpl
+        .get("leaderTemplate")
+        .cloned()
+        .unwrap_or_else(|| worker_t.clone());
+    let name_label = ("leaderworkerset.sigs.k8s.io/name", name.clone());
+    let mut sts_labels = Map::new();
+    sts_labels.insert(name_label.0.into(), json!(name));
+    let (leader_sts, leader_sts_uid) = ctx.controller(Controller {
+        api_version: "apps/v1",
+        kind: "StatefulSet",
+        name: &name,
+        ns: &ns,
+        labels: sts_labels.clone(),
+        annotations: Map::new(),
+        owner: owner_ref(work, uid),
+        spec: json!({"replicas": replicas}),
+    });
+    for g in 0..replicas {
+        let leader = format!("{name}-{g}");
+        let group = |worker: u64, pod: &str| -> Vec<(&'static str, String)> {
+            vec![
+                ("leaderworkerset.sigs.k8s.io/name", name.clone()),
+                ("leaderworkerset.sigs.k8s.io/group-index", g.to_string()),
+                (
+                    "leaderworkerset.sigs.k8s.io/worker-index",
+                    worker.to_string(),
+                ),
+                (
+                    "leaderworkerset.sigs.k8s.io/group-key",
+                    format!("{name}-{g}-fit"),
+                ),
+                ("statefulset.kubernetes.io/pod-name", pod.to_string()),
+                (
+                    "apps.kubernetes.io/pod-index",
+                    if worker == 0 { g } else { worker }.to_string(),
+                ),
+            ]
+        };
+        let size_a = ("leaderworkerset.sigs.k8s.io/size", size.to_string());
+        let Some(leader_uid) = ctx.pod(
+            &leader_t,
+            &leader,
+            &ns,
+            &group(0, &leader),
+            std::slice::from_ref(&size_a),
+            owner_ref(&leader_sts, &leader_sts_uid),
+        ) else {
+            break;
+        };
+        if size < 2 {
+            continue;
+        }
+        let leader_v = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": leader}});
+        let mut wl = sts_labels.clone();
+        wl.insert(
+            "leaderworkerset.sigs.k8s.io/group-index".into(),
+            json!(g.to_string()),
+        );
+        let (wsts, wsts_uid) = ctx.controller(Controller {
+            api_version: "apps/v1",
+            kind: "StatefulSet",
+            name: &leader,
+            ns: &ns,
+            labels: wl,
+            annotations: Map::new(),
+            owner: owner_ref(&leader_v, &leader_uid),
+            spec: json!({"replicas": size - 1}),
+        });
+        for w in 1..size {
+            let pod = format!("{leader}-{w}");
+            ctx.pod(
+                &worker_t,
+                &pod,
+                &ns,
+                &group(w, &pod),
+                &[
+                    size_a.clone(),
+                    ("leaderworkerset.sigs.k8s.io/leader-name", leader.clone()),
+                ],
+                owner_ref(&wsts, &wsts_uid),
+            );
+        }
+    }
+    let mut sets = vec![PodSet {
+        name: "leader".into(),
+        count: replicas,
+        template: leader_t,
+    }];
+    if size > 1 {
+        sets.push(PodSet {
+            name: "workers".into(),
+            count: replicas * (size - 1),
+            template: worker_t,
+        });
+    }
+    (sets, replicas * size)
+}
+
+fn deployment(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
+    let (name, ns) = name_ns(work);
+    let replicas = count_at(work, "/spec/replicas", 1);
+    let template = work.pointer("/spec/template").cloned().unwrap_or_default();
+    let rs_name = format!("{name}-fit");
+    let mut labels = obj_map(template.pointer("/metadata/labels"));
+    labels.insert("pod-template-hash".into(), json!("fit"));
+    let (rs, rs_uid) = ctx.controller(Controller {
+        api_version: "apps/v1",
+        kind: "ReplicaSet",
+        name: &rs_name,
+        ns: &ns,
+        labels,
+        annotations: Map::new(),
+        owner: owner_ref(work, uid),
+        spec: json!({"replicas": replicas, "template": template}),
+    });
+    for i in 0..replicas {
+        let pod = format!("{rs_name}-{i}");
+        ctx.pod(
+            &template,
+            &pod,
+            &ns,
+            &[("pod-template-hash", "fit".into())],
+            &[],
+            owner_ref(&rs, &rs_uid),
+        );
+    }
+    (
+        vec![PodSet {
+            name: "main".into(),
+            count: replicas,
+            template,
+        }],
+        replicas,
+    )
+}
+
+fn stateful_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
+    let (name, ns) = name_ns(work);
+    let replicas = count_at(work, "/spec/replicas", 1);
+    let template = work.pointer("/spec/template").cloned().unwrap_or_default();
+    for i in 0..replicas {
+        let pod = format!("{name}-{i}");
+        ctx.pod(
+            &template,
+            &pod,
+            &ns,
+            &[
+                ("statefulset.kubernetes.io/pod-name", pod.clone()),
+                ("apps.kubernetes.io/pod-index", i.to_string()),
+                ("controller-revision-hash", format!("{name}-fit")),
+            ],
+            &[],
+            owner_ref(work, uid),
+        );
+    }
+    (
+        vec![PodSet {
+            name: "main".into(),
+            count: replicas,
+            template,
+        }],
+        replicas,
+    )
+}
+
+/// What the ExtendedResourceToleration admission plugin does to a pod: a `NoSchedule`
+/// toleration with `Exists` for each extended resource its containers ask for.
+fn add_extended_tolerations(pod: &mut Value) {
+    let mut wanted: Vec<String> = Vec::new();
+    for c in pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for k in ["requests", "limits"] {
+            for r in c["resources"][k]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(r, _)| r)
+            {
+                if r.contains('/') && !wanted.contains(r) {
+                    wanted.push(r.clone());
+                }
+            }
+        }
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let spec = &mut pod["spec"];
+    if !spec["tolerations"].is_array() {
+        spec["tolerations"] = json!([]);
+    }
+    if let Some(ts) = spec["tolerations"].as_array_mut() {
+        for r in wanted {
+            let t = super::lookup::extended_resource_toleration(&r);
+            if !ts.contains(&t) {
+                ts.push(t);
+            }
+        }
+    }
+}
+
+/// KAI-Scheduler's pod-grouper puts every pod naming `kai-scheduler` in a PodGroup of its top
+/// owner (one per pod for a Deployment's), with the queue of the `kai.scheduler/queue` label:
+/// made here with the pods' `pod-group-name` annotation, as the grouper writes them.
+fn kai_pod_group(ctx: &mut Ctx, objects: &mut Vec<Value>, uid: &str, kind: &str) {
+    let kai = |o: &Value| {
+        o["kind"] == "Pod" && o.pointer("/spec/schedulerName") == Some(&json!("kai-scheduler"))
+    };
+    let pods: Vec<usize> = (0..objects.len()).filter(|&i| kai(&objects[i])).collect();
+    let Some(&first) = pods.first() else {
+        return;
+    };
+    let work = objects[0].clone();
+    let queue = ["kai.scheduler/queue", "runai/queue"].iter().find_map(|k| {
+        crate::json::label(&work, k)
+            .or_else(|| crate::json::label(&objects[first], k))
+            .map(|q| (*k, q.to_string()))
+    });
+    let (name, ns) = name_ns(&work);
+    // A Deployment's or StatefulSet's pods are grouped one by one; other work as one gang.
+    let per_pod = matches!(kind, "Deployment" | "StatefulSet");
+    let groups: Vec<(Vec<usize>, String, Value)> = if per_pod {
+        pods.iter()
+            .map(|&i| {
+                let pod_name = str_at(&objects[i], "/metadata/name")
+                    .unwrap_or("")
+                    .to_string();
+                let pod_uid = str_at(&objects[i], "/metadata/uid")
+                    .unwrap_or("")
+                    .to_string();
+                let owner = owner_ref(&objects[i], &pod_uid);
+                (vec![i], format!("pg-{pod_name}-{pod_uid}"), owner)
+            })
+            .collect()
+    } else {
+        vec![(
+            pods.clone(),
+            format!("pg-{name}-{uid}"),
+            owner_ref(&work, uid),
+        )]
+    };
+    for (members, pg, owner) in groups {
+        let mut labels = Map::new();
+        let mut spec = json!({"minMember": members.len()});
+        if let Some((k, q)) = &queue {
+            labels.insert(k.to_string(), json!(q));
+            spec["queue"] = json!(q);
+        }
+        let (meta, _) = ctx.meta(&pg, &ns, labels, Map::new(), Some(owner));
+        objects.push(json!({
+            "apiVersion": "scheduling.run.ai/v2alpha2",
+            "kind": "PodGroup",
+            "metadata": meta,
+            "spec": spec,
+        }));
+        for i in members {
+            objects[i]["metadata"]["annotations"]["pod-group-name"] = json!(pg);
+        }
+    }
+}
+
+/// A bare Pod is its own work: it is made Pending and unscheduled where it stands.
+fn bare_pod(ctx: &mut Ctx, work: &mut Value, uid: &str) -> (Vec<PodSet>, u64) {
+    work["status"] = json!({"phase": "Pending"});
+    let (name, ns) = name_ns(work);
+    ctx.claims_from_templates(work, uid, &name, &ns);
+    if ctx.extended_tolerations {
+        add_extended_tolerations(work);
+    }
+    let template = json!({"metadata": work.get("metadata").cloned().unwrap_or_default(), "spec": work.get("spec").cloned().unwrap_or_default()});
+    (
+        vec![PodSet {
+            name: "main".into(),
+            count: 1,
+            template,
+        }],
+        1,
+    )
+}
