@@ -2,7 +2,20 @@
 //! carries the same set. New files are noticed because the whole folder is watched. The texts
 //! are written into the generated file itself rather than `include_str!`ed: with incremental
 //! compilation, an edited rule file was seen to leave the old text in a debug build.
+//!
+//! Each rule file is compiled here as far as it can be without the core: read from YAML into a
+//! `serde_json::Value` (what the rule loader does with a rule text) and written as JSON, and
+//! every condition's JSONPath parsed and written in [`pathcode`]'s compact form. Loading the
+//! builtin rules then reads JSON and decodes paths, and builds without the `rule-authoring`
+//! feature (the WASM module) leave out jsonpath-rust's parser and a typed YAML reader for rule
+//! files. A file or path that does not read here is embedded as it is: the loader reports why.
 
+// The same codec the library decodes with; the build script only encodes.
+#[allow(dead_code)]
+#[path = "src/pathcode.rs"]
+mod pathcode;
+
+use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -13,7 +26,7 @@ fn main() {
     collect(&root, &mut files);
     files.sort();
     let mut out = String::from(
-        "/// Every rule file: (path relative to `rules/`, text).\npub static RULE_FILES: &[(&str, &str)] = &[\n",
+        "/// Every rule file of `rules/<layer>/`, as the build compiled it.\npub static RULES: &[BuiltinRule] = &[\n",
     );
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
@@ -25,7 +38,23 @@ fn main() {
         if !rel.contains('/') {
             continue;
         }
-        writeln!(out, "    ({rel:?}, {:?}),", read(f)).unwrap();
+        let text = read(f);
+        let (text, json, paths) = match serde_yaml_ng::from_str::<Value>(&text) {
+            Ok(mut v) => {
+                // Translations are checked by the rule tests from the files themselves; no
+                // front end shows them yet, so the build does not carry them.
+                if let Value::Object(m) = &mut v {
+                    m.remove("ko");
+                }
+                (v.to_string(), true, condition_paths(&v))
+            }
+            Err(_) => (text, false, Vec::new()),
+        };
+        writeln!(
+            out,
+            "    BuiltinRule {{ path: {rel:?}, text: {text:?}, json: {json}, paths: &{paths:?} }},"
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     let engine = root.join("engine.yaml");
@@ -54,6 +83,34 @@ fn main() {
     .unwrap();
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("embedded.rs");
     std::fs::write(dest, out).expect("write embedded.rs");
+}
+
+/// Every condition's path under `when`, parsed and encoded, in the order the rule loader
+/// compiles conditions (`all`, then `any`, then `not`, then a test on `path`); an empty entry
+/// for a path that does not parse.
+fn condition_paths(rule: &Value) -> Vec<String> {
+    fn walk(c: &Value, out: &mut Vec<String>) {
+        for form in ["all", "any"] {
+            if let Some(list) = c.get(form).and_then(Value::as_array) {
+                list.iter().for_each(|x| walk(x, out));
+                return;
+            }
+        }
+        if let Some(not) = c.get("not").filter(|n| !n.is_null()) {
+            return walk(not, out);
+        }
+        if let Some(source) = c.get("path").and_then(Value::as_str) {
+            let code = jsonpath_rust::parser::parse_json_path(source)
+                .map(|q| pathcode::encode(&q))
+                .unwrap_or_default();
+            out.push(code);
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(when) = rule.get("when") {
+        walk(when, &mut out);
+    }
+    out
 }
 
 fn read(f: &Path) -> String {

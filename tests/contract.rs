@@ -48,6 +48,98 @@ fn diagnoses_use_the_contract_names_and_are_deterministic() {
     }
 }
 
+/// `verdict.rule` names the finding the verdict rests on: one of the findings, of the verdict's
+/// layer and severity, and nothing when nothing blocks or warns.
+#[test]
+fn the_verdict_names_the_rule_it_rests_on() {
+    let mut named = 0;
+    for s in scenarios::all() {
+        let ix = support::index(&s);
+        for e in &s.expectations {
+            let d = support::diagnose(&ix, &e.target).0;
+            let what = format!("{} {}", s.name, e.target);
+            let severity = match d.verdict.state {
+                layer_core::LayerState::Blocked => layer_core::Severity::Block,
+                layer_core::LayerState::Warn => layer_core::Severity::Warn,
+                _ => {
+                    assert_eq!(d.verdict.rule, None, "{what}");
+                    continue;
+                }
+            };
+            let rule = d
+                .verdict
+                .rule
+                .as_deref()
+                .unwrap_or_else(|| panic!("{what}: no rule"));
+            let f = d
+                .findings
+                .iter()
+                .find(|f| f.rule == rule)
+                .unwrap_or_else(|| panic!("{what}: {rule} is not among the findings"));
+            assert_eq!(Some(f.layer), d.verdict.layer, "{what}: {rule}");
+            assert_eq!(f.severity, severity, "{what}: {rule}");
+            named += 1;
+        }
+    }
+    assert!(named > 50, "only {named} verdicts name a rule");
+}
+
+/// Every scenario target's timeline: each moment's time is written in the bundle, moments are
+/// in time order without repeats, at most `MAX_MOMENTS` with the rest counted, and the same
+/// whatever order the bundle lists its events in.
+#[test]
+fn timelines_are_ordered_proven_and_independent_of_event_order() {
+    let mut moments = 0;
+    for s in scenarios::all() {
+        let text = s.bundle_text();
+        let ix = support::index(&s);
+        let reversed = {
+            let b = layer_core::Bundle::parse(text.as_str()).unwrap();
+            let values: Vec<serde_json::Value> = b.objects().iter().map(|o| b.value(o)).collect();
+            // The events in reverse: the timeline sorts them itself. (The other objects keep
+            // their order: which of two equal pods a view cites may follow it.)
+            let (mut events, rest): (Vec<_>, Vec<_>) =
+                values.into_iter().partition(|v| v["kind"] == "Event");
+            events.reverse();
+            let values: Vec<serde_json::Value> = rest.into_iter().chain(events).collect();
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": values});
+            layer_core::Index::new(layer_core::Bundle::parse(list.to_string().as_str()).unwrap())
+        };
+        for e in &s.expectations {
+            let what = format!("{} {}", s.name, e.target);
+            let t = support::diagnose(&ix, &e.target).0.timeline;
+            assert!(
+                t.moments.len() <= layer_core::timeline::MAX_MOMENTS,
+                "{what}"
+            );
+            assert!(t.earlier == 0 || t.moments.len() == layer_core::timeline::MAX_MOMENTS);
+            for m in &t.moments {
+                assert!(
+                    text.contains(&m.time),
+                    "{what}: {} is not in the bundle",
+                    m.time
+                );
+            }
+            let secs: Vec<i64> = t
+                .moments
+                .iter()
+                .map(|m| layer_core::time::parse_rfc3339(&m.time).unwrap())
+                .collect();
+            assert!(
+                secs.windows(2).all(|w| w[0] <= w[1]),
+                "{what}: not in time order"
+            );
+            for (i, m) in t.moments.iter().enumerate() {
+                assert!(!t.moments[..i].contains(m), "{what}: {m:?} twice");
+            }
+            let again = support::diagnose(&reversed, &e.target).0.timeline;
+            assert_eq!(t, again, "{what}: the event order changed the timeline");
+            moments += t.moments.len();
+        }
+    }
+    assert!(moments > 500, "only {moments} moments in all the scenarios");
+}
+
 #[test]
 fn targets_resolve_by_kubectl_spellings_and_report_what_is_close() {
     let text = r#"[
@@ -168,6 +260,43 @@ fn own_bundle_metadata_feeds_missing_and_now() {
             .source,
         "option"
     );
+}
+
+/// The first target, found by judging candidates in the list's order until one needs
+/// attention, is the first of the whole list: on every scenario and every real incident.
+#[test]
+fn the_first_target_is_the_first_of_the_list() {
+    let mut texts: Vec<(String, String)> = scenarios::all()
+        .into_iter()
+        .map(|s| (s.name.clone(), s.bundle_text()))
+        .collect();
+    for inc in scenarios::incidents::all().expect("incidents") {
+        let text = std::fs::read_to_string(&inc.bundle_path).expect("incident bundle");
+        texts.push((inc.name.clone(), text));
+    }
+    let mut checked = 0;
+    for (name, text) in texts {
+        let Ok(b) = Bundle::parse(text) else { continue };
+        let ix = Index::new(b);
+        let all = layer_core::targets(&ix);
+        assert_eq!(
+            layer_core::target::first_target(&ix).as_ref(),
+            all.first(),
+            "{name}"
+        );
+        // With no target, diagnose explains that first one.
+        if let Some(first) = all.first() {
+            let d = layer_core::diagnose_first(support::engine(), &ix, &Default::default())
+                .expect("diagnosable");
+            assert_eq!(
+                (d.target.kind.as_str(), d.target.name.as_str()),
+                (first.kind.as_str(), first.name.as_str()),
+                "{name}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "bundles checked: {checked}");
 }
 
 /// Threads change how fast, never what: every scenario indexed and scanned on one thread and

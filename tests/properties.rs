@@ -23,7 +23,13 @@ fn diagnose_all(text: String) -> Result<Vec<Diagnosis>, BundleError> {
     let ix = Index::new(bundle);
     let opts = Options::default();
     let mut out = Vec::new();
-    for t in layer_core::targets(&ix) {
+    let targets = layer_core::targets(&ix);
+    // The first candidate, found without judging every candidate, is the list's first.
+    assert_eq!(
+        layer_core::target::first_target(&ix).as_ref(),
+        targets.first()
+    );
+    for t in targets {
         let spec = TargetSpec {
             kind: Some(t.kind.clone()),
             namespace: t.namespace.clone(),

@@ -260,3 +260,28 @@ fn multikueue_is_recognised_by_its_messages_before_and_after_v0_19() {
         "{fired:?}"
     );
 }
+
+/// Every rule compiled into the build holds, for each condition, the path jsonpath-rust's
+/// parser reads from its source: build.rs parsed them in the order the loader meets them, and
+/// the WASM module, which has no parser, uses them as they are.
+#[test]
+fn every_builtin_rule_path_is_what_the_parser_reads() {
+    let mut paths = 0;
+    for rule in support::engine().rules() {
+        for t in rule.when.tests() {
+            let parsed = jsonpath_rust::parser::parse_json_path(&t.source)
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", rule.id, t.source));
+            assert_eq!(t.path, parsed, "{}: {}", rule.id, t.source);
+            paths += 1;
+        }
+    }
+    assert!(paths > 100, "the rules' paths: {paths}");
+    for r in layer_core::embedded::RULES {
+        assert!(r.json, "{} is compiled into the build", r.path);
+        assert!(
+            r.paths.iter().all(|p| !p.is_empty()),
+            "{}: every path parsed",
+            r.path
+        );
+    }
+}

@@ -35,7 +35,8 @@ pub fn fit_exit(d: &Diagnosis) -> i32 {
 }
 
 /// How a diagnosis differs from what an expectation says (empty when it matches): verdict,
-/// outlook, misalignment, headline prefix, every layer's state, the set of findings, and the
+/// outlook, misalignment, headline prefix, every layer's state, the set of findings, the
+/// timeline's expected moments in order, and the
 /// exit status `exit` (which `why_exit` or `fit_exit` gave).
 pub fn differences(d: &Diagnosis, e: &scenarios::Expectation, exit: i32) -> Vec<String> {
     let mut diffs = Vec::new();
@@ -91,8 +92,39 @@ pub fn differences(d: &Diagnosis, e: &scenarios::Expectation, exit: i32) -> Vec<
     if got != want {
         diffs.push(format!("findings {got:?}, expected {want:?}"));
     }
+    if let Some(missing) = timeline_gap(&d.timeline, &e.timeline) {
+        diffs.push(format!(
+            "timeline lacks, in order, {missing:?}; it is:\n      {}",
+            moment_lines(&d.timeline).join("\n      ")
+        ));
+    }
     if exit != e.exit {
         diffs.push(format!("exit {exit}, expected {}", e.exit));
     }
     diffs
+}
+
+/// A timeline's moments as the expectations write them: `TIME LAYER Kind ns/name: TEXT`.
+pub fn moment_lines(t: &layer_core::Timeline) -> Vec<String> {
+    t.moments
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {} {}: {}",
+                m.time,
+                m.layer.as_str(),
+                m.object.display(),
+                m.text
+            )
+        })
+        .collect()
+}
+
+/// The first expected moment not found after the ones before it, if any.
+fn timeline_gap(t: &layer_core::Timeline, want: &[String]) -> Option<String> {
+    let lines = moment_lines(t);
+    let mut at = lines.iter();
+    want.iter()
+        .find(|w| !at.any(|l| l.starts_with(w.as_str())))
+        .cloned()
 }

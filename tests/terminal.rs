@@ -151,9 +151,21 @@ fn markdown_keeps_bundle_text_inside_its_cell_or_item() {
         "a bundle line became a heading:\n{md}"
     );
     assert!(!md.lines().any(|l| l.starts_with("# Injected")), "{md}");
-    // The layer table has its header, its separator and six rows, and each row its 4 cells.
+    // The layer table has its header, its separator and six rows, the timeline's its header,
+    // its separator and a row per moment, and each row its 4 cells.
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
-    assert_eq!(rows.len(), 8, "{md}");
+    let timeline_rows = match d.timeline.moments.len() {
+        0 => 0,
+        n => n + 2,
+    };
+    assert!(
+        d.timeline
+            .moments
+            .iter()
+            .any(|m| m.text.contains("<script>")),
+        "the hostile text reaches the timeline too"
+    );
+    assert_eq!(rows.len(), 8 + timeline_rows, "{md}");
     for r in &rows {
         let cells = r.replace("\\|", "").matches('|').count();
         assert_eq!(cells, 5, "a bundle `|` split a cell: {r}");

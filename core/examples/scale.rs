@@ -8,6 +8,9 @@
 //!   write the JSON report to OUT when given.
 //! - `why FILE TARGET [ROUNDS]`: read, parse, index and diagnose one target (from bytes), then
 //!   diagnose it again ROUNDS times on the built index (best round reported).
+//! - `fit FILE MANIFEST`: read and parse the manifest, then (timed) parse the bundle, place the
+//!   manifest's work in it, index the whole once and diagnose that work, as `kubectl layer fit`
+//!   does.
 //! - `pick FILE`: a target for `why`: the first pending pod asking for a GPU (by name), else the
 //!   first pending pod.
 //! - `value FILE` / `ignored FILE`: the floor: serde_json into `Value` or `IgnoredAny`;

@@ -13,7 +13,7 @@ use crate::error::{BundleError, InputLocation};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 mod fast;
 mod yaml;
@@ -131,11 +131,17 @@ impl Default for ReadLimits {
 #[derive(Debug, Clone, Default)]
 pub struct Bundle {
     text: String,
+    /// Texts merged in later, each with the offset its objects' spans start from (past the end
+    /// of every text before it): appending them to `text` would copy all of it, 300 MB for a
+    /// 5,000-node cluster that `fit` adds a manifest to.
+    more: Vec<(usize, String)>,
     objects: Vec<RawObject>,
     meta: Option<BundleMeta>,
 }
 
 type Identity = (String, String, Option<String>, String);
+/// [`Identity`], borrowed from the object.
+type IdentityRef<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
 
 impl Bundle {
     /// Read a bundle from text (JSON or YAML, detected by the first character).
@@ -213,17 +219,25 @@ impl Bundle {
 
     /// Add another bundle's objects; its copies win under the usual de-duplication rule.
     pub fn merge(&mut self, other: Bundle) {
-        let offset = self.text.len();
-        self.text.push('\n');
-        self.text.push_str(&other.text);
-        let mut seen: HashMap<Identity, usize> = self
-            .objects
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (identity(o), i))
-            .collect();
+        // One past the end, so that no two texts' offsets meet.
+        let offset = self.end() + 1;
+        self.more.push((offset, other.text));
+        self.more
+            .extend(other.more.into_iter().map(|(at, t)| (at + offset, t)));
+        // Only identities `other` brings can repeat: map those objects of `self` (one pass
+        // over borrowed identities), not all of them. `fit` merges a few objects into a
+        // bundle of hundreds of thousands, where owning every identity took seconds.
+        let mut seen: HashMap<Identity, usize> = {
+            let incoming: HashSet<IdentityRef> = other.objects.iter().map(identity_ref).collect();
+            self.objects
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| incoming.contains(&identity_ref(o)))
+                .map(|(i, o)| (identity(o), i))
+                .collect()
+        };
         for mut o in other.objects {
-            o.span = (o.span.0 + offset + 1, o.span.1 + offset + 1);
+            o.span = (o.span.0 + offset, o.span.1 + offset);
             insert_dedup(&mut self.objects, &mut seen, o);
         }
         if self.meta.is_none() {
@@ -252,7 +266,19 @@ impl Bundle {
 
     /// The object's JSON text.
     pub fn raw(&self, o: &RawObject) -> &str {
-        &self.text[o.span.0..o.span.1]
+        let (start, end) = o.span;
+        if end <= self.text.len() {
+            return &self.text[start..end];
+        }
+        let (at, text) = &self.more[self.more.partition_point(|(at, _)| *at <= start) - 1];
+        &text[start - at..end - at]
+    }
+
+    /// Where the last text ends, in span offsets.
+    fn end(&self) -> usize {
+        self.more
+            .last()
+            .map_or(self.text.len(), |(at, t)| at + t.len())
     }
 
     /// Parse one object into a `Value` (with `kind`/`apiVersion` filled in for typed-list items).
@@ -276,18 +302,19 @@ impl Bundle {
 
     /// Deserialize one object into a typed partial view (fields it lacks are defaulted).
     pub fn typed<'a, T: Deserialize<'a>>(&'a self, o: &RawObject) -> Option<T> {
-        from_json(&self.text[o.span.0..o.span.1])
+        from_json(self.raw(o))
     }
 
     /// Size of the text the bundle holds, for memory accounting.
     pub fn text_len(&self) -> usize {
-        self.text.len()
+        self.text.len() + self.more.iter().map(|(_, t)| t.len()).sum::<usize>()
     }
 
     fn from_json_text(text: String, yaml_docs: Option<Vec<usize>>) -> Result<Bundle, BundleError> {
         if let Some((objects, meta)) = fast::read(&text) {
             return Ok(Bundle {
                 text,
+                more: Vec::new(),
                 objects,
                 meta,
             });
@@ -338,6 +365,7 @@ impl Bundle {
         }
         Ok(Bundle {
             text,
+            more: Vec::new(),
             objects: deduped,
             meta,
         })
@@ -469,6 +497,10 @@ impl DepthScan {
         }
         false
     }
+}
+
+fn identity_ref(o: &RawObject) -> IdentityRef<'_> {
+    (o.group(), &o.kind, o.namespace.as_deref(), &o.name)
 }
 
 fn identity(o: &RawObject) -> Identity {
@@ -1181,6 +1213,54 @@ mod tests {
         let b = Bundle::parse(format!("{newer}\n{POD}")).unwrap();
         assert_eq!(b.objects().len(), 1);
         assert_eq!(b.objects()[0].resource_version.as_deref(), Some("9"));
+    }
+
+    #[test]
+    fn merged_texts_keep_each_object_s_text_and_the_dedup_rule() {
+        let pod = |name: &str, rv: &str| {
+            POD.replace("\"a\"", &format!("\"{name}\""))
+                .replace("\"5\"", &format!("\"{rv}\""))
+        };
+        let mut b = Bundle::parse(format!("{}\n{}", pod("a", "5"), pod("b", "5"))).unwrap();
+        // A bundle that was itself merged, with an empty text between: every offset moves.
+        let mut other = Bundle::parse(pod("c", "1")).unwrap();
+        other.merge(Bundle::parse(format!("{}\n{}", pod("a", "9"), pod("b", "2"))).unwrap());
+        b.merge(other);
+        b.merge(Bundle::parse(pod("d", "1")).unwrap());
+        let got: Vec<(String, serde_json::Value)> = b
+            .objects()
+            .iter()
+            .map(|o| {
+                (
+                    o.name.clone(),
+                    b.value(o)["metadata"]["resourceVersion"].clone(),
+                )
+            })
+            .collect();
+        // `a` replaced by the newer copy in its place, `b` kept (the newer), `c` and `d` added.
+        assert_eq!(
+            got,
+            [("a", "9"), ("b", "5"), ("c", "1"), ("d", "1")]
+                .map(|(n, rv)| (n.to_string(), serde_json::Value::from(rv)))
+        );
+        for o in b.objects() {
+            assert_eq!(
+                b.typed::<serde_json::Value>(o).unwrap()["metadata"]["name"],
+                o.name.as_str()
+            );
+        }
+        let texts: usize = [
+            pod("a", "5"),
+            pod("b", "5"),
+            pod("c", "1"),
+            pod("a", "9"),
+            pod("b", "2"),
+            pod("d", "1"),
+        ]
+        .iter()
+        .map(String::len)
+        .sum();
+        assert_eq!(b.text_len(), texts + 2, "two newlines between documents");
     }
 
     #[test]

@@ -103,6 +103,10 @@ pub struct Verdict {
     /// One line, fit for an upstream issue title: layer plus observation.
     pub headline: String,
     pub misalignment: Option<Misalignment>,
+    /// The id of the rule whose finding the verdict rests on; `null` when nothing blocks or
+    /// warns. What a metric or an alert names as the cause.
+    #[serde(default)]
+    pub rule: Option<String>,
     /// Whether waiting would let the blocked work run: `never` (the request exceeds what any
     /// node or quota could ever give, a RuntimeClass or DeviceClass is missing, nobody
     /// advertises the resource: something must change first), `waiting` (it runs once what it
@@ -217,6 +221,61 @@ pub struct Diagnosis {
     pub pods: Vec<PodSummary>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub now: Option<Now>,
+    /// The moments the bundle proves about this work, oldest first: creation times, condition
+    /// transitions, events, container starts and ends. Events expire after an hour; what is
+    /// kept here is what a later reader can still check.
+    #[serde(default)]
+    pub timeline: Timeline,
+}
+
+/// The moments of one diagnosis, in order: by time, then layer order, then object, then text.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Timeline {
+    /// The newest moments, at most `timeline::MAX_MOMENTS`, oldest first.
+    pub moments: Vec<Moment>,
+    /// How many older moments were left out to keep it readable.
+    pub earlier: usize,
+}
+
+/// One moment the bundle proves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Moment {
+    /// RFC 3339, as the object wrote it.
+    pub time: String,
+    pub layer: Layer,
+    /// The object the moment is about (an event's is the object it reports on).
+    pub object: ObjectRef,
+    /// `created`, `started`, `finished`, `condition`, `container` or `event`.
+    pub kind: MomentKind,
+    /// What happened, in a few words (`PodScheduled=False (Unschedulable): 0/4 nodes …`).
+    pub text: String,
+    /// For an event: how many times it was seen in all (the first and the last time each
+    /// appear as a moment of their own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+}
+
+/// What kind of moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum MomentKind {
+    /// `metadata.creationTimestamp`.
+    Created,
+    /// `status.startTime` of a Job or a Pod.
+    Started,
+    /// `status.completionTime` of a Job.
+    Finished,
+    /// A condition's `lastTransitionTime` (a Workload's admission and eviction are these).
+    Condition,
+    /// A container's `startedAt` or `finishedAt`.
+    Container,
+    /// An event's first or last time.
+    Event,
 }
 
 /// A pod named by a diagnosis of its owner.

@@ -85,7 +85,14 @@ impl Fired<'_> {
 impl Engine {
     /// The rules compiled into this build (from `rules/`).
     pub fn builtin() -> Result<Engine, crate::error::RuleError> {
-        Engine::from_files(crate::embedded::RULE_FILES, crate::embedded::ENGINE_TEXTS)
+        let rules = crate::embedded::RULES
+            .iter()
+            .map(|r| match r.json {
+                true => Rule::load_builtin(r.path, r.text, r.paths),
+                false => Rule::load_unread(r.path, r.text),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Engine::assemble(rules, crate::embedded::ENGINE_TEXTS)
     }
 
     /// An engine from rule files given as (path relative to `rules/`, text).
@@ -93,15 +100,22 @@ impl Engine {
         files: &[(&str, &str)],
         texts: &str,
     ) -> Result<Engine, crate::error::RuleError> {
-        let texts: EngineTexts =
-            serde_yaml_ng::from_str(texts).map_err(|e| crate::error::RuleError::Invalid {
-                file: "engine.yaml".into(),
-                message: e.to_string(),
-            })?;
-        let mut rules = files
+        let rules = files
             .iter()
             .map(|(p, t)| Rule::load(p, t))
             .collect::<Result<Vec<_>, _>>()?;
+        Engine::assemble(rules, texts)
+    }
+
+    /// Rules that loaded, checked as a set (unique ids, `explains` naming rules), and the
+    /// engine's texts.
+    fn assemble(mut rules: Vec<Rule>, texts: &str) -> Result<Engine, crate::error::RuleError> {
+        let texts: EngineTexts = crate::embedded::from_yaml(texts).map_err(|message| {
+            crate::error::RuleError::Invalid {
+                file: "engine.yaml".into(),
+                message,
+            }
+        })?;
         rules.sort_by(|a, b| a.id.cmp(&b.id));
         for w in rules.windows(2) {
             if w[0].id == w[1].id {
@@ -435,6 +449,7 @@ impl Engine {
                 layer,
                 headline,
                 misalignment,
+                rule: verdict_finding.map(|(f, _)| f.rule.id.clone()),
                 outlook,
             },
             layers,
@@ -443,6 +458,7 @@ impl Engine {
             missing,
             pods: view.pods.clone(),
             now,
+            timeline: crate::timeline::build(ix, view),
         };
         (diagnosis, matched)
     }
@@ -718,6 +734,15 @@ fn unread_makes_unknown(mut report: LayerReport, ix: &Index) -> LayerReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engine_texts_read_the_same_through_a_value() {
+        let typed: EngineTexts =
+            serde_yaml_ng::from_str(crate::embedded::ENGINE_TEXTS).expect("typed");
+        let through: EngineTexts =
+            crate::embedded::from_yaml(crate::embedded::ENGINE_TEXTS).expect("value");
+        assert_eq!(format!("{through:?}"), format!("{typed:?}"));
+    }
 
     #[test]
     fn splits_normalized_paths() {

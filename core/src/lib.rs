@@ -16,7 +16,7 @@
 //!
 //! Map of the crate: [`bundle`] reads input, [`index`] joins objects, [`view`] links one target's
 //! objects and [`facts`] computes what paths cannot (by area), [`rule`]/[`eval`]/[`template`] are the rule
-//! engine, [`engine`] turns matches into a [`Diagnosis`], [`target`] resolves names and scans,
+//! engine, [`engine`] turns matches into a [`Diagnosis`], [`target`] resolves names and scans, [`timeline`] orders the moments the bundle proves,
 //! [`par`] spreads the index's decoding and scan's diagnoses over the cores (one thread in WASM).
 
 pub mod attribution;
@@ -34,18 +34,21 @@ pub mod json;
 pub mod kinds;
 pub mod layer;
 pub mod par;
+pub mod pathcode;
+pub mod picture;
 pub mod quantity;
 pub mod render;
 pub mod rule;
 pub mod target;
 pub mod template;
 pub mod time;
+pub mod timeline;
 pub mod view;
 
 pub use bundle::{Bundle, BundleMeta, ReadLimits};
 pub use diagnosis::{
-    Diagnosis, Evidence, Finding, FixIn, LayerReport, Misalignment, ObjectRef, Outlook,
-    SCHEMA_VERSION, ScanReport, TargetEntry,
+    Diagnosis, Evidence, Finding, FixIn, LayerReport, Misalignment, Moment, MomentKind, ObjectRef,
+    Outlook, SCHEMA_VERSION, ScanReport, TargetEntry, Timeline,
 };
 pub use engine::{Engine, Options};
 pub use error::{BundleError, Error, FitError, RuleError, TargetError};
@@ -71,10 +74,7 @@ pub fn diagnose_first(
     ix: &Index,
     opts: &Options,
 ) -> Result<Diagnosis, TargetError> {
-    let first = target::targets(ix)
-        .into_iter()
-        .next()
-        .ok_or(TargetError::NoTargets)?;
+    let first = target::first_target(ix).ok_or(TargetError::NoTargets)?;
     let spec = TargetSpec {
         kind: Some(first.kind),
         namespace: first.namespace,

@@ -15,14 +15,46 @@ use std::fmt::Write as _;
 pub struct Upstream {
     pub project: String,
     pub rules: Vec<String>,
+    /// How fast the project's repositories answered outside contributors, when counted.
+    #[serde(
+        default,
+        rename = "firstResponse",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub first_response: Option<FirstResponse>,
+}
+
+/// The course note's count of maintainers' first responses to outside PRs, dated.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FirstResponse {
+    /// The day it was counted (YYYY-MM-DD): every figure is shown with it.
+    pub counted: String,
+    /// How many days before `counted` the sample covers.
+    pub days: u32,
+    /// Figures by `owner/repo`.
+    pub repos: BTreeMap<String, ResponseFigure>,
+}
+
+/// One repository's figure: a median time to the first human response, or, where most outside
+/// PRs got none, how many were answered.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, PartialEq)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ResponseFigure {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answered: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out_of: Option<u32>,
 }
 
 /// Contribution rules by `owner/repo` or `owner/*`, from `rules/upstreams.yaml`.
 pub fn upstreams() -> Result<BTreeMap<String, Upstream>, crate::error::RuleError> {
-    serde_yaml_ng::from_str(crate::embedded::UPSTREAMS).map_err(|e| {
+    crate::embedded::from_yaml(crate::embedded::UPSTREAMS).map_err(|message| {
         crate::error::RuleError::Invalid {
             file: "upstreams.yaml".into(),
-            message: e.to_string(),
+            message,
         }
     })
 }
@@ -35,6 +67,26 @@ pub fn upstream_for(repo: &str) -> Option<Upstream> {
         let owner = repo.split('/').next()?;
         all.get(&format!("{owner}/*")).cloned()
     })
+}
+
+/// The dated figure of how fast `repo`'s maintainers answered outside contributors, as one
+/// sentence, when the course note counted it (`upstream`: what [`upstream_for`] gave for it).
+pub fn first_response_line(repo: &str, upstream: &Upstream) -> Option<String> {
+    let counted = upstream.first_response.as_ref()?;
+    let figure = counted.repos.get(repo)?;
+    let how = match (&figure.median, figure.answered, figure.out_of) {
+        (Some(median), _, _) => {
+            format!("gave outside PRs a first human response in {median} (median)")
+        }
+        (None, Some(answered), Some(out_of)) => {
+            format!("answered {answered} of {out_of} outside PRs")
+        }
+        _ => return None,
+    };
+    Some(format!(
+        "In the {} days to {}, {repo} {how}. Start a first contribution where answers come fast (the course note).",
+        counted.days, counted.counted
+    ))
 }
 
 /// ANSI styling, or none.
@@ -464,6 +516,11 @@ pub fn markdown(d: &Diagnosis) -> String {
             for_markdown(&l.summary)
         );
     }
+    let _ = write!(
+        out,
+        "\n{}",
+        crate::picture::mermaid(d, &|l| l.as_str().to_string())
+    );
     if !d.findings.is_empty() {
         let _ = writeln!(out, "\n#### Findings\n");
         for f in &d.findings {
@@ -500,6 +557,7 @@ pub fn markdown(d: &Diagnosis) -> String {
         }
         let _ = writeln!(out, "{fence}");
     }
+    timeline_markdown(&mut out, &d.timeline);
     // Configuration is fixed in the user's cluster; only a known upstream behaviour goes to
     // the project, under its contribution rules.
     // The cause's findings: those at the verdict's layer (the others are its symptoms).
@@ -534,7 +592,8 @@ pub fn markdown(d: &Diagnosis) -> String {
         }
         seen.push(repo);
         let _ = writeln!(out, "\n#### Where to report: `{repo}`\n");
-        match upstream_for(repo) {
+        let upstream = upstream_for(repo);
+        match &upstream {
             Some(u) if !u.rules.is_empty() => {
                 let _ = writeln!(out, "Contribution rules of {}:", u.project);
                 for r in &u.rules {
@@ -548,12 +607,64 @@ pub fn markdown(d: &Diagnosis) -> String {
                 );
             }
         }
+        if let Some(line) = upstream.and_then(|u| first_response_line(repo, &u)) {
+            let _ = writeln!(out, "\n{line}");
+        }
     }
     let _ = writeln!(
         out,
         "\n<sub>Diagnosed by kubectl-layer ({}).</sub>",
         d.schema_version
     );
+    out
+}
+
+/// The timeline as a Markdown table, oldest first, with the count of moments left out.
+fn timeline_markdown(out: &mut String, t: &crate::diagnosis::Timeline) {
+    if t.moments.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n#### Timeline\n");
+    if t.earlier > 0 {
+        let _ = writeln!(out, "{} earlier moments left out.\n", t.earlier);
+    }
+    let _ = writeln!(out, "| time | layer | object | what |\n|---|---|---|---|");
+    for m in &t.moments {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} |",
+            md_code(&m.time),
+            m.layer.as_str(),
+            for_markdown(&m.object.display()),
+            for_markdown(&m.text)
+        );
+    }
+}
+
+/// `why --timeline`'s section: one line per moment, oldest first, after what [`text`] prints.
+pub fn timeline_text(t: &crate::diagnosis::Timeline) -> String {
+    let mut out = String::new();
+    if t.moments.is_empty() {
+        let _ = writeln!(out, "\nTimeline: the bundle proves no moment of this work");
+        return out;
+    }
+    let _ = writeln!(out, "\nTimeline:");
+    if t.earlier > 0 {
+        let _ = writeln!(out, "  … {} earlier moments left out", t.earlier);
+    }
+    let objects: Vec<String> = t.moments.iter().map(|m| m.object.display()).collect();
+    let width = column_width(objects.iter().map(String::as_str));
+    let time_width = column_width(t.moments.iter().map(|m| m.time.as_str()));
+    for (m, object) in t.moments.iter().zip(&objects) {
+        let _ = writeln!(
+            out,
+            "  {:<time_width$}  {:<9}  {:<width$}  {}",
+            for_terminal(&m.time),
+            m.layer.as_str(),
+            for_terminal(object),
+            for_terminal(&m.text)
+        );
+    }
     out
 }
 
@@ -767,11 +878,15 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
     }
     if let Some(repo) = &r.upstream {
         let _ = writeln!(out, "\n## Where to report\n\n`{repo}`");
-        if let Some(u) = upstream_for(repo).filter(|u| !u.rules.is_empty()) {
+        let upstream = upstream_for(repo);
+        if let Some(u) = upstream.as_ref().filter(|u| !u.rules.is_empty()) {
             let _ = writeln!(out, "\nContribution rules of {}:", u.project);
             for x in &u.rules {
                 let _ = writeln!(out, "- {x}");
             }
+        }
+        if let Some(line) = upstream.and_then(|u| first_response_line(repo, &u)) {
+            let _ = writeln!(out, "\n{line}");
         }
     }
     let facts = r.facts_read();
@@ -832,6 +947,12 @@ mod tests {
     #[test]
     fn upstreams_load_and_cover_every_rule() {
         let all = super::upstreams().unwrap_or_else(|e| panic!("{e}"));
+        let typed: std::collections::BTreeMap<String, super::Upstream> =
+            serde_yaml_ng::from_str(crate::embedded::UPSTREAMS).expect("typed");
+        assert_eq!(
+            all, typed,
+            "read through a Value as the typed reader reads it"
+        );
         assert!(!all.is_empty());
         let engine = crate::Engine::builtin().unwrap();
         for r in engine.rules() {
@@ -843,5 +964,54 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The course note's response figures are all there, each one kind of figure, each under
+    /// the entry that owns its repository (so `upstream_for` finds it), each dated.
+    #[test]
+    fn first_response_figures_are_whole_and_where_their_repo_looks() {
+        let all = super::upstreams().unwrap();
+        let mut repos = Vec::new();
+        for (key, u) in &all {
+            let Some(f) = &u.first_response else { continue };
+            assert!(
+                f.counted.len() == 10 && f.counted.as_bytes()[4] == b'-' && f.days > 0,
+                "{key}: firstResponse needs a YYYY-MM-DD date and a window"
+            );
+            for (repo, figure) in &f.repos {
+                let median = figure.median.is_some();
+                let answered = figure.answered.is_some() && figure.out_of.is_some();
+                assert!(median != answered, "{key} {repo}: one kind of figure");
+                let found = super::upstream_for(repo).and_then(|u| u.first_response);
+                assert!(
+                    found.is_some_and(|f| f.repos.contains_key(repo)),
+                    "{repo}: its figure is not where upstream_for looks"
+                );
+                repos.push(repo.as_str());
+            }
+        }
+        let line = |repo: &str| super::first_response_line(repo, &super::upstream_for(repo)?);
+        let kueue = line("kubernetes-sigs/kueue").unwrap();
+        assert!(
+            kueue.contains("0.6 h") && kueue.contains("2026-10-27"),
+            "{kueue}"
+        );
+        let fake = line("run-ai/fake-gpu-operator").unwrap();
+        assert!(fake.contains("answered 1 of 10"), "{fake}");
+        // Same owner entry, never counted: no figure borrowed from a sibling repository.
+        assert_eq!(line("kubernetes-sigs/kwok"), None);
+        assert_eq!(line("volcano-sh/volcano"), None);
+        repos.sort_unstable();
+        assert_eq!(
+            repos,
+            [
+                "kai-scheduler/KAI-Scheduler",
+                "kubernetes-sigs/jobset",
+                "kubernetes-sigs/kueue",
+                "kubernetes-sigs/lws",
+                "run-ai/fake-gpu-operator"
+            ],
+            "the five projects the course note counted"
+        );
     }
 }

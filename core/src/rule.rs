@@ -136,6 +136,97 @@ struct RuleFile {
     /// Where the fix belongs (`cluster` unless the finding is a known upstream behaviour).
     #[serde(default)]
     fix_in: crate::diagnosis::FixIn,
+    /// The rule's Korean texts, for `--lang ko` (issue 19). Checked whenever the file is read;
+    /// build.rs leaves them out of the builtin set until a front end shows them, so the WASM
+    /// module does not carry 200 KB it cannot use yet.
+    #[serde(default)]
+    ko: Option<Translation>,
+}
+
+/// A rule's texts in another language: the keys of its English texts, no more and no fewer,
+/// each with the same placeholders (a count's word forms may differ: Korean needs none).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Translation {
+    summary: Option<String>,
+    message: Option<String>,
+    observation: Option<String>,
+    headline: Option<String>,
+    why: Option<String>,
+    fix: Option<String>,
+    #[serde(default)]
+    absent: std::collections::BTreeMap<String, String>,
+}
+
+/// A text's placeholder names, sorted, each once: what a translation must use.
+fn placeholder_names(t: &str) -> Vec<&str> {
+    let mut names = crate::template::placeholders(t);
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// Why a rule's translation does not mirror its English texts, if it does not.
+fn check_translation(file: &RuleFile, lang: &str, t: &Translation) -> Result<(), String> {
+    fn some(s: &str) -> Option<&str> {
+        Some(s).filter(|s| !s.trim().is_empty())
+    }
+    let mut pairs = vec![
+        (
+            "summary",
+            some(&file.summary),
+            t.summary.as_deref().and_then(some),
+        ),
+        (
+            "message",
+            some(&file.message),
+            t.message.as_deref().and_then(some),
+        ),
+        (
+            "observation",
+            file.observation.as_deref().and_then(some),
+            t.observation.as_deref().and_then(some),
+        ),
+        (
+            "headline",
+            file.headline.as_deref().and_then(some),
+            t.headline.as_deref().and_then(some),
+        ),
+        ("why", some(&file.why), t.why.as_deref().and_then(some)),
+        ("fix", some(&file.fix), t.fix.as_deref().and_then(some)),
+    ];
+    if file.absent.keys().ne(t.absent.keys()) {
+        return Err(format!(
+            "{lang}.absent names {:?}; the English names {:?}",
+            t.absent.keys().collect::<Vec<_>>(),
+            file.absent.keys().collect::<Vec<_>>()
+        ));
+    }
+    pairs.extend(file.absent.iter().map(|(k, en)| {
+        (
+            "absent",
+            some(en),
+            t.absent.get(k).map(String::as_str).and_then(some),
+        )
+    }));
+    for (key, en, other) in pairs {
+        match (en, other) {
+            (None, None) => {}
+            (Some(_), None) => return Err(format!("{lang}.{key} is missing or empty")),
+            (None, Some(_)) => {
+                return Err(format!("{lang}.{key} has no English text to translate"));
+            }
+            (Some(en), Some(other)) => {
+                let (want, got) = (placeholder_names(en), placeholder_names(other));
+                if want != got {
+                    return Err(format!(
+                        "{lang}.{key} uses placeholders {got:?}; the English uses {want:?}"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A condition as written: exactly one of `all`, `any`, `not`, or a test on `path`.
@@ -260,7 +351,7 @@ pub struct Rule {
     pub floor: bool,
     /// Where a finding's fix belongs: the user's cluster or the upstream project.
     pub fix_in: crate::diagnosis::FixIn,
-    /// The file's text, for `explain` and the docs.
+    /// The text the rule was read from (for a builtin rule, build.rs's JSON form of its file).
     pub source_file: String,
 }
 
@@ -322,6 +413,41 @@ impl Rule {
 
     /// Load one rule from its path relative to `rules/` (e.g. `placement/insufficient.yaml`).
     pub fn load(rel_path: &str, text: &str) -> Result<Rule, RuleError> {
+        Rule::read(rel_path, text, || crate::embedded::from_yaml(text), &[])
+    }
+
+    /// A builtin rule file build.rs could not read: loaded now, to say why (builds that cannot
+    /// read rule texts say that it did not build).
+    pub fn load_unread(rel_path: &str, text: &str) -> Result<Rule, RuleError> {
+        #[cfg(feature = "rule-authoring")]
+        return Rule::load(rel_path, text);
+        #[cfg(not(feature = "rule-authoring"))]
+        return Err(RuleError::Invalid {
+            file: rel_path.to_string(),
+            message: format!(
+                "not compiled into this build ({} bytes of YAML that build.rs could not read)",
+                text.len()
+            ),
+        });
+    }
+
+    /// Load a rule compiled into the build: its file as build.rs read it (`json`), and every
+    /// condition's path as build.rs parsed it, in the order the conditions are compiled (an
+    /// empty entry for a path that did not parse: it is parsed now, to say why).
+    pub fn load_builtin(rel_path: &str, json: &str, paths: &[&str]) -> Result<Rule, RuleError> {
+        let read = || {
+            let value: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+            serde_json::from_value(value).map_err(|e| e.to_string())
+        };
+        Rule::read(rel_path, json, read, paths)
+    }
+
+    fn read(
+        rel_path: &str,
+        text: &str,
+        read: impl FnOnce() -> Result<RuleFile, String>,
+        paths: &[&str],
+    ) -> Result<Rule, RuleError> {
         let invalid = |message: String| RuleError::Invalid {
             file: rel_path.to_string(),
             message,
@@ -343,9 +469,19 @@ impl Rule {
                 "rule name `{name}` must be lowercase words joined by '-'"
             )));
         }
-        let file: RuleFile = serde_yaml_ng::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let file: RuleFile = read().map_err(invalid)?;
+        if let Some(ko) = &file.ko {
+            check_translation(&file, "ko", ko).map_err(invalid)?;
+        }
         let mut captures = BTreeSet::new();
-        let when = compile(rel_path, &file.when, &mut captures, &file.absent)?;
+        let mut paths = paths.iter().copied();
+        let when = compile(
+            rel_path,
+            &file.when,
+            &mut captures,
+            &file.absent,
+            &mut paths,
+        )?;
         for k in file.absent.keys() {
             if !captures.contains(k) {
                 return Err(invalid(format!(
@@ -482,11 +618,14 @@ impl Rule {
     }
 }
 
-fn compile(
+/// Compile a condition; `paths` holds the build's parsed form of each path, in the order met
+/// here (none for rule texts read at run time).
+fn compile<'p>(
     file: &str,
     c: &CondSpec,
     captures: &mut BTreeSet<String>,
     absent: &std::collections::BTreeMap<String, String>,
+    paths: &mut impl Iterator<Item = &'p str>,
 ) -> Result<Cond, RuleError> {
     let invalid = |message: &str| RuleError::Invalid {
         file: file.to_string(),
@@ -506,14 +645,14 @@ fn compile(
     if let Some(all) = &c.all {
         return Ok(Cond::All(
             all.iter()
-                .map(|x| compile(file, x, captures, absent))
+                .map(|x| compile(file, x, captures, absent, paths))
                 .collect::<Result<_, _>>()?,
         ));
     }
     if let Some(any) = &c.any {
         return Ok(Cond::Any(
             any.iter()
-                .map(|x| compile(file, x, captures, absent))
+                .map(|x| compile(file, x, captures, absent, paths))
                 .collect::<Result<_, _>>()?,
         ));
     }
@@ -525,8 +664,10 @@ fn compile(
             not,
             &mut discard,
             &Default::default(),
+            paths,
         )?)));
     }
+    let compiled = paths.next().filter(|code| !code.is_empty());
     let source = c.path.clone().unwrap_or_default();
     if source != source.trim() || !source.starts_with("$.") {
         return Err(invalid(&format!(
@@ -559,10 +700,14 @@ fn compile(
             message,
         });
     }
-    let path = jsonpath_rust::parser::parse_json_path(&source).map_err(|e| RuleError::Path {
+    let parsed = match compiled {
+        Some(code) => crate::pathcode::decode(code),
+        None => crate::embedded::parse_path(&source),
+    };
+    let path = parsed.map_err(|message| RuleError::Path {
         file: file.to_string(),
         path: source.clone(),
-        message: e.to_string(),
+        message,
     })?;
     let ops = [
         c.exists.map(Op::Exists),
@@ -610,4 +755,162 @@ fn compile(
         evidence: c.evidence.unwrap_or(true),
         optional: c.capture.as_ref().is_some_and(|k| absent.contains_key(k)),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every rule file reads, in the JSON form build.rs compiles into the build and through a
+    /// `Value` as rule texts are read at run time, exactly as the typed YAML reader reads the
+    /// file itself.
+    #[test]
+    fn every_rule_file_reads_the_same_in_every_form() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules");
+        assert!(crate::embedded::RULES.len() > 100);
+        for r in crate::embedded::RULES {
+            let yaml = std::fs::read_to_string(root.join(r.path)).expect("rule file");
+            let typed: RuleFile =
+                serde_yaml_ng::from_str(&yaml).unwrap_or_else(|e| panic!("{}: {e}", r.path));
+            let through: RuleFile =
+                crate::embedded::from_yaml(&yaml).unwrap_or_else(|e| panic!("{}: {e}", r.path));
+            assert_eq!(format!("{through:?}"), format!("{typed:?}"), "{}", r.path);
+            assert!(r.json, "{} is compiled", r.path);
+            let value: Value = serde_json::from_str(r.text).expect("json");
+            let built: RuleFile = serde_json::from_value(value).expect("rule file");
+            let english = RuleFile {
+                ko: None,
+                ..typed.clone()
+            };
+            assert_eq!(format!("{built:?}"), format!("{english:?}"), "{}", r.path);
+        }
+    }
+
+    fn hangul(s: &str) -> bool {
+        s.chars().any(|c| ('\u{ac00}'..='\u{d7a3}').contains(&c))
+    }
+
+    /// Every rule file carries Korean for every English text it has, with the same
+    /// placeholders (checked by the loader), and each Korean text is Korean.
+    #[test]
+    fn every_rule_file_has_whole_korean_texts() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules");
+        let mut missing = Vec::new();
+        for r in crate::embedded::RULES {
+            let yaml = std::fs::read_to_string(root.join(r.path)).expect("rule file");
+            if let Err(e) = Rule::load(r.path, &yaml) {
+                panic!("{e}");
+            }
+            let file: RuleFile = serde_yaml_ng::from_str(&yaml).expect("typed");
+            let Some(ko) = &file.ko else {
+                missing.push(r.path);
+                continue;
+            };
+            let texts = [
+                &ko.summary,
+                &ko.message,
+                &ko.observation,
+                &ko.headline,
+                &ko.why,
+                &ko.fix,
+            ];
+            for t in texts.into_iter().flatten().chain(ko.absent.values()) {
+                assert!(hangul(t), "{}: `{t}` has no Hangul", r.path);
+            }
+        }
+        assert!(missing.is_empty(), "no ko: block in {missing:?}");
+    }
+
+    /// A translation that does not mirror the English is refused, naming the key; a rule with
+    /// none still loads.
+    #[test]
+    fn a_translation_that_does_not_mirror_the_english_is_refused() {
+        let base = "severity: block\noutlook: never\nsummary: s\nwhy: w\nfix: f\nmessage: \"m {x}\"\nwhen: {path: $.pod.x, capture: x}\n";
+        Rule::load("placement/x.yaml", base).expect("no translation: loads");
+        let whole = "ko: {summary: 가, why: 나, fix: 다, message: \"라 {x}\"}\n";
+        Rule::load("placement/x.yaml", &format!("{base}{whole}")).expect("whole: loads");
+        for (ko, says) in [
+            (
+                "ko: {summary: 가, why: 나, fix: 다, message: \"라 {y}\"}",
+                "ko.message uses placeholders [\"y\"]",
+            ),
+            (
+                "ko: {summary: 가, why: 나, fix: 다, message: 라}",
+                "ko.message uses placeholders []",
+            ),
+            (
+                "ko: {summary: 가, why: 나, message: \"라 {x}\"}",
+                "ko.fix is missing",
+            ),
+            (
+                "ko: {summary: 가, why: 나, fix: 다, message: \"라 {x}\", headline: 마}",
+                "ko.headline has no English",
+            ),
+            (
+                "ko: {summary: 가, why: 나, fix: 다, message: \"라 {x}\", absent: {x: 바}}",
+                "ko.absent names",
+            ),
+            (
+                "ko: {summary: 가, why: 나, fix: 다, message: \"라 {x}\", note: 사}",
+                "unknown field `note`",
+            ),
+        ] {
+            let err = Rule::load("placement/x.yaml", &format!("{base}{ko}\n"))
+                .expect_err(ko)
+                .to_string();
+            assert!(
+                err.contains(says) && err.contains("placement/x.yaml"),
+                "{ko}: {err}"
+            );
+        }
+    }
+
+    /// The engine's and the facts' Korean texts have every English key, no other, and the
+    /// same placeholders.
+    #[test]
+    fn engine_and_fact_texts_have_korean_twins() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules");
+        for name in ["engine", "facts"] {
+            let read = |file: String| -> std::collections::BTreeMap<String, String> {
+                let text = std::fs::read_to_string(root.join(&file)).expect(&file);
+                serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{file}: {e}"))
+            };
+            let (en, ko) = (
+                read(format!("{name}.yaml")),
+                read(format!("{name}.ko.yaml")),
+            );
+            assert!(
+                en.keys().eq(ko.keys()),
+                "{name}.ko.yaml keys differ from {name}.yaml"
+            );
+            for (k, text) in &en {
+                let names = |t: &str| {
+                    let mut v = crate::template::placeholders(t);
+                    v.sort_unstable();
+                    v.dedup();
+                    v.into_iter().map(str::to_string).collect::<Vec<_>>()
+                };
+                assert_eq!(names(&ko[k]), names(text), "{name}.ko.yaml {k}");
+                let only_placeholders = names(text)
+                    .iter()
+                    .fold(text.clone(), |t, p| t.replace(p, ""));
+                if only_placeholders.chars().any(char::is_alphabetic) {
+                    assert!(hangul(&ko[k]), "{name}.ko.yaml {k}: no Hangul");
+                }
+            }
+        }
+    }
+
+    /// Where the two readers differ, the rule does not load in any build: a number where a text
+    /// goes reads as text to the typed reader only.
+    #[test]
+    fn what_only_the_typed_reader_accepts_does_not_load() {
+        let text =
+            "severity: block\nsummary: 1.30\nwhy: w\nfix: f\nmessage: m\nwhen: {path: $.pod.x}\n";
+        assert!(serde_yaml_ng::from_str::<RuleFile>(text).is_ok());
+        let err = Rule::load("placement/x.yaml", text)
+            .expect_err("refused")
+            .to_string();
+        assert!(err.contains("invalid type"), "{err}");
+    }
 }

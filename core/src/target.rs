@@ -252,16 +252,22 @@ pub fn top_work(ix: &Index, id: ObjId) -> Option<ObjId> {
     chain.into_iter().rfind(|&o| is_work(ix, o))
 }
 
+/// Whether scan lists this object as a piece of work: a top-level work object, or a pod without
+/// a work owner (a Kueue Workload owned by a job is the job's business).
+fn is_work_item(ix: &Index, id: ObjId) -> bool {
+    let o = ix.object(id);
+    let is_pod = o.kind == "Pod" && o.group().is_empty();
+    let owned_workload = o.kind == "Workload" && ix.has_owner_refs(id);
+    (is_pod || (is_work(ix, id) && !owned_workload)) && top_work(ix, id).is_none()
+}
+
 /// Scan's list of work: each top-level work object that is not settled, and each pod without a
-/// work owner that is neither Running-and-Ready nor Succeeded. Unsorted.
+/// work owner that is neither Running-and-Ready nor Succeeded.
 /// (object, status, settled) for each item. Unsorted.
 pub fn work_items(ix: &Index) -> Vec<(ObjId, String, bool)> {
     let mut out = Vec::new();
-    for (id, o) in ix.bundle().objects().iter().enumerate() {
-        let is_pod = o.kind == "Pod" && o.group().is_empty();
-        // A Kueue Workload owned by a job is the job's business.
-        let owned_workload = o.kind == "Workload" && ix.has_owner_refs(id);
-        if (is_pod || (is_work(ix, id) && !owned_workload)) && top_work(ix, id).is_none() {
+    for id in 0..ix.bundle().objects().len() {
+        if is_work_item(ix, id) {
             let (status, settled) = crate::view::status_of(ix, id);
             out.push((id, status, settled));
         }
@@ -269,39 +275,51 @@ pub fn work_items(ix: &Index) -> Vec<(ObjId, String, bool)> {
     out
 }
 
-/// Candidate targets: work that needs attention first, then the rest; each with its status.
-pub fn targets(ix: &Index) -> Vec<TargetEntry> {
-    let entry = |id: ObjId, status: String, settled: bool| {
-        let o = ix.object(id);
-        TargetEntry {
-            kind: o.kind.clone(),
-            api_version: o.api_version.clone(),
-            namespace: o.namespace.clone(),
-            name: o.name.clone(),
-            status,
-            needs_attention: !settled,
-            value: object_ref(ix, id).target_value(),
-        }
-    };
-    // Rank 0: what scan lists (top-level work, ownerless pods). Rank 1: what lies below it
-    // (owned Workloads, child Jobs, worker StatefulSets). Rank 2: their pods.
-    let mut ranked: Vec<(u8, TargetEntry)> = Vec::new();
-    let mut listed = std::collections::HashSet::new();
-    for (id, status, settled) in work_items(ix) {
-        listed.insert(id);
-        ranked.push((0, entry(id, status, settled)));
-    }
-    for (id, o) in ix.bundle().objects().iter().enumerate() {
+/// Every candidate target with its rank, in the order [`targets`] keeps equal ones. Rank 0:
+/// what scan lists (top-level work, ownerless pods). Rank 1: what lies below it (owned
+/// Workloads, child Jobs, worker StatefulSets). Rank 2: their pods.
+fn candidates(ix: &Index) -> Vec<(u8, ObjId)> {
+    let objects = ix.bundle().objects();
+    let listed: Vec<bool> = (0..objects.len()).map(|id| is_work_item(ix, id)).collect();
+    let mut out: Vec<(u8, ObjId)> = (0..objects.len())
+        .filter(|&id| listed[id])
+        .map(|id| (0, id))
+        .collect();
+    for (id, o) in objects.iter().enumerate() {
         let pod = o.kind == "Pod" && o.group().is_empty();
         // Pod-making owners that are not work of their own still explain pod-less failures
         // (a ReplicaSet whose pods are rejected at creation).
         let owner = o.group() == "apps" && matches!(o.kind.as_str(), "ReplicaSet" | "DaemonSet");
-        if listed.contains(&id) || !(pod || owner || is_work(ix, id)) {
+        if listed[id] || !(pod || owner || is_work(ix, id)) {
             continue;
         }
-        let (status, settled) = crate::view::status_of(ix, id);
-        ranked.push((if pod { 2 } else { 1 }, entry(id, status, settled)));
+        out.push((if pod { 2 } else { 1 }, id));
     }
+    out
+}
+
+fn entry(ix: &Index, id: ObjId, status: String, settled: bool) -> TargetEntry {
+    let o = ix.object(id);
+    TargetEntry {
+        kind: o.kind.clone(),
+        api_version: o.api_version.clone(),
+        namespace: o.namespace.clone(),
+        name: o.name.clone(),
+        status,
+        needs_attention: !settled,
+        value: object_ref(ix, id).target_value(),
+    }
+}
+
+/// Candidate targets: work that needs attention first, then the rest; each with its status.
+pub fn targets(ix: &Index) -> Vec<TargetEntry> {
+    let mut ranked: Vec<(u8, TargetEntry)> = candidates(ix)
+        .into_iter()
+        .map(|(rank, id)| {
+            let (status, settled) = crate::view::status_of(ix, id);
+            (rank, entry(ix, id, status, settled))
+        })
+        .collect();
     ranked.sort_by(|(ra, a), (rb, b)| {
         (!a.needs_attention, ra, &a.namespace, &a.kind, &a.name).cmp(&(
             !b.needs_attention,
@@ -312,6 +330,28 @@ pub fn targets(ix: &Index) -> Vec<TargetEntry> {
         ))
     });
     ranked.into_iter().map(|(_, e)| e).collect()
+}
+
+/// `targets(ix)[0]` without judging every candidate: the candidates in the list's order but for
+/// whether they need attention, judged one by one until one does (else the first of all). On a
+/// cluster of thousands of pods the first unsettled piece of work comes early, so the page can
+/// show its verdict before the whole list is built.
+pub fn first_target(ix: &Index) -> Option<TargetEntry> {
+    let mut order = candidates(ix);
+    // Stable, like the sort in `targets`: ties keep the candidates' order in both.
+    order.sort_by(|&(ra, a), &(rb, b)| {
+        let (oa, ob) = (ix.object(a), ix.object(b));
+        (ra, &oa.namespace, &oa.kind, &oa.name).cmp(&(rb, &ob.namespace, &ob.kind, &ob.name))
+    });
+    let mut first = None;
+    for (_, id) in order {
+        let (status, settled) = crate::view::status_of(ix, id);
+        if !settled {
+            return Some(entry(ix, id, status, settled));
+        }
+        first.get_or_insert_with(|| entry(ix, id, status, settled));
+    }
+    first
 }
 
 /// Diagnose every piece of work that is not settled, ordered by blocking layer (layer order,

@@ -183,7 +183,7 @@ fn join_with(vals: &[Value], joining: Joining) -> String {
 /// telling repeats apart is most of the work; SipHash's resistance to chosen keys buys nothing
 /// on names a cluster chose.
 #[derive(Default)]
-struct Fnv(u64);
+pub(crate) struct Fnv(u64);
 
 impl std::hash::Hasher for Fnv {
     fn finish(&self) -> u64 {

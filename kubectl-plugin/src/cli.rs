@@ -129,6 +129,29 @@ pub enum Command {
         /// The shell.
         shell: clap_complete::Shell,
     },
+    /// Serve the diagnosis to AI agents: a Model Context Protocol server on standard input and
+    /// output.
+    ///
+    /// Tools: `why` (one Diagnosis), `scan` (the scan report), `fit` (a manifest judged before
+    /// it is applied: one Diagnosis per piece of work), `rules` and `explain`. Each answer
+    /// carries the JSON the CLI's `-o json` prints as `structuredContent` and its Markdown
+    /// rendering as text. A call that passes `bundle` (the text of `kubectl get -o json|yaml`)
+    /// is diagnosed from it; one that does not reads the -f files, else the live cluster of the
+    /// current kubeconfig context, read-only, with the reads and limits of `why`, `scan` and
+    /// `fit`. --offline refuses live reads.
+    ///
+    /// Register it with an MCP client as the command `kubectl-layer` with the arguments
+    /// `mcp --offline -f bundle.json` (or `mcp` alone, for the live cluster).
+    #[command(after_long_help = EXIT_HELP)]
+    Mcp(McpArgs),
+    /// Serve `scan` as Prometheus metrics: /metrics on --listen, from the live cluster.
+    ///
+    /// One scan at a time, every --interval, whatever the scrapes ask: a scrape answers with
+    /// the last finished scan (503 until the first one ends). The series are those of `scan -o
+    /// prometheus`, plus the exporter's own (`kubectl_layer_up`, the scan's duration, time and
+    /// failures). deploy/exporter.yaml runs it in a cluster with the read-only ClusterRole.
+    #[command(after_long_help = EXIT_HELP)]
+    Exporter(ExporterArgs),
     /// Print the read-only ClusterRole that lists every read the tool makes.
     Rbac,
     /// Print the six layers: the question each answers, who decides, where it shows.
@@ -254,6 +277,42 @@ pub struct WhyArgs {
     /// Output format.
     #[arg(short, long, value_enum, default_value_t = Format::Text)]
     pub output: Format,
+    /// Also print the timeline: the moments the bundle proves, oldest first (-o markdown and
+    /// -o json always have it).
+    #[arg(long)]
+    pub timeline: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct McpArgs {
+    /// Never read the cluster: a call without `bundle` uses the -f files, or fails.
+    #[arg(long)]
+    pub offline: bool,
+    #[command(flatten)]
+    pub input: Input,
+    #[command(flatten)]
+    pub live: Live,
+}
+
+#[derive(Args, Debug)]
+pub struct ExporterArgs {
+    /// Address to serve /metrics on (port 0: any free port, printed on stderr).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:9464")]
+    pub listen: std::net::SocketAddr,
+    /// Time between the end of one scan and the start of the next (`60s`, `5m`).
+    #[arg(long, value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    pub interval: Duration,
+    /// Only this namespace (default: every namespace).
+    #[arg(short, long)]
+    pub namespace: Option<String>,
+    /// Refuse answers larger than this many bytes in all.
+    #[arg(long, value_name = "BYTES", default_value_t = 2 << 30)]
+    pub max_input_bytes: usize,
+    /// Threads to diagnose on; 0 means one per core.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+    #[command(flatten)]
+    pub live: Live,
 }
 
 #[derive(Args, Debug)]
@@ -306,6 +365,8 @@ pub enum ScanFormat {
     Text,
     Json,
     Markdown,
+    /// The Prometheus text exposition format.
+    Prometheus,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -423,7 +423,10 @@ mod tests {
             "{flags:?}"
         );
         assert_eq!(values("why -o "), ["text", "json", "markdown"]);
-        assert_eq!(values("scan -o "), ["text", "json", "markdown"]);
+        assert_eq!(
+            values("scan -o "),
+            ["text", "json", "markdown", "prometheus"]
+        );
         assert_eq!(values("rules --layer p"), ["placement"]);
         assert_eq!(values("why --output=m"), ["--output=markdown"]);
         assert_eq!(values("why pod-0 -n ml -o j"), ["json"]);

@@ -3,7 +3,10 @@
 //! in the core; this file only reads input and chooses a rendering (the arguments' shape is
 //! `cli.rs`, shared with the completion helper).
 
+mod exporter;
 mod live;
+mod mcp;
+mod metrics;
 mod plan;
 mod redact;
 
@@ -86,14 +89,18 @@ impl From<layer_core::Error> for Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let mut stdout = std::io::stdout().lock();
     let color = std::io::stdout().is_terminal()
         && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let style = Style { color };
-    match run(cli, style, &mut stdout) {
+    let outcome = match cli.command {
+        // The MCP transport writes standard output from its own threads: no lock held here.
+        Command::Mcp(args) => mcp::serve(args),
+        command => run(Cli { command }, style, &mut std::io::stdout().lock()),
+    };
+    match outcome {
         Ok(code) => ExitCode::from(code),
         Err(f) => {
-            let _ = stdout.flush();
+            let _ = std::io::stdout().flush();
             // Errors quote the input and the API server's words: shown, never obeyed.
             eprintln!(
                 "error[{}]: {}",
@@ -108,7 +115,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn engine() -> Result<Engine, Failure> {
+pub(crate) fn engine() -> Result<Engine, Failure> {
     Engine::builtin().map_err(|e| Failure::new(2, "rules", e.to_string()))
 }
 
@@ -139,6 +146,9 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let d = layer_core::diagnose(&engine, &ix, &spec, &opts)
                 .map_err(|e| not_found_with_commands(e.into(), &args.input.files))?;
             let body = match args.output {
+                Format::Text if args.timeline => {
+                    render::text(&d, style) + &render::timeline_text(&d.timeline)
+                }
                 Format::Text => render::text(&d, style),
                 Format::Json => json(&d),
                 Format::Markdown => render::markdown(&d),
@@ -177,6 +187,10 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 // Streamed: a large cluster's report is tens of MB, and growing one string
                 // that size costs more than writing it.
                 ScanFormat::Json => stream_json(out, &report)?,
+                ScanFormat::Prometheus => {
+                    let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());
+                    write(out, &metrics::exposition(&report, ix.len(), unreadable))?
+                }
             }
             let worst = report
                 .diagnoses
@@ -242,6 +256,8 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             );
             Ok(0)
         }
+        Command::Mcp(args) => mcp::serve(args),
+        Command::Exporter(args) => exporter::serve(args),
         Command::Completion { shell } => {
             write(out, &kubectl_layer::complete::script(shell))?;
             Ok(0)
@@ -284,40 +300,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
         }
         Command::Explain { rule, output } => {
             let engine = engine()?;
-            let Some(r) = engine.rule(&rule).or_else(|| {
-                engine
-                    .rules()
-                    .iter()
-                    .find(|r| r.id.ends_with(&format!("/{rule}")))
-            }) else {
-                let mut close: Vec<&str> = engine
-                    .rules()
-                    .iter()
-                    .map(|r| r.id.as_str())
-                    .filter(|id| id.contains(rule.split('/').next_back().unwrap_or(&rule)))
-                    .collect();
-                close.truncate(5);
-                let (message, hints) = if close.is_empty() {
-                    (
-                        format!("no rule `{rule}`; `kubectl layer rules` lists them"),
-                        Vec::new(),
-                    )
-                } else {
-                    (
-                        format!("no rule `{rule}`; did you mean:"),
-                        close
-                            .iter()
-                            .map(|id| format!("  kubectl layer explain {id}"))
-                            .collect(),
-                    )
-                };
-                return Err(Failure {
-                    exit: 2,
-                    code: "rule-not-found",
-                    message,
-                    hints,
-                });
-            };
+            let r = find_rule(&engine, &rule)?;
             let body = match output {
                 ListFormat::Json => json(&rule_json(r)),
                 _ => layer_core::render::rule_doc(r),
@@ -328,9 +311,52 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
     }
 }
 
+/// The rule `explain` names: by id, else by its last part; not found, the close ones as
+/// commands to paste.
+pub(crate) fn find_rule<'e>(
+    engine: &'e Engine,
+    rule: &str,
+) -> Result<&'e layer_core::rule::Rule, Failure> {
+    if let Some(r) = engine.rule(rule).or_else(|| {
+        engine
+            .rules()
+            .iter()
+            .find(|r| r.id.ends_with(&format!("/{rule}")))
+    }) {
+        return Ok(r);
+    }
+    let mut close: Vec<&str> = engine
+        .rules()
+        .iter()
+        .map(|r| r.id.as_str())
+        .filter(|id| id.contains(rule.split('/').next_back().unwrap_or(rule)))
+        .collect();
+    close.truncate(5);
+    let (message, hints) = if close.is_empty() {
+        (
+            format!("no rule `{rule}`; `kubectl layer rules` lists them"),
+            Vec::new(),
+        )
+    } else {
+        (
+            format!("no rule `{rule}`; did you mean:"),
+            close
+                .iter()
+                .map(|id| format!("  kubectl layer explain {id}"))
+                .collect(),
+        )
+    };
+    Err(Failure {
+        exit: 2,
+        code: "rule-not-found",
+        message,
+        hints,
+    })
+}
+
 /// A target that is not there, with the closest ones as whole commands to paste: the same
 /// input (`-f` files) and another target.
-fn not_found_with_commands(e: layer_core::Error, files: &[String]) -> Failure {
+pub(crate) fn not_found_with_commands(e: layer_core::Error, files: &[String]) -> Failure {
     let layer_core::Error::Target(layer_core::TargetError::NotFound { closest, .. }) = &e else {
         return e.into();
     };
@@ -407,7 +433,7 @@ fn read_bounded(from: impl Read, name: &str, limit: usize) -> Result<String, Fai
     Ok(s)
 }
 
-fn read_index(input: &Input) -> Result<Index, Failure> {
+pub(crate) fn read_index(input: &Input) -> Result<Index, Failure> {
     Ok(Index::build(read_bundle(input)?, input.threads))
 }
 
@@ -435,21 +461,7 @@ fn fit(
     let cluster = if args.input.files.is_empty() {
         let limits = args.input.limits();
         let (bundle, default) = with_cluster(&args.live, true, false, async |c| {
-            // The reads `scan` makes, in the one namespace the manifest's objects go to, or in
-            // all of them when they go to several.
-            let probe = layer_core::fit::FitOptions {
-                default_namespace: Some(c.default_namespace.clone()),
-                ..opts.clone()
-            };
-            let spaces =
-                layer_core::fit::namespaces(&manifest, &probe).map_err(layer_core::Error::from)?;
-            let one = if spaces.len() == 1 {
-                spaces.into_iter().next()
-            } else {
-                None
-            };
-            let collected = c.collect_scan(one.as_deref(), limits).await?;
-            Ok((collected.index.into_bundle(), c.default_namespace.clone()))
+            fit_cluster_bundle(&c, &manifest, &opts, limits).await
         })?;
         opts.default_namespace = Some(default);
         bundle
@@ -465,16 +477,44 @@ fn fit(
             .map(|d| render::text(d, style))
             .collect::<Vec<_>>()
             .join("\n"),
-        Format::Markdown => diagnoses
-            .iter()
-            .map(render::markdown)
-            .collect::<Vec<_>>()
-            .join("\n---\n\n"),
+        Format::Markdown => fit_markdown(&diagnoses),
     };
     write_all(out, &body)?;
     // Only work shown to run now passes: a wait, a refusal or an unknown is 1.
     let runs = diagnoses.iter().all(|d| d.verdict.state == LayerState::Ok);
     Ok(if runs { 0 } else { 1 })
+}
+
+/// What a live `fit` judges the manifest against: the reads `scan` makes, in the one namespace
+/// the manifest's objects go to, or in all of them when they go to several; with the context's
+/// namespace, where objects naming none go.
+pub(crate) async fn fit_cluster_bundle(
+    c: &Arc<live::Cluster>,
+    manifest: &Bundle,
+    opts: &layer_core::fit::FitOptions,
+    limits: ReadLimits,
+) -> Result<(Bundle, String), Failure> {
+    let probe = layer_core::fit::FitOptions {
+        default_namespace: Some(c.default_namespace.clone()),
+        ..opts.clone()
+    };
+    let spaces = layer_core::fit::namespaces(manifest, &probe).map_err(layer_core::Error::from)?;
+    let one = if spaces.len() == 1 {
+        spaces.into_iter().next()
+    } else {
+        None
+    };
+    let collected = c.collect_scan(one.as_deref(), limits).await?;
+    Ok((collected.index.into_bundle(), c.default_namespace.clone()))
+}
+
+/// Each fitted piece of work's Markdown, apart by a rule.
+pub(crate) fn fit_markdown(diagnoses: &[layer_core::Diagnosis]) -> String {
+    diagnoses
+        .iter()
+        .map(render::markdown)
+        .collect::<Vec<_>>()
+        .join("\n---\n\n")
 }
 
 fn write_all(out: &mut impl Write, s: &str) -> Result<(), Failure> {

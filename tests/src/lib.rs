@@ -27,6 +27,10 @@ pub struct Expectation {
     pub layers: BTreeMap<String, String>,
     /// Exactly the rule ids of the findings.
     pub findings: Vec<String>,
+    /// Moments the timeline must hold, in this order (others may come between): each is
+    /// `TIME LAYER Kind namespace/name: TEXT`, the text matched as a prefix.
+    #[serde(default)]
+    pub timeline: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -25,6 +25,28 @@ function bundleText(bundle) {
 
 const optionsText = (o) => (o == null ? '' : JSON.stringify(o));
 
+// A large text crosses into the module as UTF-8 bytes encoded natively (TextEncoder), not
+// through wasm-bindgen's string glue, which copies it a character at a time in a JavaScript
+// loop while it is ASCII; encodeInto() fills one buffer of the text's length. kubectl's output
+// is almost always ASCII, one byte a character: that size is tried first, and anything else is
+// encoded whole.
+function utf8(text) {
+  const encoder = new TextEncoder();
+  const buf = new Uint8Array(text.length);
+  const { read, written } = encoder.encodeInto(text, buf);
+  return read === text.length ? buf.subarray(0, written) : encoder.encode(text);
+}
+const targetText = (t) => (t == null || t === '' ? '' : JSON.stringify(t));
+
+function freed() {
+  const err = new Error('kubectl-layer: this Bundle was freed; parse the input again');
+  err.code = 'usage';
+  return err;
+}
+
+// Only Bundle.parse makes a Bundle: a handle must own a parsed bundle.
+const token = Symbol('kubectl-layer Bundle');
+
 export function bind(raw, ensureReady) {
   const call = (fn, ...args) => {
     ensureReady();
@@ -34,22 +56,85 @@ export function bind(raw, ensureReady) {
       throw normalize(e);
     }
   };
+  // One bundle read and indexed once; each method asks the same index (see the README).
+  class Bundle {
+    #raw;
+
+    constructor(key, handle) {
+      if (key !== token) {
+        const err = new TypeError('use Bundle.parse(bundle, options?) to make a Bundle');
+        err.code = 'usage';
+        throw err;
+      }
+      this.#raw = handle;
+    }
+
+    static parse(bundle, options) {
+      const bytes = utf8(bundleText(bundle));
+      return new Bundle(token, call(() => new raw.RawBundle(bytes, optionsText(options))));
+    }
+
+    #ask(method, ...args) {
+      if (!this.#raw) throw freed();
+      return call(() => this.#raw[method](...args));
+    }
+
+    targets() {
+      return JSON.parse(this.#ask('targetsJson'));
+    }
+
+    diagnose(target) {
+      return JSON.parse(this.#ask('diagnoseJson', targetText(target)));
+    }
+
+    /** The CLI's name for diagnose. */
+    why(target) {
+      return this.diagnose(target);
+    }
+
+    scan() {
+      return JSON.parse(this.#ask('scanJson'));
+    }
+
+    object(ref) {
+      return JSON.parse(this.#ask('objectJson', JSON.stringify(ref)));
+    }
+
+    markdown(target) {
+      return this.#ask('markdown', targetText(target));
+    }
+
+    text(target) {
+      return this.#ask('text', targetText(target));
+    }
+
+    /** Release the parsed bundle now rather than when it is garbage-collected. */
+    free() {
+      this.#raw?.free();
+      this.#raw = null;
+    }
+  }
+  if (Symbol.dispose) Bundle.prototype[Symbol.dispose] = Bundle.prototype.free;
+
   return {
+    Bundle,
     diagnose(bundle, target, options) {
-      const t = target == null || target === '' ? '' : JSON.stringify(target);
-      return JSON.parse(call(raw.diagnoseJson, bundleText(bundle), t, optionsText(options)));
+      return JSON.parse(call(raw.diagnoseJson, utf8(bundleText(bundle)), targetText(target), optionsText(options)));
+    },
+    fit(cluster, manifest, options) {
+      return JSON.parse(call(raw.fitJson, utf8(bundleText(cluster)), utf8(bundleText(manifest)), optionsText(options)));
     },
     scan(bundle, options) {
-      return JSON.parse(call(raw.scanJson, bundleText(bundle), optionsText(options)));
+      return JSON.parse(call(raw.scanJson, utf8(bundleText(bundle)), optionsText(options)));
     },
     targets(bundle, options) {
-      return JSON.parse(call(raw.targetsJson, bundleText(bundle), optionsText(options)));
+      return JSON.parse(call(raw.targetsJson, utf8(bundleText(bundle)), optionsText(options)));
     },
     rules() {
       return JSON.parse(call(raw.rulesJson));
     },
     object(bundle, ref) {
-      return JSON.parse(call(raw.objectJson, bundleText(bundle), JSON.stringify(ref)));
+      return JSON.parse(call(raw.objectJson, utf8(bundleText(bundle)), JSON.stringify(ref)));
     },
     markdown(diagnosis) {
       return call(raw.markdownJson, JSON.stringify(diagnosis));

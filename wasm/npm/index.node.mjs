@@ -9,4 +9,4 @@ raw.initSync({ module: readFileSync(new URL('./web/layer_wasm_bg.wasm', import.m
 const api = bind(raw, () => {});
 
 export async function init() {}
-export const { diagnose, scan, targets, rules, object, markdown, text, version } = api;
+export const { Bundle, diagnose, fit, scan, targets, rules, object, markdown, text, version } = api;

@@ -22,4 +22,4 @@ const api = bind(raw, () => {
   }
 });
 
-export const { diagnose, scan, targets, rules, object, markdown, text, version } = api;
+export const { Bundle, diagnose, fit, scan, targets, rules, object, markdown, text, version } = api;

@@ -3,7 +3,6 @@
 //! `target-not-found`, `target-ambiguous`, `usage`, `rules`).
 
 use layer_core::{Bundle, Engine, Index, Options, ReadLimits, TargetSpec};
-use serde::Deserialize;
 use std::sync::OnceLock;
 
 /// A failure, as JavaScript will see it.
@@ -30,8 +29,7 @@ fn usage(message: String) -> ApiError {
 }
 
 /// Options shared by the functions (all optional).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[derive(Debug, Default)]
 struct JsOptions {
     /// "Now" as RFC 3339.
     now: Option<String>,
@@ -39,19 +37,14 @@ struct JsOptions {
     max_input_bytes: Option<usize>,
     /// Refuse inputs whose arrays and objects nest deeper (the CLI's `--max-depth`).
     max_depth: Option<usize>,
+    /// `fit` only: for manifest objects that name none (the CLI's `-n`); one naming another is
+    /// refused.
+    namespace: Option<String>,
 }
 
-/// A target: `"Kind/namespace/name"`, `"KIND/NAME"`, `"NAME"`, or `{kind?, namespace?, name}`.
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum JsTarget {
-    Text(String),
-    Object {
-        kind: Option<String>,
-        namespace: Option<String>,
-        name: String,
-    },
-}
+/// The option keys of every function; `fit` also takes `namespace`.
+const OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth"];
+const FIT_OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth", "namespace"];
 
 fn engine() -> Result<&'static Engine, ApiError> {
     static ENGINE: OnceLock<Result<Engine, ApiError>> = OnceLock::new();
@@ -66,17 +59,65 @@ fn engine() -> Result<&'static Engine, ApiError> {
         .map_err(Clone::clone)
 }
 
+// The small JSON arguments (options, targets, object references) are read by hand from a
+// `Value`, whose reader the module has anyway: serde's derived readers for them (an untagged
+// enum among them) would be code of their own for what is read once per call.
+
+type JsonMap = serde_json::Map<String, serde_json::Value>;
+
+/// A JSON object argument's fields; `what` names the argument in errors.
+fn object_fields(json: &str, what: &str) -> Result<JsonMap, ApiError> {
+    match serde_json::from_str(json) {
+        Ok(serde_json::Value::Object(m)) => Ok(m),
+        Ok(_) => Err(usage(format!("invalid {what}: expected an object"))),
+        Err(e) => Err(usage(format!("invalid {what}: {e}"))),
+    }
+}
+
+/// A text field of an object argument: absent or null is `None`.
+fn text_field(m: &JsonMap, key: &str, what: &str) -> Result<Option<String>, ApiError> {
+    match m.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(usage(format!("invalid {what}: `{key}` is not a string"))),
+    }
+}
+
 fn options(json: &str) -> Result<JsOptions, ApiError> {
+    options_of(json, OPTION_KEYS)
+}
+
+/// The options object `json`, refusing a key outside `keys`.
+fn options_of(json: &str, keys: &[&str]) -> Result<JsOptions, ApiError> {
     if json.trim().is_empty() || json.trim() == "null" {
         return Ok(JsOptions::default());
     }
-    serde_json::from_str(json).map_err(|e| usage(format!("invalid options: {e}")))
+    let m = object_fields(json, "options")?;
+    let count = |key: &str| match m.get(key) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .map(Some)
+            .ok_or_else(|| usage(format!("invalid options: `{key}` is not a whole number"))),
+    };
+    if let Some(k) = m.keys().find(|k| !keys.contains(&k.as_str())) {
+        let expected: Vec<String> = keys.iter().map(|k| format!("`{k}`")).collect();
+        return Err(usage(format!(
+            "invalid options: unknown field `{k}`, expected one of {}",
+            expected.join(", ")
+        )));
+    }
+    Ok(JsOptions {
+        now: text_field(&m, "now", "options")?,
+        max_input_bytes: count("maxInputBytes")?,
+        max_depth: count("maxDepth")?,
+        namespace: text_field(&m, "namespace", "options")?,
+    })
 }
 
-/// Several inputs (files dropped together, several pastes) arrive joined by NUL, a character
-/// neither JSON nor YAML text may contain; each is read on its own and merged, so JSON and YAML
-/// can be mixed, and an error names the input it came from.
-fn index(bundle: &str, opts: &JsOptions) -> Result<Index, ApiError> {
+/// The bundle of several inputs joined by NUL (see [`index`]), read under the options' limits.
+fn read_bundle(bundle: &str, opts: &JsOptions) -> Result<Bundle, ApiError> {
     let defaults = ReadLimits::default();
     let limits = ReadLimits {
         max_bytes: opts.max_input_bytes.unwrap_or(defaults.max_bytes),
@@ -104,8 +145,14 @@ fn index(bundle: &str, opts: &JsOptions) -> Result<Index, ApiError> {
             .map(|(i, p)| (Some(format!("input {} of {n}", i + 1)), *p))
             .collect()
     };
-    let b = Bundle::read_all(inputs, limits).map_err(layer_core::Error::from)?;
-    Ok(Index::new(b))
+    Ok(Bundle::read_all(inputs, limits).map_err(layer_core::Error::from)?)
+}
+
+/// Several inputs (files dropped together, several pastes) arrive joined by NUL, a character
+/// neither JSON nor YAML text may contain; each is read on its own and merged, so JSON and YAML
+/// can be mixed, and an error names the input it came from.
+fn index(bundle: &str, opts: &JsOptions) -> Result<Index, ApiError> {
+    Ok(Index::new(read_bundle(bundle, opts)?))
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
@@ -115,54 +162,88 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
     })
 }
 
+/// A target: `"Kind/namespace/name"`, `"KIND/NAME"`, `"NAME"`, or `{kind?, namespace?, name}`
+/// (JSON text; empty for none).
+fn parse_target(target: &str) -> Result<Option<TargetSpec>, ApiError> {
+    const FORMS: &str =
+        "a target is \"Kind/namespace/name\", \"KIND/NAME\", \"NAME\" or {kind?, namespace?, name}";
+    if target.trim().is_empty() {
+        return Ok(None);
+    }
+    if let Ok(serde_json::Value::String(s)) = serde_json::from_str(target) {
+        return Ok(Some(TargetSpec::parse(&s, None)));
+    }
+    let what = "target";
+    let m = object_fields(target, what).map_err(|e| usage(format!("{}; {FORMS}", e.message)))?;
+    Ok(Some(TargetSpec {
+        kind: text_field(&m, "kind", what)?,
+        namespace: text_field(&m, "namespace", what)?.filter(|n| !n.is_empty()),
+        name: text_field(&m, "name", what)?
+            .ok_or_else(|| usage(format!("invalid target: `name` is missing; {FORMS}")))?,
+    }))
+}
+
+fn core_options(opts: &JsOptions) -> Options {
+    Options {
+        now: opts.now.clone(),
+        ..Options::default()
+    }
+}
+
+/// One target of an index (the first candidate for `None`).
+fn diagnose_in(
+    ix: &Index,
+    spec: Option<&TargetSpec>,
+    opts: &Options,
+) -> Result<layer_core::Diagnosis, ApiError> {
+    let d = match spec {
+        None => layer_core::diagnose_first(engine()?, ix, opts),
+        Some(spec) => layer_core::diagnose(engine()?, ix, spec, opts),
+    };
+    d.map_err(|e| layer_core::Error::from(e).into())
+}
+
+/// A bundle handed over as UTF-8 bytes: JavaScript encodes a large text natively
+/// (`TextEncoder`), where wasm-bindgen copies a string in a loop of its own glue.
+pub fn utf8(bundle: &[u8]) -> Result<&str, ApiError> {
+    std::str::from_utf8(bundle).map_err(|e| ApiError {
+        code: "parse".into(),
+        message: format!("the input is not UTF-8 text: {e}"),
+    })
+}
+
 /// `diagnose(bundle, target?, options?)`.
 pub fn diagnose(bundle: &str, target: &str, options_json: &str) -> Result<String, ApiError> {
     let opts = options(options_json)?;
-    let target: Option<JsTarget> = if target.trim().is_empty() {
-        None
-    } else {
-        serde_json::from_str(target).map_err(|e| usage(format!("invalid target: {e}")))?
-    };
+    let spec = parse_target(target)?;
     let ix = index(bundle, &opts)?;
-    let core_opts = Options {
+    to_json(&diagnose_in(&ix, spec.as_ref(), &core_options(&opts))?)
+}
+
+/// `fit(cluster, manifest, options?)`: each piece of work of the manifest judged against the
+/// cluster as if submitted now; a JSON array of Diagnosis objects.
+pub fn fit(cluster: &str, manifest: &str, options_json: &str) -> Result<String, ApiError> {
+    let opts = options_of(options_json, FIT_OPTION_KEYS)?;
+    let cluster = read_bundle(cluster, &opts)?;
+    let manifest = read_bundle(manifest, &opts).map_err(|e| ApiError {
+        message: format!("manifest: {}", e.message),
+        ..e
+    })?;
+    let fit_opts = layer_core::fit::FitOptions {
+        namespace: opts.namespace,
         now: opts.now,
-        ..Options::default()
+        ..Default::default()
     };
-    let d = match target {
-        None => layer_core::diagnose_first(engine()?, &ix, &core_opts)
-            .map_err(layer_core::Error::from)?,
-        Some(t) => {
-            let spec = match t {
-                JsTarget::Text(s) => TargetSpec::parse(&s, None),
-                JsTarget::Object {
-                    kind,
-                    namespace,
-                    name,
-                } => TargetSpec {
-                    kind,
-                    namespace: namespace.filter(|n| !n.is_empty()),
-                    name,
-                },
-            };
-            layer_core::diagnose(engine()?, &ix, &spec, &core_opts)
-                .map_err(layer_core::Error::from)?
-        }
-    };
-    to_json(&d)
+    let diagnoses = layer_core::fit::fit(engine()?, cluster, &manifest, &fit_opts)
+        .map_err(layer_core::Error::from)?;
+    to_json(&diagnoses)
 }
 
 /// `scan(bundle, options?)`.
 pub fn scan(bundle: &str, options_json: &str) -> Result<String, ApiError> {
     let opts = options(options_json)?;
     let ix = index(bundle, &opts)?;
-    to_json(&layer_core::scan(
-        engine()?,
-        &ix,
-        &Options {
-            now: opts.now,
-            ..Options::default()
-        },
-    ))
+    to_json(&layer_core::scan(engine()?, &ix, &core_options(&opts)))
 }
 
 /// `targets(bundle)`.
@@ -185,31 +266,42 @@ pub fn rules() -> Result<String, ApiError> {
 /// `object(bundle, ref)`: one object of the bundle as JSON (the evidence's source), found by
 /// `{apiVersion?, kind, namespace?, name}`.
 pub fn object(bundle: &str, reference: &str) -> Result<String, ApiError> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Ref {
-        api_version: Option<String>,
-        kind: String,
-        namespace: Option<String>,
-        name: String,
-    }
-    let r: Ref = serde_json::from_str(reference)
-        .map_err(|e| usage(format!("invalid object reference: {e}")))?;
     let ix = index(bundle, &JsOptions::default())?;
-    let ns = r.namespace.as_deref().filter(|n| !n.is_empty());
-    let id = match &r.api_version {
-        Some(av) => ix.get(layer_core::bundle::group_of(av), &r.kind, ns, &r.name),
-        None => ix.find(&r.kind, ns, &r.name),
+    object_in(&ix, reference)
+}
+
+fn object_in(ix: &Index, reference: &str) -> Result<String, ApiError> {
+    let what = "object reference";
+    let m = object_fields(reference, what)?;
+    let required = |key: &str| {
+        text_field(&m, key, what)?
+            .ok_or_else(|| usage(format!("invalid {what}: `{key}` is missing")))
+    };
+    let (kind, name) = (required("kind")?, required("name")?);
+    let namespace = text_field(&m, "namespace", what)?;
+    let ns = namespace.as_deref().filter(|n| !n.is_empty());
+    let id = match text_field(&m, "apiVersion", what)? {
+        Some(av) => ix.get(layer_core::bundle::group_of(&av), &kind, ns, &name),
+        None => ix.find(&kind, ns, &name),
     };
     let id = id.ok_or_else(|| ApiError {
         code: "target-not-found".into(),
-        message: format!("{} {} is not in the bundle", r.kind, r.name),
+        message: format!("{kind} {name} is not in the bundle"),
     })?;
     to_json(&ix.value(id))
 }
 
+/// A Diagnosis from JSON text, through a `Value`: the text renderer reads a Diagnosis from a
+/// `Value` anyway (it cleans every string on the way), and a second reader, driven by text,
+/// would be more code in the module. JavaScript hands over `JSON.stringify` of an object, so the one
+/// difference (a repeated key is not refused) cannot arise.
 fn parse_diagnosis(json: &str) -> Result<layer_core::Diagnosis, ApiError> {
-    serde_json::from_str(json).map_err(|e| usage(format!("not a Diagnosis: {e}")))
+    let not = |e: serde_json::Error| usage(format!("not a Diagnosis: {e}"));
+    serde_json::from_value(serde_json::from_str(json).map_err(not)?).map_err(not)
+}
+
+fn text_of(d: &layer_core::Diagnosis) -> String {
+    layer_core::render::text(d, layer_core::render::Style { color: false })
 }
 
 /// `markdown(diagnosis)`.
@@ -219,10 +311,72 @@ pub fn markdown(diagnosis: &str) -> Result<String, ApiError> {
 
 /// `text(diagnosis)`.
 pub fn text(diagnosis: &str) -> Result<String, ApiError> {
-    Ok(layer_core::render::text(
-        &parse_diagnosis(diagnosis)?,
-        layer_core::render::Style { color: false },
-    ))
+    Ok(text_of(&parse_diagnosis(diagnosis)?))
+}
+
+/// `Bundle.parse(bundle, options?)`: one bundle read and indexed once, for every question a
+/// page asks about it (its targets, a diagnosis per chosen target, the scan, the Markdown of
+/// what is on screen, the source of a piece of evidence). The answers are the per-call
+/// functions' answers, without reading the text again or sending a diagnosis back as JSON.
+pub struct Parsed {
+    ix: Index,
+    opts: Options,
+    /// The last diagnosis asked for, by the target text it was asked with: the page renders a
+    /// diagnosis, then asks for its Markdown or text.
+    last: Option<(String, layer_core::Diagnosis)>,
+}
+
+impl Parsed {
+    /// `bundle` as UTF-8 bytes (see [`utf8`]).
+    pub fn from_utf8(bundle: &[u8], options_json: &str) -> Result<Parsed, ApiError> {
+        Parsed::new(utf8(bundle)?, options_json)
+    }
+
+    pub fn new(bundle: &str, options_json: &str) -> Result<Parsed, ApiError> {
+        let opts = options(options_json)?;
+        Ok(Parsed {
+            ix: index(bundle, &opts)?,
+            opts: core_options(&opts),
+            last: None,
+        })
+    }
+
+    /// The diagnosis of `target` (JSON text as for [`diagnose`]), kept for the next question.
+    fn diagnosis(&mut self, target: &str) -> Result<&layer_core::Diagnosis, ApiError> {
+        if !matches!(&self.last, Some((t, _)) if t == target) {
+            let spec = parse_target(target)?;
+            let d = diagnose_in(&self.ix, spec.as_ref(), &self.opts)?;
+            return Ok(&self.last.insert((target.to_string(), d)).1);
+        }
+        self.last.as_ref().map(|(_, d)| d).ok_or_else(|| ApiError {
+            code: "internal".into(),
+            message: "no diagnosis kept".into(),
+        })
+    }
+
+    pub fn diagnose(&mut self, target: &str) -> Result<String, ApiError> {
+        to_json(self.diagnosis(target)?)
+    }
+
+    pub fn markdown(&mut self, target: &str) -> Result<String, ApiError> {
+        Ok(layer_core::render::markdown(self.diagnosis(target)?))
+    }
+
+    pub fn text(&mut self, target: &str) -> Result<String, ApiError> {
+        Ok(text_of(self.diagnosis(target)?))
+    }
+
+    pub fn scan(&self) -> Result<String, ApiError> {
+        to_json(&layer_core::scan(engine()?, &self.ix, &self.opts))
+    }
+
+    pub fn targets(&self) -> Result<String, ApiError> {
+        to_json(&layer_core::targets(&self.ix))
+    }
+
+    pub fn object(&self, reference: &str) -> Result<String, ApiError> {
+        object_in(&self.ix, reference)
+    }
 }
 
 #[cfg(test)]
@@ -291,6 +445,168 @@ mod tests {
                 .unwrap_err()
                 .code,
             "target-not-found"
+        );
+    }
+
+    /// Every scenario bundle, read once through [`Parsed`], answers exactly as the per-call
+    /// functions do, for every expected target, the first candidate, the scan and the renderings.
+    #[test]
+    fn a_parsed_bundle_answers_as_the_functions_do() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/scenarios");
+        let mut checked = 0;
+        for e in std::fs::read_dir(&dir).expect("scenarios").flatten() {
+            let Ok(expected) = std::fs::read_to_string(e.path().join("expected.json")) else {
+                continue;
+            };
+            let Some(input) = ["bundle.json", "bundle.yaml"]
+                .iter()
+                .find_map(|f| std::fs::read_to_string(e.path().join(f)).ok())
+            else {
+                continue;
+            };
+            let expected: Vec<serde_json::Value> = serde_json::from_str(&expected).expect("json");
+            let mut b = Parsed::new(&input, "").expect("parses");
+            assert_eq!(b.targets().unwrap(), targets(&input, "").unwrap());
+            assert_eq!(b.scan().unwrap(), scan(&input, "").unwrap());
+            let mut targets: Vec<String> = expected
+                .iter()
+                .filter_map(|x| x["target"].as_str())
+                .map(|t| serde_json::to_string(t).unwrap())
+                .collect();
+            targets.push(String::new());
+            for t in &targets {
+                let d = diagnose(&input, t, "").unwrap();
+                // Asked twice, and in the order a page asks: the kept diagnosis is the same.
+                assert_eq!(b.diagnose(t).unwrap(), d, "{t}");
+                assert_eq!(b.markdown(t).unwrap(), markdown(&d).unwrap(), "{t}");
+                assert_eq!(b.text(t).unwrap(), text(&d).unwrap(), "{t}");
+                assert_eq!(b.diagnose(t).unwrap(), d, "{t}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "targets checked: {checked}");
+    }
+
+    #[test]
+    fn a_parsed_bundle_keeps_its_options_and_its_errors_carry_codes() {
+        let now = r#"{"now": "2030-01-01T00:00:00Z"}"#;
+        let mut b = Parsed::new(POD, now).unwrap();
+        assert_eq!(b.diagnose("").unwrap(), diagnose(POD, "", now).unwrap());
+        assert_ne!(
+            b.diagnose("").unwrap(),
+            diagnose(POD, "", "").unwrap(),
+            "now is used"
+        );
+        assert_eq!(b.diagnose("\"nope\"").unwrap_err().code, "target-not-found");
+        assert_eq!(b.markdown("\"nope\"").unwrap_err().code, "target-not-found");
+        assert_eq!(b.diagnose("{").unwrap_err().code, "usage");
+        for bad in [
+            "5",
+            "{}",
+            r#"{"name": 5}"#,
+            r#"{"kind": 1, "name": "p"}"#,
+            "null",
+        ] {
+            let e = b.diagnose(bad).unwrap_err();
+            assert_eq!(e.code, "usage", "{bad}");
+            assert!(e.message.starts_with("invalid target: "), "{}", e.message);
+        }
+        assert_eq!(
+            b.diagnose(r#"{"kind": null, "namespace": "", "name": "p"}"#)
+                .unwrap(),
+            diagnose(POD, "\"p\"", now).unwrap()
+        );
+        for bad in [
+            "{}",
+            r#"{"kind": "Pod"}"#,
+            r#"{"kind": "Pod", "name": 1}"#,
+            "[]",
+            "{",
+        ] {
+            let e = b.object(bad).unwrap_err();
+            assert_eq!(e.code, "usage", "{bad}");
+            assert!(
+                e.message.starts_with("invalid object reference"),
+                "{}",
+                e.message
+            );
+        }
+        for (bad, why) in [
+            (r#"{"nope": 1}"#, "unknown field `nope`"),
+            (r#"{"maxDepth": -1}"#, "`maxDepth` is not a whole number"),
+            (
+                r#"{"maxInputBytes": 1.5}"#,
+                "`maxInputBytes` is not a whole number",
+            ),
+            (r#"{"now": 5}"#, "`now` is not a string"),
+            // Only fit places a manifest in a namespace.
+            (r#"{"namespace": "ml"}"#, "unknown field `namespace`"),
+            ("[1]", "expected an object"),
+        ] {
+            let e = Parsed::new(POD, bad).err().expect(bad);
+            assert_eq!(e.code, "usage", "{bad}");
+            assert!(e.message.contains(why), "{bad}: {}", e.message);
+        }
+        assert!(Parsed::new(POD, r#"{"now": null, "maxDepth": 64}"#).is_ok());
+        assert_eq!(Parsed::new("{", "").err().unwrap().code, "parse");
+        assert_eq!(
+            Parsed::from_utf8(POD.as_bytes(), now)
+                .unwrap()
+                .diagnose("")
+                .unwrap(),
+            diagnose(POD, "", now).unwrap()
+        );
+        let not_utf8 = Parsed::from_utf8(b"{\"kind\": \"\xff\"}", "")
+            .err()
+            .unwrap();
+        assert_eq!(not_utf8.code, "parse");
+        assert!(
+            not_utf8.message.contains("not UTF-8"),
+            "{}",
+            not_utf8.message
+        );
+        assert_eq!(
+            Parsed::new(POD, r#"{"maxInputBytes": 5}"#)
+                .err()
+                .unwrap()
+                .code,
+            "input-too-large"
+        );
+        let o: serde_json::Value = serde_json::from_str(
+            &b.object(r#"{"kind":"Pod","namespace":"ml","name":"p"}"#)
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(o["metadata"]["name"], "p");
+    }
+
+    #[test]
+    fn fits_a_manifest_and_refuses_one_without_work() {
+        let node = r#"{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"8","memory":"32Gi","nvidia.com/gpu":"4"}}}"#;
+        let pod = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"nvidia.com/gpu":"2"}}}]}}"#;
+        let out: serde_json::Value =
+            serde_json::from_str(&fit(node, pod, r#"{"namespace":"ml"}"#).unwrap()).unwrap();
+        assert_eq!(out[0]["target"]["status"], "NotSubmitted");
+        assert_eq!(out[0]["target"]["namespace"], "ml");
+        assert_eq!(out[0]["verdict"]["state"], "ok");
+        let big = pod.replace("\"2\"", "\"8\"");
+        let out: serde_json::Value = serde_json::from_str(&fit(node, &big, "").unwrap()).unwrap();
+        assert_eq!(out[0]["verdict"]["outlook"], "never");
+        let cm = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}"#;
+        assert_eq!(fit(node, cm, "").unwrap_err().code, "manifest");
+        assert!(
+            fit(node, "{", "")
+                .unwrap_err()
+                .message
+                .starts_with("manifest:")
+        );
+        let bogus = fit(node, pod, r#"{"bogus":1}"#).unwrap_err();
+        assert_eq!(bogus.code, "usage");
+        assert!(bogus.message.contains("`namespace`"), "{}", bogus.message);
+        // fit reads its limits from the same options.
+        assert_eq!(
+            fit(node, pod, r#"{"maxInputBytes": 10}"#).unwrap_err().code,
+            "input-too-large"
         );
     }
 

@@ -1,6 +1,6 @@
 // Type-checked (tsc --noEmit --strict) inside the consumer project: the declarations must let a
 // TypeScript user write this without casts.
-import { init, diagnose, scan, targets, rules, markdown, version, type Diagnosis, type LayerError, type Layer } from 'kubectl-layer';
+import { init, diagnose, fit, scan, targets, rules, markdown, version, Bundle, type Diagnosis, type LayerError, type Layer, type Outlook, type TargetEntry } from 'kubectl-layer';
 
 async function main(bundle: string): Promise<void> {
   await init();
@@ -12,7 +12,22 @@ async function main(bundle: string): Promise<void> {
     console.log(f.rule, f.severity, where);
   }
   console.log(layer, blocked, d.verdict.misalignment?.saidYes, markdown(d), version());
+  // The timeline: the moments the bundle proves, each with its layer and object. Optional in
+  // the type, as in the schema: a Diagnosis written before the timeline has none.
+  const moments: string[] = (d.timeline?.moments ?? []).map((m) => `${m.time} ${m.layer} ${m.object.kind}/${m.object.name}: ${m.text}${m.count ? ` ×${m.count}` : ''}`);
+  const earlier: number = d.timeline?.earlier ?? 0;
+  const rule: string | null | undefined = d.verdict.rule;
+  console.log(moments, earlier, rule);
   console.log(scan(bundle).diagnoses.length, targets(bundle)[0]?.value, rules()[0]?.documentation);
+  const b: Bundle = Bundle.parse(bundle, { now: '2026-11-20T10:00:00Z' });
+  const first: TargetEntry | undefined = b.targets()[0];
+  const again: Diagnosis = b.why(first?.value ?? null);
+  const md: string = b.markdown(first ? { kind: first.kind, namespace: first.namespace ?? undefined, name: first.name } : undefined);
+  console.log(again.verdict.state, md, b.text(), b.scan().diagnoses.length, b.object({ kind: 'Pod', name: 'x' }));
+  b.free();
+  const fitted: Diagnosis[] = fit(bundle, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'train' } }, { namespace: 'ml' });
+  const outlook: Outlook | null | undefined = fitted[0]?.verdict.outlook;
+  console.log(outlook === 'never' ? 'refused' : outlook === 'waiting' ? 'waits' : 'runs');
   try {
     diagnose('not a bundle');
   } catch (e) {

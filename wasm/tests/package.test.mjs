@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as layer from 'kubectl-layer';
-import { diagnose, scan, targets, rules, markdown, text, version, init } from 'kubectl-layer';
+import { diagnose, fit, scan, targets, rules, markdown, text, version, init, Bundle } from 'kubectl-layer';
 
 const scenariosDir = process.env.KL_SCENARIOS;
 const cli = process.env.KL_CLI;
@@ -22,17 +22,20 @@ const scenarios = readdirSync(scenariosDir)
     return { name: d, bundlePath, bundle: readFileSync(bundlePath, 'utf8'), expected: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) };
   });
 
-function runCli(args) {
+function runCliText(args) {
   const r = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
   assert.ok(r.status === 0 || r.status === 1, `${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return r.stdout;
 }
+
+const runCli = (args) => JSON.parse(runCliText(args));
 
 test('init resolves at once in Node and the API is complete', async () => {
   await init();
-  for (const f of ['init', 'diagnose', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text']) {
+  for (const f of ['init', 'diagnose', 'fit', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text', 'Bundle']) {
     assert.equal(typeof layer[f], 'function', f);
   }
+  assert.equal(typeof Bundle.parse, 'function');
   assert.match(version(), /^\d+\.\d+\.\d+/);
 });
 
@@ -71,7 +74,149 @@ for (const s of scenarios) {
     const auto = diagnose(s.bundle);
     assert.equal(`${auto.target.kind}/${auto.target.namespace ?? ''}/${auto.target.name}`, t[0].value);
   });
+
+  // The handle renders the diagnosis it made, as the CLI does: its Markdown and text equal the
+  // CLI's byte for byte (a diagnosis that went through a JS object first can differ: `1.0`
+  // comes back as `1`).
+  test(`scenario ${s.name}: a Bundle read once answers as the functions and the CLI do`, () => {
+    const b = Bundle.parse(s.bundle);
+    try {
+      assert.deepStrictEqual(b.targets(), targets(s.bundle));
+      assert.deepStrictEqual(b.scan(), scan(s.bundle));
+      for (const t of s.expected.map((e) => e.target)) {
+        const d = diagnose(s.bundle, t);
+        assert.deepStrictEqual(b.diagnose(t), d, t);
+        assert.equal(b.markdown(t), runCliText(['why', t, '-f', s.bundlePath, '-o', 'markdown']), t);
+        assert.equal(b.text(t), runCliText(['why', t, '-f', s.bundlePath]), t);
+        assert.deepStrictEqual(b.why(t), d, t);
+      }
+      assert.deepStrictEqual(b.diagnose(), diagnose(s.bundle), 'no target: the first candidate');
+    } finally {
+      b.free();
+    }
+  });
 }
+
+test('a Bundle keeps its options and input forms; its errors carry the codes', () => {
+  const s = scenarios.find((x) => x.bundlePath.endsWith('.json'));
+  const e = s.expected[0];
+  const now = { now: '2030-01-01T00:00:00Z' };
+  const items = JSON.parse(s.bundle).items;
+  const half = Math.floor(items.length / 2);
+  const parts = [{ apiVersion: 'v1', kind: 'List', items: items.slice(0, half) }, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: items.slice(half) })];
+  const b = Bundle.parse(parts, now);
+  assert.deepStrictEqual(b.diagnose(e.target), diagnose(s.bundle, e.target, now));
+  const ev = b.diagnose(e.target).findings.flatMap((f) => f.evidence).find((x) => x.path);
+  if (ev) assert.deepStrictEqual(b.object(ev.object), layer.object(s.bundle, ev.object));
+  assert.throws(() => b.diagnose('pod/no-such-pod'), (err) => err instanceof Error && err.code === 'target-not-found');
+  b.free();
+  b.free();
+  assert.throws(() => b.targets(), (err) => err instanceof Error && err.code === 'usage' && /freed/.test(err.message));
+  assert.throws(() => Bundle.parse('{"kind": "List",\n "items": [ }'), (err) => err.code === 'parse' && /line 2/.test(err.message));
+  assert.throws(() => Bundle.parse(s.bundle, { maxInputBytes: 10 }), (err) => err.code === 'input-too-large');
+  assert.throws(() => Bundle.parse(42), (err) => err.code === 'usage');
+  assert.throws(() => new Bundle(), (err) => err instanceof TypeError && err.code === 'usage');
+});
+
+// fit: the cases of tests/fits, and every scenario's work taken out of its bundle and fitted
+// back, give exactly what the CLI gives.
+const fitsDir = join(scenariosDir, '..', 'fits');
+const fitCases = readdirSync(fitsDir)
+  .filter((d) => existsSync(join(fitsDir, d, 'manifest.yaml')))
+  .sort()
+  .map((d) => {
+    const dir = join(fitsDir, d);
+    const clusterPath = existsSync(join(dir, 'cluster.yaml')) ? join(dir, 'cluster.yaml') : join(fitsDir, readFileSync(join(dir, 'cluster.ref'), 'utf8').trim());
+    return {
+      name: d,
+      manifestPath: join(dir, 'manifest.yaml'),
+      manifest: readFileSync(join(dir, 'manifest.yaml'), 'utf8'),
+      clusterPath,
+      cluster: readFileSync(clusterPath, 'utf8'),
+      expected: JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')),
+    };
+  });
+
+function runCliStatus(args) {
+  const r = spawnSync(cli, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  return { status: r.status, json: r.stdout ? JSON.parse(r.stdout) : null, stderr: r.stderr };
+}
+
+test('there are a dozen fit cases', () => {
+  assert.ok(fitCases.length >= 12, `found ${fitCases.length}`);
+});
+
+for (const c of fitCases) {
+  test(`fit ${c.name}: equals the CLI and what the case expects`, () => {
+    const fromPackage = fit(c.cluster, c.manifest);
+    const fromCli = runCliStatus(['fit', c.manifestPath, '-f', c.clusterPath, '-o', 'json']);
+    assert.deepStrictEqual(fromPackage, fromCli.json, c.name);
+    assert.equal(fromCli.status, fromPackage.every((d) => d.verdict.state === 'ok') ? 0 : 1);
+    assert.equal(fromPackage.length, c.expected.length);
+    fromPackage.forEach((d, i) => {
+      const e = c.expected[i];
+      assert.equal(`${d.target.kind}/${d.target.namespace ?? ''}/${d.target.name}`, e.target);
+      assert.equal(d.target.status, 'NotSubmitted');
+      assert.deepStrictEqual({ state: d.verdict.state, layer: d.verdict.layer, outlook: d.verdict.outlook }, e.verdict);
+      assert.ok(d.missing.some((m) => m.why.startsWith('not modelled: ')), 'says what is not modelled');
+    });
+  });
+}
+
+test('fit: every scenario work taken out and fitted back gives what the CLI gives; the healthy one runs', () => {
+  const work = (bundle, target) => {
+    const [kind, namespace, name] = target.split('/');
+    let o = layer.object(bundle, { kind, namespace, name });
+    for (let hops = 0; hops < 8; hops++) {
+      const ref = (o.metadata.ownerReferences ?? []).find((r) => r.controller) ?? (o.metadata.ownerReferences ?? [])[0];
+      if (!ref) break;
+      try {
+        o = layer.object(bundle, { apiVersion: ref.apiVersion, kind: ref.kind, namespace: o.metadata.namespace, name: ref.name });
+      } catch {
+        break;
+      }
+    }
+    return o;
+  };
+  let healthy = 0;
+  for (const s of scenarios) {
+    for (const e of s.expected) {
+      const w = work(s.bundle, e.target);
+      const file = `work-${s.name}-${w.kind}-${w.metadata.name}.json`;
+      writeFileSync(file, JSON.stringify(w));
+      const fromCli = runCliStatus(['fit', file, '-f', s.bundlePath, '-o', 'json']);
+      let fromPackage;
+      try {
+        fromPackage = fit(s.bundle, w);
+      } catch (err) {
+        assert.equal(err.code, 'manifest', `${s.name} ${e.target}: ${err.message}`);
+        assert.equal(fromCli.status, 2, `${s.name} ${e.target}: the CLI refuses it too`);
+        continue;
+      }
+      assert.deepStrictEqual(fromPackage, fromCli.json, `${s.name} ${e.target}`);
+      if (s.name === 'healthy-gpu-job') {
+        assert.equal(fromCli.status, 0, fromPackage[0].verdict.headline);
+        assert.equal(fromPackage[0].verdict.state, 'ok');
+        healthy++;
+      }
+    }
+  }
+  assert.ok(healthy > 0, 'the healthy scenario was fitted');
+});
+
+test('fit: options and errors', () => {
+  const c = fitCases.find((x) => x.name === 'job-fits-now');
+  const noNs = c.manifest.replace('  namespace: ml\n', '');
+  assert.equal(fit(c.cluster, noNs, { namespace: 'research' })[0].target.namespace, 'research');
+  assert.throws(() => fit(c.cluster, c.manifest, { namespace: 'research' }), (err) => err.code === 'manifest' && /`ml`/.test(err.message));
+  assert.throws(() => fit(c.cluster, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n'), (err) => err.code === 'manifest');
+  assert.throws(() => fit(c.cluster, '{'), (err) => err.code === 'parse' && /^manifest:/.test(err.message));
+  assert.throws(() => fit(c.cluster, c.manifest, { bogus: 1 }), (err) => err.code === 'usage');
+  // A blocked verdict's outlook is said after the headline in the text.
+  const waits = fit(c.cluster, fitCases.find((x) => x.name === 'job-waits-for-quota').manifest)[0];
+  assert.equal(waits.verdict.outlook, 'waiting');
+  assert.ok(text(waits).includes('it would run once what it waits for frees up or arrives'));
+});
 
 test('a bundle may be given as an object, and targets as objects', () => {
   const s = scenarios[0];
@@ -130,11 +275,16 @@ test('version() is the package.json version', () => {
 
 test('the TypeScript declarations name every export', () => {
   const dts = readFileSync(new URL('./index.d.ts', import.meta.resolve('kubectl-layer/package.json')), 'utf8');
-  for (const f of ['init', 'diagnose', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text']) {
+  for (const f of ['init', 'diagnose', 'fit', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text']) {
     assert.match(dts, new RegExp(`export function ${f}\\(`), f);
   }
+  assert.match(dts, /outlook\?: Outlook \| null|outlook\?: null \| Outlook|outlook\?: "never" \| "waiting" \| null/, 'Verdict.outlook is typed');
   for (const t of ['Diagnosis', 'Verdict', 'LayerReport', 'Finding', 'Evidence', 'ScanReport', 'TargetEntry', 'RuleInfo']) {
     assert.match(dts, new RegExp(`export interface ${t} \\{`), t);
+  }
+  assert.match(dts, /export class Bundle \{/);
+  for (const m of ['targets', 'diagnose', 'why', 'scan', 'object', 'markdown', 'text', 'free']) {
+    assert.match(dts, new RegExp(`\\n  ${m}\\(`), `Bundle.${m}`);
   }
 });
 
@@ -164,4 +314,17 @@ test("the README's Node example runs on a scenario bundle", () => {
   const d = diagnose(s.bundle);
   assert.ok(run.stdout.includes(d.verdict.headline), run.stdout);
   assert.ok(run.stdout.includes(text(d)), 'prints the CLI text');
+});
+
+test("the README's one-bundle example runs on a scenario bundle", () => {
+  const readme = readFileSync(new URL('./README.md', import.meta.resolve('kubectl-layer/package.json')), 'utf8');
+  const code = (readme.split('## One bundle')[1] ?? '').match(/```js\n([\s\S]*?)```/)?.[1];
+  assert.ok(code, 'the README has the example');
+  writeFileSync('many.mjs', code);
+  const s = scenarios.find((x) => x.name === 'kueue-admitted-no-gpu-room') ?? scenarios[0];
+  const run = spawnSync(process.execPath, ['many.mjs', s.bundlePath], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  const first = targets(s.bundle)[0].value;
+  assert.ok(run.stdout.includes(markdown(diagnose(s.bundle, first))), run.stdout);
+  assert.ok(run.stdout.includes(`${scan(s.bundle).diagnoses.length} pieces of work`), run.stdout);
 });

@@ -1,8 +1,14 @@
 // The paste-in triage page: every judgement comes from the kubectl-layer npm package (the same
 // core as the CLI), loaded from this origin. Nothing is stored or sent: inputs live in memory
 // only, and the Content-Security-Policy forbids talking to any other host. Every value from the
-// bundle is shown with textContent, never parsed as HTML.
-import { init, diagnose, targets, rules, object, markdown, version } from './pkg/index.web.mjs';
+// bundle is shown with textContent, never parsed as HTML. Each change of the input is read
+// once (`Bundle.parse`); the target list, every diagnosis, the evidence sources and the
+// Markdown all come from that one parsed bundle. The diagnosis is drawn as the layer stack
+// (picture.mjs) above its table; the rule browser is a tab of its own (tabs.mjs). "Would it fit?" reads the bundle and the
+// manifest together when asked (`fit`), since fitting adds the manifest's work to the bundle.
+import { init, Bundle, fit, rules, markdown, version } from './pkg/index.web.mjs';
+import { picture, legend } from './picture.mjs';
+import { createTabs } from './tabs.mjs';
 
 const $ = (id) => document.getElementById(id);
 const LAYERS = ['device', 'admission', 'grouping', 'placement', 'runtime', 'serving'];
@@ -12,7 +18,18 @@ const STATE_LABEL = { ok: 'ok', blocked: 'BLOCKED', warn: 'WARN', unknown: 'unkn
 let files = [];
 /** The diagnosis on screen, and the input and target it belongs to. */
 let shown = null;
+/** The manifest's work as fitted into the bundle ("Would it fit?"), while the target list shows it. */
+let fitted = null;
+/** What a blocked verdict's outlook means, as the CLI says it after the headline. */
+const OUTLOOK = {
+  never: { now: 'waiting will not change this', fit: 'waiting would not change this' },
+  waiting: { now: 'it runs once what it waits for frees up or arrives', fit: 'it would run once what it waits for frees up or arrives' },
+};
 let generation = 0;
+/** The input as last read, and what it read to (a Bundle, or the error). */
+let parsed = { inputs: [], bundle: null, error: null };
+/** How many times the page has read an input: tests check one read per change. */
+let reads = 0;
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -46,15 +63,76 @@ function clearResult(message) {
   const v = $('verdict');
   v.dataset.layer = '';
   v.dataset.state = '';
+  v.dataset.outlook = '';
   v.dataset.target = '';
   v.textContent = message;
   $('headline').textContent = '';
-  for (const id of ['misalignment', 'layers', 'findings-section', 'next-section', 'pods-section', 'missing-section', 'report']) $(id).hidden = true;
+  for (const id of ['outlook', 'misalignment', 'picture', 'layers', 'timeline-section', 'findings-section', 'next-section', 'pods-section', 'missing-section']) $(id).hidden = true;
+  $('picture-frame').replaceChildren();
   shown = null;
+  reportReady(false);
 }
 
-function targetValue(t) {
-  return `${t.kind}/${t.namespace ?? ''}/${t.name}`;
+const sameInputs = (a, b) => a.length === b.length && a.every((t, i) => t === b[i]);
+
+/** The current input, read once per change: the Bundle, or throws what reading it said. */
+function currentBundle(inputs) {
+  if (!sameInputs(inputs, parsed.inputs)) {
+    parsed.bundle?.free();
+    parsed = { inputs, bundle: null, error: null };
+    reads += 1;
+    document.body.dataset.reads = String(reads);
+    try {
+      parsed.bundle = Bundle.parse(inputs);
+    } catch (e) {
+      parsed.error = e;
+    }
+  }
+  if (parsed.error) throw parsed.error;
+  return parsed.bundle;
+}
+
+function showFitError(message) {
+  const box = $('fit-error');
+  box.hidden = !message;
+  box.textContent = message ? `Could not fit the manifest: ${message}` : '';
+}
+
+const FIT_PREFIX = 'fit:';
+
+/** "Would it fit?": the manifest's work judged against the bundle as if submitted now. */
+function runFit() {
+  setReady(false);
+  const inputs = bundleInputs();
+  const manifest = $('manifest').value;
+  if (manifest.trim() === '') {
+    showFitError('paste the work to fit first');
+    setReady(true);
+    return;
+  }
+  if (inputs.length === 0) {
+    showFitError("paste the cluster's bundle above first: the manifest is judged against it");
+    setReady(true);
+    return;
+  }
+  let result;
+  try {
+    result = fit(inputs, manifest);
+  } catch (e) {
+    showFitError(e.message);
+    setReady(true);
+    return;
+  }
+  showFitError('');
+  fitted = result;
+  const select = $('target');
+  select.replaceChildren(
+    ...fitted.map((d, i) => el('option', { value: `${FIT_PREFIX}${i}` }, `fit: ${d.target.kind} ${d.target.namespace ? `${d.target.namespace}/` : ''}${d.target.name} — ${verdictText(d)}`)),
+  );
+  select.disabled = false;
+  select.value = `${FIT_PREFIX}0`;
+  render(fitted[0], `${FIT_PREFIX}0`);
+  setReady(true);
 }
 
 /** Recompute everything for the current input, keeping the chosen target when it still exists. */
@@ -67,6 +145,8 @@ function recompute() {
     const inputs = bundleInputs();
     const select = $('target');
     if (inputs.length === 0) {
+      parsed.bundle?.free();
+      parsed = { inputs, bundle: null, error: null };
       showError('');
       select.replaceChildren();
       select.disabled = true;
@@ -74,9 +154,10 @@ function recompute() {
       setReady(true);
       return;
     }
-    let list;
+    fitted = null;
+    let bundle;
     try {
-      list = targets(inputs);
+      bundle = currentBundle(inputs);
     } catch (e) {
       showError(e.message);
       select.replaceChildren();
@@ -86,26 +167,70 @@ function recompute() {
       return;
     }
     showError('');
-    const previous = select.value;
-    select.replaceChildren(
-      ...list.map((t) => el('option', { value: t.value }, `${t.needsAttention ? '⚠ ' : ''}${t.kind} ${t.namespace ? `${t.namespace}/` : ''}${t.name} — ${t.status}`)),
-    );
-    select.disabled = list.length === 0;
-    if (list.length === 0) {
-      clearResult('The bundle holds no pod or workload to diagnose.');
+    // The verdict first: the target chosen before while it is still there, else the most likely
+    // one, found without judging every candidate. The list (thousands of targets on a large
+    // cluster, which take longer to judge and to show than the verdict) is built after it.
+    let first;
+    try {
+      first = firstDiagnosis(bundle, select.value);
+    } catch (e) {
+      select.replaceChildren();
+      select.disabled = true;
+      if (e.code === 'target-not-found') {
+        clearResult('The bundle holds no pod or workload to diagnose.');
+      } else {
+        showError(e.message);
+        clearResult('No diagnosis for this target.');
+      }
       setReady(true);
       return;
     }
-    select.value = list.some((t) => t.value === previous) ? previous : list[0].value;
-    runDiagnosis(gen);
+    const { d, target } = first;
+    select.replaceChildren(el('option', { value: target }, `${d.target.kind} ${d.target.namespace ? `${d.target.namespace}/` : ''}${d.target.name} — ${d.target.status}`));
+    select.disabled = false;
+    render(d, target);
+    requestAnimationFrame(() => setTimeout(() => {
+      if (gen !== generation) return;
+      try {
+        select.replaceChildren(...bundle.targets().map(targetOption));
+        select.value = target;
+      } catch (e) {
+        showError(e.message);
+      }
+      setReady(true);
+    }, 0));
   }, 0);
+}
+
+const targetValue = (t) => `${t.kind}/${t.namespace ?? ''}/${t.name}`;
+
+/** The diagnosis of `previous` while the bundle still has it, else of the first candidate. */
+function firstDiagnosis(bundle, previous) {
+  if (previous) {
+    try {
+      return { d: bundle.diagnose(previous), target: previous };
+    } catch (e) {
+      if (e.code !== 'target-not-found' && e.code !== 'target-ambiguous') throw e;
+    }
+  }
+  const d = bundle.diagnose();
+  return { d, target: targetValue(d.target) };
+}
+
+function targetOption(t) {
+  return el('option', { value: t.value }, `${t.needsAttention ? '⚠ ' : ''}${t.kind} ${t.namespace ? `${t.namespace}/` : ''}${t.name} — ${t.status}`);
 }
 
 function runDiagnosis(gen = ++generation) {
   setReady(false);
   const target = $('target').value;
+  if (fitted && target.startsWith(FIT_PREFIX)) {
+    render(fitted[Number(target.slice(FIT_PREFIX.length))], target);
+    setReady(true);
+    return;
+  }
   try {
-    const d = diagnose(bundleInputs(), target);
+    const d = currentBundle(bundleInputs()).diagnose(target);
     if (gen !== generation) return;
     render(d, target);
   } catch (e) {
@@ -117,6 +242,12 @@ function runDiagnosis(gen = ++generation) {
 
 function verdictText(d) {
   const v = d.verdict;
+  if (d.target.status === 'NotSubmitted') {
+    if (v.state === 'blocked') return `would be blocked at ${v.layer}`;
+    if (v.state === 'warn') return `Warning at ${v.layer}`;
+    if (v.state === 'ok') return 'would run now';
+    return 'unknown: the bundle does not show that it would run';
+  }
   if (v.state === 'blocked') return `Blocked at ${v.layer}`;
   if (v.state === 'warn') return `Warning at ${v.layer}`;
   if (v.state === 'ok') return 'ok: nothing blocks this work';
@@ -128,15 +259,23 @@ function render(d, target) {
   const v = $('verdict');
   v.dataset.layer = d.verdict.layer ?? '';
   v.dataset.state = d.verdict.state;
+  v.dataset.outlook = d.verdict.outlook ?? '';
   v.dataset.target = target;
-  v.textContent = `${d.target.kind} ${d.target.namespace ? `${d.target.namespace}/` : ''}${d.target.name} is ${d.target.status}. ${verdictText(d)}`;
+  const what = `${d.target.kind} ${d.target.namespace ? `${d.target.namespace}/` : ''}${d.target.name}`;
+  v.textContent = d.target.status === 'NotSubmitted'
+    ? `${what}, not submitted: ${verdictText(d)}`
+    : `${what} is ${d.target.status}. ${verdictText(d)}`;
   $('headline').textContent = d.verdict.headline;
+  const words = OUTLOOK[d.verdict.outlook]?.[d.target.status === 'NotSubmitted' ? 'fit' : 'now'];
+  $('outlook').hidden = !words;
+  $('outlook').textContent = words ? `Outlook: ${d.verdict.outlook} — ${words}` : '';
 
   const m = d.verdict.misalignment;
   $('misalignment').hidden = !m;
   const saidYes = m && m.saidYesByConfiguration ? `${m.saidYes}'s configuration` : m?.saidYes;
   $('misalignment').textContent = m ? `${saidYes} said yes, ${m.saidNo} said no: ${m.why}` : '';
 
+  drawPicture(d);
   $('layer-rows').replaceChildren(
     ...d.layers.map((l) =>
       el('tr', { 'data-layer': l.layer, 'data-state': l.state },
@@ -147,6 +286,20 @@ function render(d, target) {
   );
   $('layers').hidden = false;
 
+  // The moments the bundle proves, oldest first, under the layers they belong to.
+  const t = d.timeline ?? { moments: [], earlier: 0 };
+  $('timeline-rows').replaceChildren(
+    ...t.moments.map((m) =>
+      el('tr', { 'data-layer': m.layer },
+        el('td', {}, el('code', {}, m.time)),
+        el('td', {}, m.layer),
+        el('td', {}, `${m.object.kind} ${m.object.namespace ? `${m.object.namespace}/` : ''}${m.object.name}`),
+        el('td', {}, m.text))),
+  );
+  $('timeline-earlier').hidden = t.earlier === 0;
+  $('timeline-earlier').textContent = `${t.earlier} earlier moments left out.`;
+  $('timeline-section').hidden = t.moments.length === 0;
+
   $('findings').replaceChildren(...d.findings.map(findingItem));
   $('findings-section').hidden = d.findings.length === 0;
 
@@ -156,12 +309,37 @@ function render(d, target) {
   $('pods').replaceChildren(...(d.pods ?? []).map((p) => el('li', {}, `${p.name} — ${p.status}${p.node ? ` on ${p.node}` : ''}`)));
   $('pods-section').hidden = !(d.pods ?? []).length;
 
-  $('missing').replaceChildren(...d.missing.map((x) => el('li', {}, `${x.kind} ${[x.namespace, x.name].filter(Boolean).join('/')}: ${x.why}`)));
+  // A note about no object in particular (what fit does not model) is its words alone.
+  $('missing').replaceChildren(...d.missing.map((x) => {
+    const what = [x.namespace, x.name].filter(Boolean).join('/');
+    return el('li', {}, x.kind || what ? `${x.kind} ${what}: ${x.why}` : x.why);
+  }));
   $('missing-section').hidden = d.missing.length === 0;
 
   const repos = [...new Set(d.findings.filter((f) => f.severity !== 'info').map((f) => f.upstream).filter(Boolean))];
-  $('report-hint').textContent = repos.length ? `Report to ${repos.join(', ')}; the Markdown includes each project's contribution rules.` : '';
-  $('report').hidden = false;
+  reportReady(true, repos.length ? `Report to ${repos.join(', ')}; the Markdown includes each project's contribution rules.` : '');
+}
+
+/** What the report's hint says while there is no diagnosis. */
+const REPORT_WAITING = 'Diagnose a target first: the Markdown is its report.';
+
+/** "Copy as Markdown" works only with a diagnosis on screen: before one it is disabled. */
+function reportReady(ready, hint = '') {
+  $('copy-markdown').disabled = !ready;
+  $('report-hint').textContent = ready ? hint : REPORT_WAITING;
+}
+
+/** The layer stack of the diagnosis on screen, sized to the panel it is drawn in. */
+function drawPicture(d) {
+  const frame = $('picture-frame');
+  $('picture').hidden = false;
+  frame.replaceChildren(picture(d, { width: frame.clientWidth || $('result').clientWidth }));
+}
+
+/** Backtick spans of a rule's summary as code elements, the rest as text. */
+function withCode(text) {
+  return text.split(/(`[^`]+`)/).filter(Boolean).map((part) =>
+    (part.length > 2 && part.startsWith('`') && part.endsWith('`') ? el('code', {}, part.slice(1, -1)) : document.createTextNode(part)));
 }
 
 function findingItem(f) {
@@ -182,7 +360,7 @@ function evidenceItem(e) {
   details.addEventListener('toggle', () => {
     if (!details.open || pre.textContent) return;
     try {
-      pre.textContent = JSON.stringify(object(bundleInputs(), o), null, 2);
+      pre.textContent = JSON.stringify(currentBundle(bundleInputs()).object(o), null, 2);
     } catch (err) {
       pre.textContent = err.message;
     }
@@ -239,7 +417,7 @@ function renderRules(all) {
     return el('section', { 'data-layer': layer },
       el('h3', {}, layer),
       ...items.map((r) => el('details', { 'data-rule': r.id },
-        el('summary', {}, `${r.id} — ${r.summary}`),
+        el('summary', {}, `${r.id} — `, ...withCode(r.summary)),
         el('pre', {}, r.documentation))));
   });
   $('rules').replaceChildren(...groups.filter(Boolean));
@@ -266,27 +444,72 @@ async function loadExample() {
   recompute();
 }
 
+/** `fn` after `ms` of quiet; `.now()` runs it at once, dropping a wait in progress. */
 function debounce(fn, ms) {
   let t;
-  return () => { setReady(false); clearTimeout(t); t = setTimeout(fn, ms); };
+  const later = () => { setReady(false); clearTimeout(t); t = setTimeout(fn, ms); };
+  later.now = () => { clearTimeout(t); fn(); };
+  return later;
+}
+
+// A paste or a drop is the whole input arriving at once: read it now. Typing waits for a pause.
+const WHOLE_INPUT = new Set(['insertFromPaste', 'insertFromDrop', 'insertReplacementText']);
+
+// Pasted text this large becomes an input of its own, listed like a dropped file, instead of
+// going into the text box: a browser takes seconds to lay out megabytes in a text box.
+const LARGE_PASTE = 1 << 20;
+
+function pasteLarge(e) {
+  const text = e.clipboardData?.getData('text/plain') ?? '';
+  if (text.length < LARGE_PASTE) return; // the text box takes it, and its input event follows
+  e.preventDefault();
+  files = files.concat({ name: 'pasted text', text });
+  renderFiles();
+  recompute();
 }
 
 async function main() {
   setReady(false);
+  const tabs = createTabs($('tabs'), {
+    // The picture is sized to its panel: one drawn while the panel was hidden is redrawn.
+    onSelect: (id) => { if (id === 'diagnose' && shown) drawPicture(shown.d); },
+  });
+  tabs.add({ id: 'diagnose', label: 'Diagnose', panel: $('panel-diagnose') });
+  tabs.add({ id: 'rules', label: 'Rules', panel: $('panel-rules') });
+  $('picture-legend').replaceChildren(legend());
+  reportReady(false);
+  let lastWidth = 0;
+  new ResizeObserver(() => {
+    const w = $('result').clientWidth;
+    if (shown && w !== lastWidth) drawPicture(shown.d);
+    lastWidth = w;
+  }).observe($('result'));
   await init();
   $('version').textContent = `kubectl-layer ${version()}`;
   const all = rules();
   renderRules(all);
   $('rule-filter').addEventListener('input', () => renderRules(all));
-  $('bundle').addEventListener('input', debounce(recompute, 200));
+  const typed = debounce(recompute, 200);
+  $('bundle').addEventListener('input', (e) => (WHOLE_INPUT.has(e.inputType) ? typed.now() : typed()));
+  $('bundle').addEventListener('paste', pasteLarge);
   $('target').addEventListener('change', () => runDiagnosis());
   $('diagnose').addEventListener('click', () => recompute());
   $('files').addEventListener('change', (e) => { readFiles(e.target.files); e.target.value = ''; });
   $('clear').addEventListener('click', () => { $('bundle').value = ''; files = []; renderFiles(); recompute(); });
   $('load-example').addEventListener('click', loadExample);
+  $('fit').addEventListener('click', runFit);
   $('copy-markdown').addEventListener('click', async (e) => {
-    if (!shown) return;
-    const ok = await copyText(markdown(shown.d));
+    if (!shown || e.target.disabled) return;
+    let md;
+    try {
+      // A fitted piece of work exists only in fit's answer, not in the pasted bundle: its
+      // Markdown is made from that answer.
+      md = shown.target.startsWith(FIT_PREFIX) ? markdown(shown.d) : currentBundle(bundleInputs()).markdown(shown.target);
+    } catch (err) {
+      showError(err.message);
+      return;
+    }
+    const ok = await copyText(md);
     e.target.textContent = ok ? 'Copied Markdown' : 'Copy failed';
     setTimeout(() => { e.target.textContent = 'Copy as Markdown'; }, 1500);
   });

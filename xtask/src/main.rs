@@ -3,6 +3,7 @@
 
 mod bench;
 mod fuzz;
+mod mcp;
 mod tools;
 mod wasm;
 mod web;
@@ -16,25 +17,32 @@ cargo xtask <task>
 
   ci            every check CI runs: fmt, clippy (warnings denied), the scenario consistency
                 check, tests, docs --check, the core built for wasm32-unknown-unknown
-                (installs the target if missing), wasm-test, web-test, bench --quick and
-                fuzz --seconds 45, then demo; installs what a fresh machine lacks (wasm32
-                target, wasm-bindgen-cli, Chromium, kubectl, PyYAML, cargo-fuzz)
+                (installs the target if missing), wasm-test, mcp-test, web-test, bench --quick
+                and fuzz --seconds 45, then demo; installs what a fresh machine lacks (wasm32
+                target, wasm-bindgen-cli, Chromium, kubectl, PyYAML, prometheus-client, Node
+                and npm, cargo-fuzz)
   demo          the main job with no cluster: the release CLI on every built-in example
                 scenario, then the verdicts by layer
   wasm          build the npm package into wasm/pkg/ (installs the wasm32 target and the
                 wasm-bindgen-cli of Cargo.lock where missing)
   wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
                 Node against the native CLI
+  mcp-test      `kubectl layer mcp` through the MCP TypeScript SDK's client in Node: every
+                tool on every scenario against the CLI, errors, a live call, the README's
+                client configuration
   web           build the offline page into web-demo/dist/ (builds the npm package first)
   serve [--port N]  build and serve it on 127.0.0.1 (default 8080) with its
                 Content-Security-Policy
-  web-test      browser tests: Debian's Chromium (installed where missing) + playwright-core
-                through every scenario
+  web-test [--record]  browser tests: Debian's Chromium (installed where missing) +
+                playwright-core through every scenario, and the page's paste-to-verdict time
+                on a 20 MB gen-cluster bundle against the release CLI's `why` (--record:
+                that ratio into docs/benchmarks.md)
   gen-cluster --nodes N --pods M [--seed S] [--out FILE]
                 a realistic synthetic cluster (kubectl List JSON), deterministic for a seed
   bench [--quick]  scan/why/memory/growth on gen-cluster bundles against serde_json in the
-                same run, jq as a peer, WASM in Node against native; ratios, never limits,
-                into docs/benchmarks.md (--quick: small sizes, into target/)
+                same run, every --shape at 1k/20k and 5k/100k, jq as a peer, WASM in Node
+                against native; ratios, never limits, into docs/benchmarks.md (--quick:
+                small sizes, every shape at one, into target/)
   fuzz [--seconds N] [bundle|diagnose]
                 the cargo-fuzz targets of fuzz/ (installs cargo-fuzz), N seconds each
                 (default 60), seeded with every scenario bundle; a crash fails the task
@@ -54,6 +62,7 @@ fn main() -> ExitCode {
         Some("docs") => docs(args.iter().any(|a| a == "--check")),
         Some("wasm") => wasm::build(),
         Some("wasm-test") => wasm::test(),
+        Some("mcp-test") => mcp::test(),
         Some("web") => web::build().map(|_| ()),
         Some("serve") => web::serve(
             args.iter()
@@ -62,7 +71,7 @@ fn main() -> ExitCode {
                 .and_then(|p| p.parse().ok())
                 .unwrap_or(8080),
         ),
-        Some("web-test") => web::test(),
+        Some("web-test") => web::test(args.iter().any(|a| a == "--record")),
         Some("gen-cluster") => run(cargo()
             .args([
                 "run",
@@ -180,8 +189,10 @@ fn ci() -> Result<(), String> {
     ]))?;
     // The npm package: built, packed, installed in a scratch project, replayed against the CLI.
     wasm::test()?;
+    // The MCP server through a real MCP client.
+    mcp::test()?;
     // The offline page in a real browser, every scenario.
-    web::test()?;
+    web::test(false)?;
     // Benchmarks report, never fail on timings; CI runs them small so they keep working.
     bench::bench(true)?;
     // The fuzz targets, 45 s each: a crash or a hang fails CI with its input.

@@ -21,6 +21,12 @@ pub enum Tool {
     Kubectl,
     /// PyYAML, for the scenario consistency checker.
     PyYaml,
+    /// The Python `prometheus_client`, whose exposition-format parser reads `scan -o
+    /// prometheus` and the exporter's /metrics in the CLI tests.
+    PrometheusClient,
+    /// Node 18 or later with npm, for the npm package, the page and the MCP client tests
+    /// (Debian's nodejs and npm where missing).
+    Node,
     /// cargo-fuzz, for the fuzz targets.
     CargoFuzz,
     /// zsh, for the completion tests (bash is the image's own).
@@ -36,6 +42,8 @@ pub const ALL: &[Tool] = &[
     Tool::Kubectl,
     Tool::Chromium,
     Tool::PyYaml,
+    Tool::PrometheusClient,
+    Tool::Node,
     Tool::CargoFuzz,
     Tool::Zsh,
     Tool::BashCompletion,
@@ -67,6 +75,12 @@ fn present(t: Tool) -> Result<bool, String> {
         Tool::Chromium => Path::new(&chromium()).exists(),
         Tool::Kubectl => succeeds(Command::new("kubectl").args(["version", "--client"])),
         Tool::PyYaml => succeeds(Command::new("python3").args(["-c", "import yaml"])),
+        Tool::PrometheusClient => {
+            succeeds(Command::new("python3").args(["-c", "import prometheus_client.parser"]))
+        }
+        Tool::Node => {
+            node_major().is_some_and(|v| v >= 18) && succeeds(Command::new("npm").arg("--version"))
+        }
         Tool::CargoFuzz => crate::fuzz::installed(),
         Tool::Zsh => succeeds(Command::new("zsh").args(["-c", "exit 0"])),
         Tool::BashCompletion => Path::new("/usr/share/bash-completion/bash_completion").exists(),
@@ -93,6 +107,17 @@ fn install(t: Tool) -> Result<(), String> {
         Tool::PyYaml => {
             run(Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyyaml"]))
         }
+        Tool::PrometheusClient => run(Command::new("python3").args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "prometheus-client",
+        ])),
+        Tool::Node => {
+            apt("nodejs")?;
+            apt("npm")
+        }
         Tool::CargoFuzz => crate::fuzz::ensure(),
         Tool::Zsh => apt("zsh"),
         Tool::BashCompletion => apt("bash-completion"),
@@ -104,6 +129,18 @@ fn apt(package: &str) -> Result<(), String> {
     run(Command::new("apt-get")
         .args(["install", "-y", "-qq", package])
         .env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
+/// The major version of `node` on $PATH.
+fn node_major() -> Option<u32> {
+    let out = Command::new("node").arg("--version").output().ok()?;
+    let v = String::from_utf8_lossy(&out.stdout);
+    v.trim()
+        .trim_start_matches('v')
+        .split('.')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// The Chromium the browser tests drive: `$CHROMIUM`, else Debian's.

@@ -3,7 +3,8 @@
 //! `web` builds `web-demo/dist/`: the page sources, the npm package's browser entry (`pkg/`) and
 //! the built-in example scenarios (`examples/`). `serve` serves it on 127.0.0.1 with the
 //! Content-Security-Policy header. `web-test` drives Debian's Chromium with playwright-core
-//! through every scenario (`web-demo/tests/e2e.test.mjs`).
+//! through every scenario (`web-demo/tests/e2e.test.mjs`), and saves screenshots of the layer
+//! picture at 1280 and 390 px into `<target dir>/shots/`.
 
 use crate::{root, run};
 use std::io::{BufRead, BufReader, Write};
@@ -59,13 +60,7 @@ pub fn build() -> Result<PathBuf, String> {
             .to_string();
         let file = format!("{name}.{ext}");
         std::fs::copy(&bundle, examples.join(&file)).map_err(|e| e.to_string())?;
-        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap_or_default();
-        let title = readme
-            .lines()
-            .find(|l| l.starts_with('#'))
-            .map_or(name.clone(), |l| {
-                l.trim_start_matches('#').trim().to_string()
-            });
+        let title = example_title(&dir, &name)?;
         let target = expected
             .as_array()
             .and_then(|a| a.first())
@@ -83,6 +78,32 @@ pub fn build() -> Result<PathBuf, String> {
     .map_err(|e| e.to_string())?;
     eprintln!("==> web-demo/dist built ({} examples)", index.len());
     Ok(dist)
+}
+
+/// What the example list shows for a scenario: its README's first heading. A missing README,
+/// a README without a heading, or a heading that is only the folder name fails the build
+/// naming the scenario: the list would show `plc-kai-reservation-namespace` to a reader.
+fn example_title(dir: &Path, name: &str) -> Result<String, String> {
+    let path = dir.join("README.md");
+    let readme = std::fs::read_to_string(&path)
+        .map_err(|e| format!("scenario {name}: {}: {e}", path.display()))?;
+    readme_title(&readme, name).map_err(|why| format!("scenario {name}: README.md {why}"))
+}
+
+/// The first `# ` heading of a README, when it says more than the scenario's folder name.
+fn readme_title(readme: &str, name: &str) -> Result<String, String> {
+    let title = readme
+        .lines()
+        .find_map(|l| l.strip_prefix("# "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or("has no `# ` heading to title the example with")?;
+    if title == name {
+        return Err(format!(
+            "heading is only the folder name `{name}`: give the example a title"
+        ));
+    }
+    Ok(title.to_string())
 }
 
 fn mime(path: &Path) -> &'static str {
@@ -170,9 +191,43 @@ fn answer(dir: &Path, request_line: &str) -> (String, Vec<u8>) {
     (head, body)
 }
 
-/// Browser tests: Debian's Chromium driven by playwright-core (installed from web-demo's lock).
-pub fn test() -> Result<(), String> {
+/// The 20 MB bundle the browser test times the page on against the CLI's `why`.
+const BIG: (u32, u32) = (350, 7_000);
+
+/// The bundle of [`BIG`] from the release gen-cluster (seed 1), written afresh each run.
+fn big_bundle() -> Result<PathBuf, String> {
+    let (nodes, pods) = BIG;
+    let dir = crate::target_dir().join("web-test");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join(format!("cluster-{nodes}n-{pods}p-s1.json"));
+    run(
+        Command::new(crate::target_dir().join("release/gen-cluster"))
+            .args(["--nodes", &nodes.to_string(), "--pods", &pods.to_string()])
+            .args(["--seed", "1", "--out"])
+            .arg(&path),
+    )?;
+    Ok(path)
+}
+
+/// Browser tests: Debian's Chromium driven by playwright-core (installed from web-demo's lock),
+/// with the page timed against the release CLI on a 20 MB bundle; `record` writes that ratio
+/// into docs/benchmarks.md.
+pub fn test(record: bool) -> Result<(), String> {
     build()?;
+    // Release builds: the page is compared with the CLI as users run it.
+    run(crate::cargo().args([
+        "build",
+        "--release",
+        "-p",
+        "kubectl-layer",
+        "-p",
+        "kubectl-layer-tests",
+        "--bin",
+        "kubectl-layer",
+        "--bin",
+        "gen-cluster",
+    ]))?;
+    let big = big_bundle()?;
     let chromium = crate::tools::chromium();
     if std::env::var_os("CHROMIUM").is_none() {
         crate::tools::ensure(&[crate::tools::Tool::Chromium])?;
@@ -183,12 +238,36 @@ pub fn test() -> Result<(), String> {
     run(Command::new("npm")
         .args(["ci", "--no-audit", "--no-fund", "--silent"])
         .current_dir(&demo))?;
-    run(Command::new("node")
-        .args(["--test", "--test-reporter=spec", "tests/e2e.test.mjs"])
+    let mut node = Command::new("node");
+    node.args(["--test", "--test-reporter=spec", "tests/e2e.test.mjs"])
         .env("CHROMIUM", &chromium)
         .env("KL_SCENARIOS", root().join("tests/scenarios"))
         .env("KL_PKG", root().join("wasm/pkg"))
-        .current_dir(&demo))
+        .env("KL_BIG", &big)
+        .env("KL_CLI", crate::target_dir().join("release/kubectl-layer"))
+        // Screenshots of the layer picture, outside the repository, for a person to look at.
+        .env("KL_SHOTS", crate::target_dir().join("shots"))
+        .current_dir(&demo);
+    if record {
+        node.env("KL_RECORD", root().join("docs/benchmarks.md"));
+    }
+    run(&mut node)
+}
+
+/// The markers of the page's section in docs/benchmarks.md, which the browser test writes.
+const WEB_SECTION: (&str, &str) = ("<!-- web-page:", "<!-- /web-page -->");
+
+/// `new` (docs/benchmarks.md as `cargo xtask bench` writes it) with the web page's section of
+/// `old` carried over: the bench does not measure the page, and must not drop its figures.
+pub fn keep_web_section(old: &str, new: &str) -> String {
+    let (begin, end) = WEB_SECTION;
+    let section = old
+        .find(begin)
+        .and_then(|a| old[a..].find(end).map(|b| &old[a..a + b + end.len()]));
+    match section {
+        Some(s) if !new.contains(begin) => format!("{}\n\n{s}\n", new.trim_end()),
+        _ => new.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -201,6 +280,46 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         std::fs::write(dir.join("index.html"), "<p>hi</p>").expect("index");
         dir.canonicalize().expect("canonical")
+    }
+
+    #[test]
+    fn an_example_is_titled_by_its_readme_s_first_heading() {
+        assert_eq!(
+            readme_title("# A Job waiting for quota\n\n## More\n", "kq").as_deref(),
+            Ok("A Job waiting for quota")
+        );
+        let none = readme_title("Prose only.\n## Not a title\n", "kq").expect_err("no title");
+        assert!(none.contains("no `# ` heading"), "{none}");
+        let folder = readme_title("# kq\n", "kq").expect_err("folder name");
+        assert!(folder.contains("`kq`"), "{folder}");
+        let dir = std::env::temp_dir().join(format!("kl-title-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let missing = example_title(&dir, "no-readme").expect_err("no README");
+        assert!(missing.starts_with("scenario no-readme: "), "{missing}");
+        // Every scenario of the repository has one.
+        for (dir, _, _) in crate::scenarios().expect("scenarios") {
+            let name = dir
+                .file_name()
+                .expect("named")
+                .to_string_lossy()
+                .to_string();
+            example_title(&dir, &name).expect("titled");
+        }
+    }
+
+    #[test]
+    fn the_bench_keeps_the_page_s_figures() {
+        let section = "<!-- web-page: x -->\n## Web page\n| page | 1.5× |\n<!-- /web-page -->";
+        let old = format!("# Benchmarks\n\nold figures\n\n{section}\n\n## Notes\n");
+        let kept = keep_web_section(&old, "# Benchmarks\n\nnew figures\n");
+        assert_eq!(kept, format!("# Benchmarks\n\nnew figures\n\n{section}\n"));
+        // Nothing to carry: the new text as it is.
+        assert_eq!(keep_web_section("# old", "# new\n"), "# new\n");
+        // A half-written section (no end marker) is not carried.
+        assert_eq!(
+            keep_web_section("<!-- web-page: x\n| 1× |", "# new\n"),
+            "# new\n"
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub fn main() {
         (Some(m), Some(p)) => (m.as_str(), p.as_str()),
         _ => {
             eprintln!(
-                "usage: scale scan|why|pick|parse|value|ignored|read FILE [ARGS] | scale dump DIR"
+                "usage: scale scan|why|fit|pick|parse|value|ignored|read FILE [ARGS] | scale dump DIR"
             );
             std::process::exit(2);
         }
@@ -120,6 +120,27 @@ pub fn main() {
             json!({"mode": mode, "bytes": bytes, "target": target, "readMs": read_ms,
                    "indexMs": index_ms, "diagnoseMs": diagnose_ms, "ms": index_ms + diagnose_ms,
                    "indexedMs": best, "verdict": d.verdict.layer})
+        }
+        "fit" => {
+            // As `kubectl layer fit MANIFEST -f FILE` does from the bundle's text: parse the
+            // cluster, place the manifest, index the whole once and diagnose its work.
+            let manifest = args.get(2).expect("manifest");
+            let engine = Engine::builtin().expect("rules");
+            let manifest = std::fs::read_to_string(manifest).expect("read manifest");
+            let manifest = Bundle::parse(manifest).expect("manifest");
+            let t = Instant::now();
+            let bundle = Bundle::parse(text).expect("bundle");
+            let parse_ms = ms(t);
+            let t = Instant::now();
+            let opts = layer_core::fit::FitOptions {
+                threads,
+                ..Default::default()
+            };
+            let ds = layer_core::fit::fit(&engine, bundle, &manifest, &opts).expect("fit");
+            let fit_ms = ms(t);
+            json!({"mode": mode, "bytes": bytes, "readMs": read_ms, "parseMs": parse_ms,
+                   "fitMs": fit_ms, "ms": parse_ms + fit_ms,
+                   "verdicts": ds.iter().map(|d| d.verdict.layer).collect::<Vec<_>>()})
         }
         "pick" => {
             let ix = Index::new(Bundle::parse(text).expect("bundle"));

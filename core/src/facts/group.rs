@@ -66,14 +66,23 @@ pub struct LwsMembership<'v> {
 }
 
 impl<'v> LwsMembership<'v> {
+    /// The membership a pod's labels state; None when it names no LeaderWorkerSet.
     pub fn of(pod: &'v Value) -> Option<LwsMembership<'v>> {
         let lws = label(pod, "leaderworkerset.sigs.k8s.io/name")?;
-        let group_index = label(pod, "leaderworkerset.sigs.k8s.io/group-index").unwrap_or("0");
-        Some(LwsMembership {
+        Some(LwsMembership::in_lws(lws, Some(pod)))
+    }
+
+    /// The group of the LeaderWorkerSet `lws` that `pod` is in (its group-index label); group
+    /// `0` when there is no pod or it has no such label.
+    pub fn in_lws(lws: &'v str, pod: Option<&'v Value>) -> LwsMembership<'v> {
+        let group_index = pod
+            .and_then(|p| label(p, "leaderworkerset.sigs.k8s.io/group-index"))
+            .unwrap_or("0");
+        LwsMembership {
             lws,
             group_index,
             leader: format!("{lws}-{group_index}"),
-        })
+        }
     }
 }
 

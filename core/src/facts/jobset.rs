@@ -86,23 +86,28 @@ pub struct ReplicatedJobRow {
     pub pods_per_job: u64,
 }
 
+/// Each replicated job of the JobSet `js` against its child Jobs `jobs`: the one count both
+/// `$.facts.jobSet` and `$.facts.grouping.jobSet` show.
+pub fn rows(js: &Value, jobs: &[Value]) -> Vec<ReplicatedJobRow> {
+    replicated_jobs(js)
+        .into_iter()
+        .map(|rj| ReplicatedJobRow {
+            name: rj.name.to_string(),
+            replicas: rj.replicas,
+            jobs_present: rj.present_in(jobs),
+            pods_per_job: rj.pods_per_job,
+        })
+        .collect()
+}
+
 /// `$.facts.jobSet`, for the view's `jobSet` subject; null without one.
 pub fn fact(ctx: &Ctx) -> Option<JobSetFact> {
     let id = ctx.id("jobSet")?;
     let ix = ctx.ix;
     let js = ix.value(id);
     let jobs: Vec<Value> = child_jobs(ix, id).map(|c| ix.value(c)).collect();
-    let mut rows = Vec::new();
-    let mut expected = 0;
-    for rj in replicated_jobs(&js) {
-        expected += rj.replicas;
-        rows.push(ReplicatedJobRow {
-            name: rj.name.to_string(),
-            replicas: rj.replicas,
-            jobs_present: rj.present_in(&jobs),
-            pods_per_job: rj.pods_per_job,
-        });
-    }
+    let rows = rows(&js, &jobs);
+    let expected = rows.iter().map(|r| r.replicas).sum();
     let suspended = jobs
         .iter()
         .filter(|j| j.pointer("/spec/suspend") == Some(&Value::Bool(true)))

@@ -89,6 +89,8 @@ pub struct Ctx<'a> {
     pub ids: &'a BTreeMap<String, Vec<ObjId>>,
     /// The objects the work is made of, target first (what the signals are read from).
     pub linked: &'a [ObjId],
+    /// The LocalQueue and ClusterQueue the work names, as the view linked them.
+    pub queues: &'a admission::QueueNames,
     /// What the work is now.
     pub state: &'a work::WorkState,
     /// "Now", epoch seconds, when known, and where it came from.

@@ -201,7 +201,7 @@ pub static FACTS: &[FactDef] = &[
         Area,
         placement::facts,
         "core/src/facts/placement/mod.rs",
-        "untolerated taints (ten rows per distinct taint, every node named) and the missing toleration, for a pod not yet bound to a node; selector labels and who carries them; cordoned nodes (likewise); scheduling gates; scheduler silence; containers adding up; volumes; KAI queue limit, parent queue, stale conditions; reservation namespaces; gang groups"
+        "untolerated taints (ten rows per distinct taint, every node named) and the missing toleration, for a pod not yet bound to a node; selector labels and who carries them; cordoned nodes (likewise); scheduler silence (the scheduling gates are admission's); containers adding up; volumes; KAI queue limit, parent queue, stale conditions; reservation namespaces; gang groups"
     ),
     fact!(
         "runtime",

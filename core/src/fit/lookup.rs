@@ -1,17 +1,27 @@
 //! Looking things up before the index exists: `fit` decides what the controllers would make
 //! of the manifest from the cluster bundle and the manifest itself, then indexes the whole
-//! once. Each lookup is a pass over the objects' identities (no JSON is read but the object
-//! found), and there are a handful per piece of work.
+//! once. Lookups by identity go through a map of the cluster's identities, built on the first
+//! (no JSON is read but the object found).
 
 use crate::bundle::{Bundle, group_of};
+use crate::template::Fnv;
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::cell::OnceCell;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
+
+/// An object's identity as the bundle spells it: group, kind, namespace, name.
+type Ident<'a> = (&'a str, &'a str, Option<&'a str>, &'a str);
 
 /// The cluster bundle and the manifest's objects, searched by identity (the manifest first:
 /// applying it would replace the cluster's copy).
 pub(super) struct Lookup<'a> {
     pub cluster: &'a Bundle,
     pub manifest: &'a [Value],
+    /// Each cluster identity's position (the last of repeats, as the bundle keeps it), built
+    /// on the first lookup: the ExtendedResourceToleration scan looks up owners by the
+    /// thousand, and a pass over a 5,000-node bundle's objects per lookup took seconds.
+    by_ident: OnceCell<HashMap<Ident<'a>, usize, BuildHasherDefault<Fnv>>>,
 }
 
 fn ident(v: &Value) -> (&str, &str, Option<&str>, &str) {
@@ -24,7 +34,15 @@ fn ident(v: &Value) -> (&str, &str, Option<&str>, &str) {
     )
 }
 
-impl Lookup<'_> {
+impl<'a> Lookup<'a> {
+    pub fn new(cluster: &'a Bundle, manifest: &'a [Value]) -> Self {
+        Lookup {
+            cluster,
+            manifest,
+            by_ident: OnceCell::new(),
+        }
+    }
+
     /// The object of this identity, from the manifest or the cluster.
     pub fn find(&self, group: &str, kind: &str, ns: Option<&str>, name: &str) -> Option<Value> {
         if let Some(v) = self
@@ -34,17 +52,27 @@ impl Lookup<'_> {
         {
             return Some(v.clone());
         }
-        self.cluster
-            .objects()
-            .iter()
-            .rev()
-            .find(|o| {
-                o.name == name
-                    && o.kind == kind
-                    && o.namespace.as_deref() == ns
-                    && o.group() == group
-            })
-            .map(|o| self.cluster.value(o))
+        let cluster = self.cluster;
+        let map = self.by_ident.get_or_init(|| {
+            cluster
+                .objects()
+                .iter()
+                .enumerate()
+                .map(|(i, o)| {
+                    (
+                        (
+                            o.group(),
+                            o.kind.as_str(),
+                            o.namespace.as_deref(),
+                            o.name.as_str(),
+                        ),
+                        i,
+                    )
+                })
+                .collect()
+        });
+        map.get(&(group, kind, ns, name))
+            .map(|&i| cluster.value(&cluster.objects()[i]))
     }
 
     /// Whether the bundle shows Kueue: a Kueue object, or a live read's discovery listing its
@@ -112,100 +140,90 @@ impl Lookup<'_> {
     }
 }
 
-/// How many GPU pods are looked at for the ExtendedResourceToleration plugin's mark.
+/// How many device pods are looked at for the ExtendedResourceToleration plugin's mark.
 const TOLERATION_SCAN: usize = 2000;
-
-/// What a pod is read for here: its owners, tolerations and what it requests.
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct PodLite {
-    metadata: MetaLite,
-    spec: PodSpecLite,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct MetaLite {
-    namespace: Option<String>,
-    owner_references: Vec<OwnerLite>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct OwnerLite {
-    api_version: String,
-    kind: String,
-    name: String,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct PodSpecLite {
-    tolerations: Vec<Value>,
-    containers: Vec<ContainerLite>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct ContainerLite {
-    resources: ResourcesLite,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct ResourcesLite {
-    requests: BTreeMap<String, Value>,
-    limits: BTreeMap<String, Value>,
-}
 
 /// The toleration the ExtendedResourceToleration admission plugin adds for resource `r`.
 pub(super) fn extended_resource_toleration(r: &str) -> Value {
     serde_json::json!({"key": r, "operator": "Exists", "effect": "NoSchedule"})
 }
 
+/// The extended resources (names with a `/`) a pod's containers ask for.
+pub(super) fn extended_resources(pod: &Value) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        for k in ["requests", "limits"] {
+            for r in c["resources"][k]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(r, _)| r)
+            {
+                if r.contains('/') && !out.contains(r) {
+                    out.push(r.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
 impl Lookup<'_> {
     /// A pod of the cluster that shows the ExtendedResourceToleration admission plugin at
     /// work: it carries the toleration the plugin adds for an extended resource it asks for,
     /// which its controller's template does not. Then the API server adds the same to the
-    /// manifest's pods. The first few thousand device pods are looked at.
+    /// manifest's pods. Only pods whose text has a toleration with `Exists` are read, and the
+    /// first few thousand of those.
     pub fn extended_resource_tolerations(&self) -> Option<String> {
         let mut looked = 0;
         for o in self.cluster.objects() {
             if o.kind != "Pod" || !o.group().is_empty() {
                 continue;
             }
-            let Some(pod) = self.cluster.typed::<PodLite>(o) else {
-                continue;
-            };
-            let extended: Vec<&String> = pod
-                .spec
-                .containers
-                .iter()
-                .flat_map(|c| c.resources.requests.keys().chain(c.resources.limits.keys()))
-                .filter(|r| r.contains('/'))
-                .collect();
-            if extended.is_empty() {
+            let raw = self.cluster.raw(o);
+            if !(raw.contains("\"tolerations\"") && raw.contains("\"Exists\"")) {
                 continue;
             }
             looked += 1;
             if looked > TOLERATION_SCAN {
                 return None;
             }
-            let Some(owner) = pod.metadata.owner_references.first() else {
+            let pod = self.cluster.value(o);
+            let tolerations = pod
+                .pointer("/spec/tolerations")
+                .and_then(Value::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            // The plugin's marks first (no lookup for a pod without one), then whether the
+            // owner's template has the same.
+            let marked: Vec<String> = extended_resources(&pod)
+                .into_iter()
+                .filter(|r| tolerations.contains(&extended_resource_toleration(r)))
+                .collect();
+            if marked.is_empty() {
+                continue;
+            }
+            let Some(owner) = pod
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .and_then(|o| o.first())
+            else {
                 continue;
             };
+            let s = |k: &str| owner.get(k).and_then(Value::as_str).unwrap_or("");
             let Some(ov) = self.find(
-                group_of(&owner.api_version),
-                &owner.kind,
-                pod.metadata.namespace.as_deref(),
-                &owner.name,
+                group_of(s("apiVersion")),
+                s("kind"),
+                o.namespace.as_deref(),
+                s("name"),
             ) else {
                 continue;
             };
-            let Some(template) = ov
-                .pointer("/spec/template/spec")
-                .or_else(|| ov.pointer("/spec/jobTemplate/spec/template/spec"))
-            else {
+            let Some(template) = ov.pointer("/spec/template/spec") else {
                 continue;
             };
             let in_template = |t: &Value| {
@@ -214,17 +232,17 @@ impl Lookup<'_> {
                     .and_then(Value::as_array)
                     .is_some_and(|ts| ts.contains(t))
             };
-            for r in extended {
-                let t = extended_resource_toleration(r);
-                if pod.spec.tolerations.contains(&t) && !in_template(&t) {
-                    return Some(format!(
-                        "Pod {}/{} carries a toleration for {r} (Exists, NoSchedule) that its {} {} does not: the API server runs the ExtendedResourceToleration admission plugin, so fit adds the same to the manifest's pods that ask for an extended resource",
-                        o.namespace.as_deref().unwrap_or(""),
-                        o.name,
-                        owner.kind,
-                        owner.name
-                    ));
-                }
+            if let Some(r) = marked
+                .iter()
+                .find(|r| !in_template(&extended_resource_toleration(r)))
+            {
+                return Some(format!(
+                    "Pod {}/{} carries a toleration for {r} (Exists, NoSchedule) that its {} {} does not: the API server runs the ExtendedResourceToleration admission plugin, so fit adds the same to the manifest's pods that ask for an extended resource",
+                    o.namespace.as_deref().unwrap_or(""),
+                    o.name,
+                    s("kind"),
+                    s("name")
+                ));
             }
         }
         None

@@ -23,7 +23,7 @@ use crate::diagnosis::{Diagnosis, Missing};
 use crate::engine::{Engine, Options};
 use crate::error::FitError;
 use crate::index::{Hypothesis, Index, ObjId};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// What `fit` does not model, said in every diagnosis it writes.
 pub const NOT_MODELLED: &[&str] = &[
@@ -193,10 +193,7 @@ pub fn place(cluster: Bundle, manifest: &Bundle, opts: &FitOptions) -> Result<Pl
     let submitted = read_manifest(manifest, opts, &mut uids)?;
     let (cluster, aside, aside_notes) = set_aside_copies(cluster, &submitted, opts.threads);
     let values: Vec<Value> = submitted.iter().map(|s| s.value.clone()).collect();
-    let look = lookup::Lookup {
-        cluster: &cluster,
-        manifest: &values,
-    };
+    let look = lookup::Lookup::new(&cluster, &values);
     let plugin = look.extended_resource_tolerations();
     // The controllers' work: each piece of work and what would be made of it.
     let mut made: Vec<Value> = Vec::new();
@@ -311,9 +308,9 @@ fn read_manifest(
         ] {
             meta.remove(k);
         }
-        meta.insert("uid".into(), json!(uids.next()));
+        meta.insert("uid".into(), uids.next().into());
         match &ns {
-            Some(n) => meta.insert("namespace".into(), json!(n)),
+            Some(n) => meta.insert("namespace".into(), n.as_str().into()),
             None => meta.remove("namespace"),
         };
         if let Some(m) = v.as_object_mut() {
@@ -417,10 +414,17 @@ fn index_with(
     aside: Option<aside::SetAside>,
     threads: usize,
 ) -> Index {
-    let list = json!({"apiVersion": "v1", "kind": "List", "items": made});
+    let mut list = String::from(r#"{"apiVersion":"v1","kind":"List","items":["#);
+    for (i, v) in made.iter().enumerate() {
+        if i > 0 {
+            list.push(',');
+        }
+        list.push_str(&v.to_string());
+    }
+    list.push_str("]}");
     // Made from parsed objects, so it parses; an error here would be a bug, and leaves the
     // cluster as it is.
-    if let Ok(b) = Bundle::parse(list.to_string()) {
+    if let Ok(b) = Bundle::parse(list) {
         cluster.merge(b);
     }
     let mut ix = Index::build(cluster, threads);

@@ -45,11 +45,11 @@ impl Uids {
 }
 
 /// Where the made objects go and what they share.
-pub(super) struct Ctx<'a> {
+pub(super) struct Ctx<'a, 'b> {
     pub uids: &'a mut Uids,
     /// The made objects' creation time: "now".
     pub created: Option<&'a str>,
-    pub look: &'a Lookup<'a>,
+    pub look: &'a Lookup<'b>,
     pub out: Vec<Value>,
     pub pods_made: u64,
     /// The API server adds a toleration for each extended resource a pod asks for
@@ -98,7 +98,7 @@ fn job_pods(job_spec: &Value) -> u64 {
     }
 }
 
-impl Ctx<'_> {
+impl Ctx<'_, '_> {
     /// Metadata of a made object.
     fn meta(
         &mut self,
@@ -565,26 +565,7 @@ fn stateful_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
 /// What the ExtendedResourceToleration admission plugin does to a pod: a `NoSchedule`
 /// toleration with `Exists` for each extended resource its containers ask for.
 fn add_extended_tolerations(pod: &mut Value) {
-    let mut wanted: Vec<String> = Vec::new();
-    for c in pod
-        .pointer("/spec/containers")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        for k in ["requests", "limits"] {
-            for r in c["resources"][k]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(r, _)| r)
-            {
-                if r.contains('/') && !wanted.contains(r) {
-                    wanted.push(r.clone());
-                }
-            }
-        }
-    }
+    let wanted = super::lookup::extended_resources(pod);
     if wanted.is_empty() {
         return;
     }

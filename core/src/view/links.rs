@@ -107,6 +107,7 @@ pub(super) struct Linked<'a> {
     pub chain: Vec<ObjId>,
     pub pod_value: Option<Value>,
     pub pod_summaries: Vec<PodSummary>,
+    pub queues: facts::admission::QueueNames,
 }
 
 /// Link every subject of the target's view but `nodes` (which cites what the facts found).
@@ -297,13 +298,17 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         b.event_sources.push(w);
     }
     let wl = workload_id.map(|w| b.value(w));
+    let label_on = chain_all
+        .iter()
+        .chain(pod.iter())
+        .copied()
+        .find(|&id| label(&b.value(id), "kueue.x-k8s.io/queue-name").is_some());
     let queue_name = wl
         .as_ref()
         .and_then(|w| str_at(w, "/spec/queueName").map(str::to_string))
         .or_else(|| {
-            chain_all.iter().chain(pod.iter()).find_map(|&id| {
-                label(&b.value(id), "kueue.x-k8s.io/queue-name").map(str::to_string)
-            })
+            let v = b.value(label_on?);
+            label(&v, "kueue.x-k8s.io/queue-name").map(str::to_string)
         });
     let mut cq_name = wl
         .as_ref()
@@ -326,6 +331,17 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
             ),
         }
     }
+    if cq_name.is_none() {
+        cq_name = wl
+            .as_ref()
+            .and_then(facts::admission::cluster_queue_in_message)
+            .map(str::to_string);
+    }
+    let queues = facts::admission::QueueNames {
+        local: queue_name,
+        label_on,
+        cluster: cq_name.clone(),
+    };
     if let Some(cq) = &cq_name {
         match ix.get("kueue.x-k8s.io", "ClusterQueue", None, cq) {
             Some(id) => {
@@ -480,6 +496,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         chain,
         pod_value,
         pod_summaries,
+        queues,
     }
 }
 

@@ -79,6 +79,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
         chain,
         pod_value,
         pod_summaries,
+        queues,
     } = links::link(ix, target);
     let tv = b.value(target);
     let state = facts::work::judge(ix, target, &tv, &pods);
@@ -101,6 +102,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
             subjects: &b.map,
             ids: &b.ids,
             linked: &linked,
+            queues: &queues,
             state: &state,
             now,
             now_source,
@@ -140,11 +142,11 @@ pub fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
 /// The target's status and whether it is settled, without building a whole view (for scan and
 /// the target list).
 pub fn status_of(ix: &Index, target: ObjId) -> (String, bool) {
-    let v = ix.value(target);
-    let pods = if ix.pod(target).is_none() {
-        links::work_pods(ix, target)
-    } else {
-        Vec::new()
+    // A pod's status is in the index: judging reads the object itself for other kinds only, and
+    // reading a pod back from the bundle's text costs more than the rest of its judgement.
+    let (v, pods) = match ix.pod(target) {
+        Some(_) => (Value::Null, Vec::new()),
+        None => (ix.value(target), links::work_pods(ix, target)),
     };
     let w = facts::work::judge(ix, target, &v, &pods);
     (w.status, w.settled)
@@ -182,5 +184,47 @@ mod tests {
         assert_eq!(names.len(), crate::facts::admission::AHEAD_NAMES);
         assert_eq!(names[0], "ml/w00");
         assert_eq!(names[15], "ml/w15");
+    }
+    /// The ClusterQueue is resolved once, when the view links it: a Workload whose LocalQueue
+    /// is not in the bundle but whose `QuotaReserved` message names its ClusterQueue gets that
+    /// ClusterQueue as a subject, and the admission facts name the same one and find it (they
+    /// used to resolve the name again, finding it named but not linked). The LocalQueue's own
+    /// `spec.clusterQueue` wins over the message when the bundle has it.
+    #[test]
+    fn the_cluster_queue_is_the_one_the_view_links() {
+        let bundle = |with_local_queue: bool| {
+            let mut items = vec![
+                json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+                    "metadata": {"name": "job-train", "namespace": "ml"},
+                    "spec": {"queueName": "team-a"},
+                    "status": {"conditions": [{"type": "QuotaReserved", "status": "False",
+                        "reason": "Inadmissible", "message": "ClusterQueue gpu-cq is inactive"}]}}),
+                json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+                    "metadata": {"name": "gpu-cq"}, "spec": {}}),
+                json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue",
+                    "metadata": {"name": "other-cq"}, "spec": {}}),
+            ];
+            if with_local_queue {
+                items.push(
+                    json!({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+                    "metadata": {"name": "team-a", "namespace": "ml"},
+                    "spec": {"clusterQueue": "other-cq"}}),
+                );
+            }
+            let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+            crate::Index::new(crate::Bundle::parse(text).expect("parses"))
+        };
+        for (with_local_queue, want) in [(false, "gpu-cq"), (true, "other-cq")] {
+            let ix = bundle(with_local_queue);
+            let id = ix
+                .get("kueue.x-k8s.io", "Workload", Some("ml"), "job-train")
+                .expect("the Workload is in the index");
+            let view = crate::view::build(&ix, id, None);
+            let linked = &view.value["clusterQueue"]["metadata"]["name"];
+            let fact = &view.value["facts"]["admission"]["clusterQueue"];
+            assert_eq!(linked, want, "with LocalQueue: {with_local_queue}");
+            assert_eq!(fact["name"], want, "{fact}");
+            assert_eq!(fact["found"], true, "{fact}");
+        }
     }
 }

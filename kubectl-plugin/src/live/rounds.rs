@@ -10,8 +10,8 @@
 //!    ([`plan::POD_NEEDS`], [`PodSigns`]), and the pods bound to a node (what each node holds);
 //!    for any other target, every row of [`plan::wants`] whose API exists, the namespace's pods,
 //!    every pod not finished and the Namespace;
-//! 4. events (for a pod: its namespace's, and its node's; else those of the objects that make
-//!    up the target, by uid, or the namespace's when there are many), the CRDs Kueue
+//! 4. events (for a namespaced target: its namespace's, and its nodes'; for a cluster-scoped
+//!    one, those of the objects that make it up, by uid, unless there are many), the CRDs Kueue
 //!    integrations depend on, fake-gpu-operator's topology ConfigMaps when its nodes exist,
 //!    and for a KAI pod whose binder waits on a reservation, where the reservation is made.
 //!
@@ -31,8 +31,8 @@ use super::links::{self, Family, Found, Links};
 use super::{Cluster, Collected, LiveError};
 use crate::plan::{self, PodSigns, Scope};
 
-/// Above this many objects, the target's events are read for its whole namespace at once
-/// instead of one field-selected request per object.
+/// Above this many objects, a cluster-scoped target's events are read in one list instead of
+/// one field-selected request per object.
 const EVENTS_PER_OBJECT_MAX: usize = 40;
 /// How far up an owner chain the owners are read.
 const OWNER_ROUNDS: usize = 8;
@@ -527,18 +527,27 @@ impl Cluster {
         reads
     }
 
-    /// Round 4: events of the target's objects (of a whole namespace for `scan`), the CRDs of
+    /// Round 4: events of the target's namespace or objects (of a whole namespace for `scan`), the CRDs of
     /// the integrations among them, fake-gpu-operator's topology when its nodes exist.
     fn follow_up(
         &self,
         family: Option<&Family>,
+        target_namespace: Option<&str>,
         namespace: Option<&str>,
         fake_gpu: bool,
     ) -> Vec<Read> {
         let events = core("Event", "events");
         let mut reads = Vec::new();
-        match family {
-            Some(f) if f.uids.len() <= EVENTS_PER_OBJECT_MAX => {
+        match (family, target_namespace) {
+            // A namespaced target's view links objects no owner reference reaches (an
+            // InferencePool's pods by selector, a Job's Workload by label), and their events
+            // are all in its namespace: one list holds them whatever the view links.
+            (Some(_), Some(ns)) => reads.push(
+                Read::list(&events, Some(ns))
+                    .cached()
+                    .because("events of the target's namespace: what each component said about the objects its diagnosis links"),
+            ),
+            (Some(f), None) if f.uids.len() <= EVENTS_PER_OBJECT_MAX => {
                 for uid in &f.uids {
                     reads.push(
                         Read::list(&events, None)
@@ -644,7 +653,10 @@ impl Cluster {
             });
             (family, fake_gpu)
         });
-        let reads = self.follow_up(family.as_ref(), namespace, fake_gpu);
+        let target_namespace = target
+            .and_then(Option::as_ref)
+            .and_then(|t| t.namespace.as_deref());
+        let reads = self.follow_up(family.as_ref(), target_namespace, namespace, fake_gpu);
         let fake_gpu = reads.iter().any(|r| r.kind == "ConfigMap");
         self.fetch_all(reads, haul).await?;
         if fake_gpu {

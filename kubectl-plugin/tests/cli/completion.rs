@@ -253,6 +253,8 @@ const SUBCOMMANDS: &[&str] = &[
     "fit",
     "scan",
     "bundle",
+    "mcp",
+    "exporter",
     "completion",
     "rbac",
     "layers",
@@ -296,7 +298,7 @@ fn check_static(shell: &str, prefix: &str, answers: &[Offered]) {
     assert_eq!(got, &["--all-namespaces"], "{shell} `{line}`");
     for (i, want) in [
         (4, &["text", "json", "markdown"][..]),
-        (5, &["text", "json", "markdown"]),
+        (5, &["text", "json", "markdown", "prometheus"]),
         (6, &["text", "json", "markdown"]),
         (7, &["text", "json", "markdown"]),
     ] {

@@ -8,6 +8,7 @@ mod completion;
 mod conventions;
 mod fit;
 mod live;
+mod metrics;
 mod offline;
 
 use std::path::PathBuf;

@@ -315,6 +315,57 @@ fn nesting_depth_is_limited_with_a_flag_that_raises_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn why_prints_the_timeline_when_asked_and_markdown_always() {
+    let path = scenario_bundle("kueue-admitted-no-gpu-room");
+    let why = |extra: &[&str]| {
+        let mut args = vec!["why", "job/trainer", "-n", "ml", "-f", &path];
+        args.extend_from_slice(extra);
+        stdout(&run(&args))
+    };
+    let plain = why(&[]);
+    assert!(!plain.contains("Timeline:"), "{plain}");
+    let with = why(&["--timeline"]);
+    let at = with.find("\nTimeline:\n").expect("a Timeline section");
+    let lines: Vec<&str> = with[at..].lines().skip(2).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("2026-11-20T09:52:41.814917Z")
+                && l.contains("placement")
+                && l.contains("Pod ml/trainer-7mzq4")
+                && l.contains("FailedScheduling")
+                && l.ends_with("(last of 4)")),
+        "{with}"
+    );
+    // Oldest first: the times never go back.
+    let times: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(|t| &t[..19])
+        .collect();
+    assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    let md = why(&["-o", "markdown"]);
+    assert!(md.contains("\n#### Timeline\n"), "{md}");
+    assert!(
+        md.contains(
+            "| `2026-11-20T09:38:10Z` | admission | Workload ml/job-trainer-7c9d2 | Admitted=True"
+        ),
+        "{md}"
+    );
+}
+
+/// The bundle file of the scenario `name`.
+fn scenario_bundle(name: &str) -> String {
+    scenarios::all()
+        .into_iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("no scenario {name}"))
+        .bundle_path
+        .to_string_lossy()
+        .to_string()
+}
+
 /// SECURITY.md says only what tests prove and names them: every test it names exists, so a
 /// renamed or deleted test cannot leave a claim standing on nothing.
 #[test]

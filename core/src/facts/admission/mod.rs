@@ -20,8 +20,8 @@ pub use quota_fit::{Intake, QuotaFit, QuotaRow};
 pub use workload::{AdmissionCheck, ReasonMessage, Requeue};
 
 use super::Ctx;
-use crate::index::Index;
-use crate::json::{label, str_at as s};
+use crate::index::{Index, ObjId};
+use crate::json::str_at as s;
 use regex::Regex;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -174,12 +174,36 @@ pub struct Integration {
     pub crd_age: Option<String>,
 }
 
+/// The queues a piece of work names, resolved once when the view links the Workload's
+/// LocalQueue and ClusterQueue, so that every admission fact, and the subjects rules read, name
+/// the same ones.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct QueueNames {
+    /// The LocalQueue: the Workload's `spec.queueName`, else the `kueue.x-k8s.io/queue-name`
+    /// label of the first of the target, its owners and the pod that carries one.
+    pub local: Option<String>,
+    /// The object carrying that label, when one does.
+    pub label_on: Option<ObjId>,
+    /// The ClusterQueue: the one the Workload was admitted into, else the LocalQueue's
+    /// `spec.clusterQueue`, else the one the Workload's `QuotaReserved` message names
+    /// (`ClusterQueue <name> is inactive` …, which Kueue writes when the queue is missing or
+    /// stopped, so that the bundle may lack the LocalQueue).
+    pub cluster: Option<String>,
+}
+
+/// The ClusterQueue a Workload's `QuotaReserved` message says is inactive, missing or stopped.
+pub fn cluster_queue_in_message(wl: &Value) -> Option<&str> {
+    let m = cond(wl, "QuotaReserved")?["message"].as_str()?;
+    Some(CQ_IN_MESSAGE.captures(m)?.get(1)?.as_str())
+}
+
 /// The admission layer's facts for one view; None when the work shows no sign of Kueue.
 pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
     let ix = ctx.ix;
     let sub = ctx.subjects;
     let wl = sub.get("workload");
-    let (queue_name, queue_label_on) = queue_name(sub, wl);
+    let queue_name = ctx.queues.local.clone();
+    let queue_label_on = ctx.queues.label_on.map(|id| display(&ix.value(id)));
     let gates = scheduling_gates(sub);
     if wl.is_none() && queue_name.is_none() && gates.kueue.is_empty() && gates.foreign.is_empty() {
         return None;
@@ -188,7 +212,7 @@ pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
         .get("target")
         .and_then(|t| s(t, "/metadata/namespace"))
         .map(str::to_string);
-    let cq_name = cluster_queue_name(sub, wl);
+    let cq_name = ctx.queues.cluster.as_deref();
     // How to name the queue in texts: the ClusterQueue when known, else the LocalQueue.
     let queue_ref = match (cq_name, &queue_name) {
         (Some(cq), _) => Some(format!("ClusterQueue {cq}")),
@@ -224,7 +248,7 @@ pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
             .filter(|w| {
                 cond_true(w, "QuotaReserved").is_none() && cond_true(w, "Finished").is_none()
             })
-            .and_then(|w| queue::position(ix, sub, w, ctx.now)),
+            .and_then(|w| queue::position(ix, ctx.queues, w, ctx.now)),
         evicted: wl.and_then(|w| workload::reason_message(cond_true(w, "Evicted"))),
         preempted: wl.and_then(|w| workload::reason_message(cond_true(w, "Preempted"))),
         preempted_by: wl.and_then(|w| workload::preempted_by(ix, w)),
@@ -238,7 +262,7 @@ pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
         kueue_gated_pods: gates.kueue_pods,
         foreign_gated_pods: gates.foreign_pods,
         intake: quota_fit::intake(ix, ctx.target),
-        quota_fit: quota_fit::quota_fit(ix, sub),
+        quota_fit: quota_fit::quota_fit(ix, sub, ctx.queues),
     })
 }
 
@@ -273,22 +297,6 @@ fn carriers(sub: &Map<String, Value>) -> Vec<&Value> {
     }
     out.extend(sub.get("pod"));
     out
-}
-
-/// The queue name the work asks for, and which object carries the queue-name label.
-fn queue_name(sub: &Map<String, Value>, wl: Option<&Value>) -> (Option<String>, Option<String>) {
-    let mut queue_name = wl.and_then(|w| s(w, "/spec/queueName")).map(str::to_string);
-    let mut label_on: Option<String> = None;
-    for c in carriers(sub) {
-        if let Some(q) = label(c, "kueue.x-k8s.io/queue-name") {
-            label_on = Some(display(c));
-            if queue_name.is_none() {
-                queue_name = Some(q.to_string());
-            }
-            break;
-        }
-    }
-    (queue_name, label_on)
 }
 
 /// The scheduling gates on the work's pods, Kueue's and others', with the pods that carry them.
@@ -384,20 +392,6 @@ fn local_queue(sub: &Map<String, Value>, name: &str) -> LocalQueue {
             .and_then(|lq| s(lq, "/spec/clusterQueue"))
             .map(str::to_string),
     }
-}
-
-/// The ClusterQueue: admitted into, named by the LocalQueue, or (when the bundle lacks the
-/// LocalQueue) named by the Workload's own `ClusterQueue <name> is inactive` message.
-fn cluster_queue_name<'v>(sub: &'v Map<String, Value>, wl: Option<&'v Value>) -> Option<&'v str> {
-    wl.and_then(|w| s(w, "/status/admission/clusterQueue"))
-        .or_else(|| {
-            sub.get("localQueue")
-                .and_then(|lq| s(lq, "/spec/clusterQueue"))
-        })
-        .or_else(|| {
-            let m = cond(wl?, "QuotaReserved")?["message"].as_str()?;
-            Some(CQ_IN_MESSAGE.captures(m)?.get(1)?.as_str())
-        })
 }
 
 /// The ClusterQueue `name`, as the view's `clusterQueue` subject shows it.

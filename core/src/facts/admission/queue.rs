@@ -3,7 +3,7 @@
 use crate::index::Index;
 use crate::json::str_at as s;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Where a Workload without a quota reservation stands in its queue.
 #[derive(Debug, Clone, Serialize)]
@@ -25,18 +25,12 @@ pub struct QueuePosition {
 /// known.
 pub(super) fn position(
     ix: &Index,
-    sub: &Map<String, Value>,
+    queues: &super::QueueNames,
     wl: &Value,
     now: Option<i64>,
 ) -> Option<QueuePosition> {
     // Compare by ClusterQueue when the bundle names it, else by LocalQueue (same namespace).
-    let cq = s(wl, "/status/admission/clusterQueue")
-        .map(str::to_string)
-        .or_else(|| {
-            sub.get("localQueue")
-                .and_then(|lq| s(lq, "/spec/clusterQueue"))
-                .map(str::to_string)
-        });
+    let cq = queues.cluster.clone();
     let my_ns = s(wl, "/metadata/namespace");
     let my_queue = s(wl, "/spec/queueName");
     if cq.is_none() && my_queue.is_none() {

@@ -94,7 +94,11 @@ pub(super) fn intake(ix: &Index, target: ObjId) -> Option<Intake> {
 }
 
 /// The quota fit of a Workload `fit` made; None for any other.
-pub(super) fn quota_fit(ix: &Index, sub: &Map<String, Value>) -> Option<QuotaFit> {
+pub(super) fn quota_fit(
+    ix: &Index,
+    sub: &Map<String, Value>,
+    queues: &super::QueueNames,
+) -> Option<QuotaFit> {
     let wl = sub.get("workload")?;
     let wl_id = ix.get(
         "kueue.x-k8s.io",
@@ -105,10 +109,7 @@ pub(super) fn quota_fit(ix: &Index, sub: &Map<String, Value>) -> Option<QuotaFit
     if !ix.not_submitted(wl_id) {
         return None;
     }
-    let cq_name = sub
-        .get("localQueue")
-        .and_then(|lq| s(lq, "/spec/clusterQueue"))?
-        .to_string();
+    let cq_name = queues.cluster.clone()?;
     let Some(cq) = sub.get("clusterQueue") else {
         return Some(verdict_only(&cq_name, "clusterQueueMissing", None));
     };
@@ -216,8 +217,13 @@ fn effective_requests(spec: &Value) -> BTreeMap<String, f64> {
     sum
 }
 
-/// (flavor, resource) → amount.
-type ByFlavor = BTreeMap<(String, String), f64>;
+/// Amount by flavor and resource ([`key`]).
+type ByFlavor = BTreeMap<String, f64>;
+
+/// The key of a flavor's resource in [`ByFlavor`] and [`Quotas`]: neither name holds a NUL.
+fn key(flavor: &str, resource: &str) -> String {
+    format!("{flavor}\0{resource}")
+}
 
 /// One flavor's quota of one resource.
 #[derive(Clone, Copy)]
@@ -227,8 +233,8 @@ struct Quota {
     lending_limit: Option<f64>,
 }
 
-/// A ClusterQueue's quotas by (flavor, resource).
-type Quotas = BTreeMap<(String, String), Quota>;
+/// A ClusterQueue's quotas by flavor and resource ([`key`]).
+type Quotas = BTreeMap<String, Quota>;
 
 /// A ClusterQueue's resource groups and its quota per flavor and resource.
 fn quotas(cq: &Value) -> (Vec<Group>, Quotas) {
@@ -258,7 +264,7 @@ fn quotas(cq: &Value) -> (Vec<Group>, Quotas) {
                 };
                 let num = |k: &str| crate::quantity::from_value(&r[k]);
                 q.insert(
-                    (fname.to_string(), rname.to_string()),
+                    key(fname, rname),
                     Quota {
                         nominal: num("nominalQuota").unwrap_or(0.0),
                         borrowing_limit: num("borrowingLimit"),
@@ -293,8 +299,7 @@ fn reported_usage(cq: &Value) -> Option<ByFlavor> {
             if let (Some(rname), Some(t)) =
                 (r["name"].as_str(), crate::quantity::from_value(&r["total"]))
             {
-                *out.entry((fname.to_string(), rname.to_string()))
-                    .or_default() += t;
+                *out.entry(key(fname, rname)).or_default() += t;
             }
         }
     }
@@ -330,7 +335,7 @@ fn workload_usage(ix: &Index, cq: &str) -> ByFlavor {
                     psa["flavors"][r.as_str()].as_str(),
                     crate::quantity::from_value(q),
                 ) {
-                    *out.entry((f.to_string(), r.clone())).or_default() += q;
+                    *out.entry(key(f, r)).or_default() += q;
                 }
             }
         }
@@ -349,7 +354,7 @@ fn usage(ix: &Index, name: &str, cq: &Value) -> (ByFlavor, &'static str) {
                 .unwrap_or(&[])
             {
                 if c == name
-                    && let Some(x) = u.get_mut(&(f.clone(), r.clone()))
+                    && let Some(x) = u.get_mut(&key(f, r))
                 {
                     *x = (*x - q).max(0.0);
                 }
@@ -456,7 +461,7 @@ fn judge(ix: &Index, name: &str, cq: &Value, sets: &[PodSet]) -> QuotaFit {
         .collect();
     request.retain(|r, _| covered(r));
     let row = |f: &str, r: &str, want: f64| {
-        let k = (f.to_string(), r.to_string());
+        let k = key(f, r);
         // A covered resource a flavor lists no quota for has none, and borrows none.
         let quota = q.get(&k).copied().unwrap_or(Quota {
             nominal: 0.0,

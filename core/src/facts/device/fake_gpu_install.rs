@@ -30,7 +30,8 @@ pub struct FakeGpuInstall {
     /// `status-updater`, `status-exporter` or `topology-server`, or a name starting
     /// `fake-gpu-operator`).
     pub operator_pods: usize,
-    /// The bundle holds a ConfigMap named `topology`.
+    /// The bundle holds the operator's topology: the ConfigMap `topology` with its
+    /// `topology.yml`, the one `$.facts.fakeGpu` reads.
     pub topology_config_map: bool,
     /// The Helm release records (Secrets of type `helm.sh/release.v1`) whose `name` label
     /// contains `fake-gpu`, in bundle order.
@@ -111,7 +112,7 @@ pub(super) fn fake_gpu_install(ctx: &Ctx) -> Option<FakeGpuInstall> {
         pool_label_key: label_key.to_string(),
         pool_nodes,
         operator_pods,
-        topology_config_map: !ix.named("ConfigMap", "topology").is_empty(),
+        topology_config_map: fake.1.is_some(),
         releases,
         failed_releases,
     })

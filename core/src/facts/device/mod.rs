@@ -159,7 +159,9 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
     let plugins = plugins::plugin_pods(ctx);
     Cluster {
         silent: nodes::silent_gpu_nodes(ctx.ix),
-        offered: nodes::offered(ctx.ix),
+        offered: advertising(&ctx.ix.node_tables())
+            .map(|(name, _)| name.clone())
+            .collect(),
         plugin_summary: plugins::plugin_summary(&plugins),
         plugins,
         gpu_operator: gpu_operator::gpu_operator(ctx),
@@ -171,11 +173,7 @@ fn cluster_facts(ctx: &Ctx) -> Cluster {
 /// pod, sorted by name. It lets the device layer speak for work that has no pod yet (a
 /// suspended Job, a JobSet whose Jobs are not created) from the Nodes the bundle holds.
 pub fn advertised(ctx: &Ctx) -> Vec<AdvertisedResource> {
-    let tables = ctx.ix.node_tables();
-    tables
-        .resources
-        .iter()
-        .filter(|(name, t)| name.contains('/') && !t.advertising.is_empty())
+    advertising(&ctx.ix.node_tables())
         .map(|(name, t)| AdvertisedResource {
             name: name.clone(),
             nodes: t.advertising.len(),
@@ -184,4 +182,15 @@ pub fn advertised(ctx: &Ctx) -> Vec<AdvertisedResource> {
             free: (t.allocatable - t.requested).max(0.0),
         })
         .collect()
+}
+
+/// The device resources (names with a `/`) some node advertises (allocatable > 0), by name:
+/// the one reading behind both `device.advertised` and `deviceAdvertised`.
+fn advertising(
+    tables: &crate::index::NodeTables,
+) -> impl Iterator<Item = (&String, &crate::index::ResourceTable)> {
+    tables
+        .resources
+        .iter()
+        .filter(|(name, t)| name.contains('/') && !t.advertising.is_empty())
 }

@@ -7,7 +7,7 @@ use crate::facts::{Num, num};
 use crate::index::{Index, NodeTables};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 const GPU: &str = "nvidia.com/gpu";
 const SHARED_SUFFIX: &str = ".shared";
@@ -114,19 +114,6 @@ pub(super) fn silent_gpu_nodes(ix: &Index) -> SilentNodes {
         }
     }
     silent
-}
-
-/// Every extended resource some node advertises (allocatable > 0), for "asked X, have Y".
-pub(super) fn offered(ix: &Index) -> BTreeSet<String> {
-    let mut offered = BTreeSet::new();
-    for n in ix.nodes().values() {
-        for (k, v) in &n.allocatable {
-            if k.contains('/') && *v > 0.0 && !k.starts_with("hugepages") {
-                offered.insert(k.clone());
-            }
-        }
-    }
-    offered
 }
 
 /// Devices reported unhealthy (allocatable below capacity) of the requested resources: the

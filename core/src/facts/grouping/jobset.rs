@@ -101,16 +101,16 @@ fn replicated_jobs(ix: &Index, id: ObjId, v: &Value) -> Vec<ReplicatedJobReadine
     let status = v
         .pointer("/status/replicatedJobsStatus")
         .and_then(Value::as_array);
-    crate::facts::replicated_jobs(v)
+    crate::facts::jobset::rows(v, &jobs)
         .into_iter()
         .map(|rj| ReplicatedJobReadiness {
-            name: rj.name.to_string(),
-            replicas: rj.replicas,
-            jobs_present: rj.present_in(&jobs),
             ready: status
-                .and_then(|s| s.iter().find(|r| r["name"] == rj.name))
+                .and_then(|s| s.iter().find(|r| r["name"] == rj.name.as_str()))
                 .and_then(|r| r["ready"].as_u64())
                 .unwrap_or(0),
+            name: rj.name,
+            replicas: rj.replicas,
+            jobs_present: rj.jobs_present,
         })
         .collect()
 }

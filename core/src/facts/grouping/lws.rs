@@ -139,12 +139,9 @@ pub(super) fn lws(ctx: &Ctx, id: ObjId) -> (GroupingLws, Vec<ObjId>) {
     let name = ix.object(id).name.clone();
     let ns = ix.object(id).namespace.clone();
     let pod = ctx.pod.map(|p| ix.value(p));
-    let group = pod
-        .as_ref()
-        .and_then(|p| label(p, "leaderworkerset.sigs.k8s.io/group-index"))
-        .unwrap_or("0")
-        .to_string();
-    let leader_name = format!("{name}-{group}");
+    let membership = crate::facts::group::LwsMembership::in_lws(&name, pod.as_ref());
+    let group = membership.group_index.to_string();
+    let leader_name = membership.leader;
     let leader = ix.find("Pod", ns.as_deref(), &leader_name);
     let wsts = ix.get("apps", "StatefulSet", ns.as_deref(), &leader_name);
     let mut controllers: Vec<ObjId> = Vec::new();

@@ -110,12 +110,12 @@ pub fn facts(ctx: &Ctx) -> Option<GroupingFacts> {
     })
 }
 
-/// The object a view subject stands for, found again in the index.
+/// The object of a view subject, as the view linked it, when it is of this group and kind.
 fn subject_id(ctx: &Ctx, subject: &str, group: &str, kind: &str) -> Option<ObjId> {
-    let s = ctx.subjects.get(subject)?;
-    let ns = s.pointer("/metadata/namespace").and_then(Value::as_str);
-    let name = s.pointer("/metadata/name").and_then(Value::as_str)?;
-    ctx.ix.get(group, kind, ns, name)
+    ctx.id(subject).filter(|&id| {
+        let o = ctx.ix.object(id);
+        o.kind == kind && o.group() == group
+    })
 }
 
 /// A label's value, empty ones included (unlike `crate::json::label`): an empty group index or

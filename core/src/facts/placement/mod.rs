@@ -40,8 +40,6 @@ pub struct PlacementFacts {
     /// Those the pod could otherwise use: they advertise every extended resource it asks for
     /// and its nodeSelector selects them. Empty for a bound pod, and without Node objects.
     pub cordoned_relevant: Vec<String>,
-    /// The pod's `spec.schedulingGates`.
-    pub gates: SchedulingGates,
     /// Whether any scheduler has spoken about the pod.
     pub silence: Silence,
     /// Extended resources requested by two or more containers, in name order.
@@ -58,17 +56,6 @@ pub struct PlacementFacts {
     /// For a pod `fit` placed as if submitted (no scheduler has seen it): the nodes that pass
     /// each filter and the first that leaves none. Null for every other pod.
     pub node_fit: Option<NodeFit>,
-}
-
-/// The names of the pod's scheduling gates.
-#[derive(Debug, Clone, Serialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct SchedulingGates {
-    /// Every gate, in the pod's order.
-    pub all: Vec<String>,
-    /// Those not `kueue.x-k8s.io/…` (the admission layer explains Kueue's).
-    pub non_kueue: Vec<String>,
 }
 
 /// The PodGroup a gang scheduler groups the pod in.
@@ -152,7 +139,6 @@ pub fn facts(ctx: &Ctx) -> Option<PlacementFacts> {
         selector: selector::selector(&tables, pv),
         cordoned,
         cordoned_relevant,
-        gates: gates(pv),
         silence: silence::silence(ctx, pod, pv),
         containers: containers::containers(&tables, pv),
         volumes: volumes::volumes(ctx, pv),
@@ -172,18 +158,6 @@ fn arr<'v>(v: &'v Value, ptr: &str) -> impl Iterator<Item = &'v Value> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-}
-
-fn gates(pv: &Value) -> SchedulingGates {
-    let all: Vec<String> = arr(pv, "/spec/schedulingGates")
-        .filter_map(|g| g["name"].as_str().map(str::to_string))
-        .collect();
-    let non_kueue = all
-        .iter()
-        .filter(|g| !g.starts_with("kueue.x-k8s.io/"))
-        .cloned()
-        .collect();
-    SchedulingGates { all, non_kueue }
 }
 
 /// The PodGroup the pod names for Volcano or coscheduling, Volcano's first.

@@ -1,0 +1,182 @@
+//! A scan as Prometheus metrics, in the text exposition format (version 0.0.4): what `scan -o
+//! prometheus` prints and the exporter serves.
+//!
+//! One series per piece of work that does not run, labelled with the verdict (the blocking
+//! layer, its state, the outlook and the rule it rests on) and the work's identity, always
+//! valued 1, so that `sum by (layer) (kubectl_layer_blocked)` and an alert on one Job read the
+//! same series. The totals by layer and state are written for every layer and state, zeros
+//! included: an alert on a total must see 0, not an absent series, when nothing blocks.
+
+use layer_core::{Diagnosis, Layer, LayerState, ScanReport};
+use std::fmt::Write as _;
+
+/// The states a piece of work that does not run can be in: a layer blocks it, warns about it,
+/// or nothing in the bundle explains it.
+const STATES: [LayerState; 3] = [LayerState::Blocked, LayerState::Warn, LayerState::Unknown];
+
+/// The exposition of `report`, scanned from a bundle of `objects` objects of which `unreadable`
+/// reads failed.
+pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> String {
+    let mut out = String::new();
+    family(
+        &mut out,
+        "kubectl_layer_blocked",
+        "A piece of work that does not run, with the layer that blocks it, the verdict's state \
+         and outlook and the rule it rests on (layer and rule empty when nothing explains it).",
+    );
+    for d in &report.diagnoses {
+        let v = &d.verdict;
+        sample(
+            &mut out,
+            "kubectl_layer_blocked",
+            &[
+                ("layer", v.layer.map_or("", |l| l.as_str())),
+                ("state", v.state.as_str()),
+                ("outlook", &outlook(d)),
+                ("rule", v.rule.as_deref().unwrap_or("")),
+                ("kind", &d.target.kind),
+                ("namespace", d.target.namespace.as_deref().unwrap_or("")),
+                ("name", &d.target.name),
+            ],
+            1,
+        );
+    }
+    family(
+        &mut out,
+        "kubectl_layer_blocked_work",
+        "How many pieces of work do not run, by the layer that blocks them and the verdict's \
+         state (layer empty: nothing in the bundle explains them).",
+    );
+    for (layer, state) in totals_keys() {
+        let n = report
+            .diagnoses
+            .iter()
+            .filter(|d| d.verdict.layer == layer && d.verdict.state == state)
+            .count();
+        sample(
+            &mut out,
+            "kubectl_layer_blocked_work",
+            &[
+                ("layer", layer.map_or("", |l| l.as_str())),
+                ("state", state.as_str()),
+            ],
+            n,
+        );
+    }
+    family(
+        &mut out,
+        "kubectl_layer_scan_objects",
+        "Objects in the bundle the scan read.",
+    );
+    sample(&mut out, "kubectl_layer_scan_objects", &[], objects);
+    family(
+        &mut out,
+        "kubectl_layer_scan_unreadable",
+        "Reads that failed (forbidden, failing, too slow): the layers that need them are unknown.",
+    );
+    sample(&mut out, "kubectl_layer_scan_unreadable", &[], unreadable);
+    out
+}
+
+/// Every (layer, state) the totals are written for: each layer blocked or warning, and no layer
+/// with nothing known.
+fn totals_keys() -> impl Iterator<Item = (Option<Layer>, LayerState)> {
+    Layer::ALL
+        .into_iter()
+        .flat_map(|l| STATES[..2].iter().map(move |&s| (Some(l), s)))
+        .chain(std::iter::once((None, STATES[2])))
+}
+
+/// The verdict's outlook (`never`, `waiting`), read through the contract's JSON so that the
+/// label follows the field wherever the Diagnosis has it; empty where it has none.
+fn outlook(d: &Diagnosis) -> String {
+    serde_json::to_value(&d.verdict)
+        .ok()
+        .and_then(|v| v.get("outlook").and_then(|o| o.as_str()).map(String::from))
+        .unwrap_or_default()
+}
+
+/// `# HELP` and `# TYPE` of a gauge.
+pub fn family(out: &mut String, name: &str, help: &str) {
+    family_of(out, name, help, "gauge");
+}
+
+/// `# HELP` and `# TYPE` of a family of any type.
+pub fn family_of(out: &mut String, name: &str, help: &str, kind: &str) {
+    let _ = writeln!(out, "# HELP {name} {}", escape_help(help));
+    let _ = writeln!(out, "# TYPE {name} {kind}");
+}
+
+/// One sample line.
+pub fn sample(
+    out: &mut String,
+    name: &str,
+    labels: &[(&str, &str)],
+    value: impl std::fmt::Display,
+) {
+    out.push_str(name);
+    if !labels.is_empty() {
+        out.push('{');
+        for (i, (k, v)) in labels.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let _ = write!(out, "{k}=\"{}\"", escape_label(v));
+        }
+        out.push('}');
+    }
+    let _ = writeln!(out, " {value}");
+}
+
+/// A label value as the format wants it: backslash, double quote and line feed escaped.
+fn escape_label(v: &str) -> String {
+    let mut s = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '\\' => s.push_str("\\\\"),
+            '"' => s.push_str("\\\""),
+            '\n' => s.push_str("\\n"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+/// HELP text: backslash and line feed escaped (a double quote stays as it is).
+fn escape_help(v: &str) -> String {
+    v.replace('\\', "\\\\").replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_are_escaped_as_the_format_says() {
+        assert_eq!(escape_label(r#"a"b\c"#), r#"a\"b\\c"#);
+        assert_eq!(escape_label("two\nlines"), "two\\nlines");
+        assert_eq!(escape_label("plain/ünïcode"), "plain/ünïcode");
+        assert_eq!(
+            escape_help("a \"quoted\" \\ line\nnext"),
+            "a \"quoted\" \\\\ line\\nnext"
+        );
+    }
+
+    #[test]
+    fn a_sample_without_labels_has_no_braces() {
+        let mut s = String::new();
+        sample(&mut s, "m", &[], 3);
+        sample(&mut s, "m", &[("a", "x"), ("b", "")], 1);
+        assert_eq!(s, "m 3\nm{a=\"x\",b=\"\"} 1\n");
+    }
+
+    #[test]
+    fn totals_cover_every_layer_and_state_once() {
+        let keys: Vec<_> = totals_keys().collect();
+        assert_eq!(keys.len(), Layer::ALL.len() * 2 + 1);
+        let mut dedup = keys.clone();
+        dedup.dedup();
+        assert_eq!(dedup.len(), keys.len());
+        assert_eq!(keys.last(), Some(&(None, LayerState::Unknown)));
+    }
+}
