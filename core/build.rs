@@ -28,6 +28,9 @@ fn main() {
     let mut out = String::from(
         "/// Every rule file of `rules/<layer>/`, as the build compiled it.\npub static RULES: &[BuiltinRule] = &[\n",
     );
+    // The Korean pack (`lang::Pack`): each rule's `ko:` block by rule id, and the twins.
+    let korean = std::env::var_os("CARGO_FEATURE_KO_EMBEDDED").is_some();
+    let mut ko_rules = serde_json::Map::new();
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let rel = f
@@ -41,10 +44,13 @@ fn main() {
         let text = read(f);
         let (text, json, paths) = match serde_yaml_ng::from_str::<Value>(&text) {
             Ok(mut v) => {
-                // Translations are checked by the rule tests from the files themselves; no
-                // front end shows them yet, so the build does not carry them.
-                if let Value::Object(m) = &mut v {
-                    m.remove("ko");
+                // The rule's own text stays English; its Korean goes to the pack, which only
+                // builds with `ko-embedded` carry (the WASM module is handed it at run time).
+                if let Value::Object(m) = &mut v
+                    && let Some(ko) = m.remove("ko")
+                {
+                    let id = rel.strip_suffix(".yaml").unwrap_or(&rel).to_string();
+                    ko_rules.insert(id, ko);
                 }
                 (v.to_string(), true, condition_paths(&v))
             }
@@ -79,6 +85,43 @@ fn main() {
         out,
         "/// Upstream projects' contribution rules.\npub static UPSTREAMS: &str = {:?};",
         read(&upstreams)
+    )
+    .unwrap();
+    let mut pack = serde_json::Map::new();
+    pack.insert("rules".into(), Value::Object(ko_rules));
+    for (key, file) in [
+        ("engine", "engine.ko.yaml"),
+        ("facts", "facts.ko.yaml"),
+        ("ui", "ui.ko.yaml"),
+    ] {
+        let path = root.join(file);
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = read(&path);
+        // The engine reads its texts as YAML (as it reads engine.yaml); the others are maps.
+        let value = match key {
+            "engine" => Value::String(text),
+            _ => {
+                serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            }
+        };
+        pack.insert(key.into(), value);
+    }
+    let pack = if korean {
+        Value::Object(pack).to_string()
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "/// The Korean texts (`lang::Pack` as JSON); empty without the `ko-embedded` feature.\npub static KO_PACK: &str = {pack:?};"
+    )
+    .unwrap();
+    let ui = root.join("ui.yaml");
+    println!("cargo:rerun-if-changed={}", ui.display());
+    writeln!(
+        out,
+        "/// The words renderers write around the diagnosis.\npub static UI_TEXTS: &str = {:?};",
+        read(&ui)
     )
     .unwrap();
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("embedded.rs");

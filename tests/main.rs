@@ -5,6 +5,7 @@ mod contract;
 mod expectations;
 mod fits;
 mod input_forms;
+mod korean;
 mod picture;
 mod properties;
 mod references;

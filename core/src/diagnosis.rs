@@ -102,6 +102,15 @@ pub struct Verdict {
     pub layer: Option<Layer>,
     /// One line, fit for an upstream issue title: layer plus observation.
     pub headline: String,
+    /// The headline in the reader's language when the diagnosis is written in another one
+    /// (`--lang ko`): `headline` itself stays English, for an upstream issue's title. Absent in
+    /// English.
+    #[serde(
+        default,
+        rename = "headlineKo",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub headline_ko: Option<String>,
     pub misalignment: Option<Misalignment>,
     /// The id of the rule whose finding the verdict rests on; `null` when nothing blocks or
     /// warns. What a metric or an alert names as the cause.
@@ -226,6 +235,10 @@ pub struct Diagnosis {
     /// kept here is what a later reader can still check.
     #[serde(default)]
     pub timeline: Timeline,
+    /// The language the texts are written in (`ko`); absent for English, the default, so
+    /// English output is what it was before languages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
 }
 
 /// The moments of one diagnosis, in order: by time, then layer order, then object, then text.

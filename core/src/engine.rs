@@ -21,6 +21,7 @@
 use crate::diagnosis::*;
 use crate::eval::{Match, eval};
 use crate::index::{Index, ObjId};
+use crate::lang::Lang;
 use crate::layer::{Layer, LayerState, Severity};
 use crate::rule::{Rule, RuleKind};
 use crate::template::{command_if_safe, render};
@@ -59,6 +60,11 @@ pub struct Options {
 pub struct Engine {
     rules: Vec<Rule>,
     texts: EngineTexts,
+    /// The language its texts are in.
+    lang: Lang,
+    /// For another language than English: the same rules in English, which write the headline
+    /// (it stays English, for an upstream issue's title).
+    english: Option<Box<Engine>>,
 }
 
 struct Fired<'r> {
@@ -136,7 +142,52 @@ impl Engine {
                 }
             }
         }
-        Ok(Engine { rules, texts })
+        Ok(Engine {
+            rules,
+            texts,
+            lang: Lang::En,
+            english: None,
+        })
+    }
+
+    /// The same rules writing in `lang`: every text a rule, the engine and the facts write,
+    /// from the language pack, checked against the English when it is taken (a rule the pack
+    /// has no texts for keeps its English). The headline stays English and the Korean one is
+    /// `verdict.headlineKo`.
+    pub fn in_lang(&self, lang: Lang) -> Result<Engine, crate::error::RuleError> {
+        let english = self.english.as_deref().unwrap_or(self);
+        if lang == Lang::En {
+            return Ok(english.clone());
+        }
+        let pack = crate::lang::pack().map_err(|e| crate::error::RuleError::Invalid {
+            file: format!("the {lang} texts"),
+            message: e.to_string(),
+        })?;
+        let texts: EngineTexts = crate::embedded::from_yaml(&pack.engine).map_err(|message| {
+            crate::error::RuleError::Invalid {
+                file: format!("engine.{lang}.yaml"),
+                message,
+            }
+        })?;
+        let rules = english
+            .rules
+            .iter()
+            .map(|r| match pack.rules.get(&r.id) {
+                Some(t) => r.translated(lang, t),
+                None => Ok(r.clone()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Engine {
+            rules,
+            texts,
+            lang,
+            english: Some(Box::new(english.clone())),
+        })
+    }
+
+    /// The language this engine writes in.
+    pub fn lang(&self) -> Lang {
+        self.lang
     }
 
     pub fn rules(&self) -> &[Rule] {
@@ -176,6 +227,23 @@ impl Engine {
     /// Diagnose, and also return the id of every rule that matched (findings, layer statuses and
     /// misalignments alike): what the rule fixtures and `--explain` look at.
     pub fn evaluate(&self, ix: &Index, target: ObjId, opts: &Options) -> (Diagnosis, Vec<String>) {
+        let Some(english) = &self.english else {
+            return crate::lang::scoped(Lang::En, || self.evaluate_in_own_lang(ix, target, opts));
+        };
+        let headline = english.evaluate(ix, target, opts).0.verdict.headline;
+        let (mut d, matched) =
+            crate::lang::scoped(self.lang, || self.evaluate_in_own_lang(ix, target, opts));
+        d.verdict.headline_ko = Some(std::mem::replace(&mut d.verdict.headline, headline));
+        d.lang = Some(self.lang.as_str().to_string());
+        (d, matched)
+    }
+
+    fn evaluate_in_own_lang(
+        &self,
+        ix: &Index,
+        target: ObjId,
+        opts: &Options,
+    ) -> (Diagnosis, Vec<String>) {
         let now = self.now(ix, opts);
         let now_secs = now
             .as_ref()
@@ -448,6 +516,7 @@ impl Engine {
                 state,
                 layer,
                 headline,
+                headline_ko: None,
                 misalignment,
                 rule: verdict_finding.map(|(f, _)| f.rule.id.clone()),
                 outlook,
@@ -459,6 +528,7 @@ impl Engine {
             pods: view.pods.clone(),
             now,
             timeline: crate::timeline::build(ix, view),
+            lang: None,
         };
         (diagnosis, matched)
     }

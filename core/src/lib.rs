@@ -3,8 +3,9 @@
 //! "Name the layer before you name the tool." This crate reads what the layers of a GPU stack
 //! write (device, admission, grouping, placement, runtime, serving) and says which layer blocked
 //! the work, the observation that proves it, where two layers disagree and what to look at next.
-//! It has no I/O, no clock and no global mutable state; the CLI, the WASM package and the web
-//! page all call it, so they all give the same answer.
+//! It has no I/O, no clock and no global mutable state (but for the language a diagnosis is
+//! written in, set on its thread while it runs: see [`lang`]); the CLI, the WASM package and
+//! the web page all call it, so they all give the same answer.
 //!
 //! ```
 //! let bundle = layer_core::Bundle::parse(r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ml"},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}}"#).unwrap();
@@ -26,12 +27,14 @@ pub mod diagnosis;
 pub mod embedded;
 pub mod engine;
 pub mod error;
+pub mod escape;
 pub mod eval;
 pub mod facts;
 pub mod fit;
 pub mod index;
 pub mod json;
 pub mod kinds;
+pub mod lang;
 pub mod layer;
 pub mod par;
 pub mod pathcode;
@@ -53,6 +56,7 @@ pub use diagnosis::{
 pub use engine::{Engine, Options};
 pub use error::{BundleError, Error, FitError, RuleError, TargetError};
 pub use index::Index;
+pub use lang::Lang;
 pub use layer::{Layer, LayerState, Severity};
 pub use target::TargetSpec;
 

@@ -30,17 +30,9 @@ pub fn map<R: Send>(
         return (0..len).map(f).collect();
     }
     let next = AtomicUsize::new(0);
-    let run = || {
-        let mut done = Vec::new();
-        loop {
-            let start = next.fetch_add(batch, Ordering::Relaxed);
-            if start >= len {
-                return done;
-            }
-            let end = (start + batch).min(len);
-            done.push((start, (start..end).map(&f).collect::<Vec<R>>()));
-        }
-    };
+    // Helpers write in the caller's language (a scan in Korean diagnoses on every thread).
+    let lang = crate::lang::current();
+    let run = || crate::lang::scoped(lang, || run_batches(&next, len, batch, &f));
     let mut parts = std::thread::scope(|s| {
         // A thread that cannot start leaves its share to the others (at least this one).
         let helpers: Vec<_> = (1..threads)
@@ -57,6 +49,24 @@ pub fn map<R: Send>(
     });
     parts.sort_unstable_by_key(|(start, _)| *start);
     parts.into_iter().flat_map(|(_, part)| part).collect()
+}
+
+/// Take the next `batch` indices from `next` until none are left: one thread's share.
+fn run_batches<R>(
+    next: &AtomicUsize,
+    len: usize,
+    batch: usize,
+    f: &impl Fn(usize) -> R,
+) -> Vec<(usize, Vec<R>)> {
+    let mut done = Vec::new();
+    loop {
+        let start = next.fetch_add(batch, Ordering::Relaxed);
+        if start >= len {
+            return done;
+        }
+        let end = (start + batch).min(len);
+        done.push((start, (start..end).map(f).collect::<Vec<R>>()));
+    }
 }
 
 #[cfg(test)]

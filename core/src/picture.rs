@@ -11,6 +11,7 @@
 //! [`for_mermaid`].
 
 use crate::diagnosis::Diagnosis;
+use crate::lang::Words;
 use crate::layer::{Layer, LayerState};
 use std::fmt::Write as _;
 
@@ -62,13 +63,21 @@ pub fn state_words(state: LayerState) -> &'static str {
     }
 }
 
+/// [`state_words`] in the diagnosis's language.
+fn box_state_words(state: LayerState, words: Words) -> &'static str {
+    match state {
+        LayerState::NotInvolved => words.get("picture.notInvolved"),
+        s => words.state(s),
+    }
+}
+
 /// Bundle text made safe for a quoted Mermaid label inside a Markdown fence: letters, digits,
 /// spaces and a few harmless marks stay; every other character (quotes, brackets, backticks,
 /// `<`, `>`, `&`, `#`, `;`, `|`, `\`) is written as Mermaid's `#NNN;` entity, so the text
 /// cannot close its label, start a link or an HTML tag, nor close the fence. Controls and
 /// newlines are first shown as the terminal shows them (`↵`, `\u{1b}`).
 pub fn for_mermaid(s: &str) -> String {
-    let s = crate::render::for_terminal(s);
+    let s = crate::escape::for_terminal(s);
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if c.is_alphanumeric() || matches!(c, ' ' | '.' | ',' | ':' | '/' | '_' | '-' | '↵') {
@@ -89,7 +98,7 @@ pub fn blocking_layer(d: &Diagnosis) -> Option<Layer> {
 }
 
 /// The words on the misalignment arrow: who said yes, who said no, and why (shortened).
-fn arrow_text(d: &Diagnosis, name: &dyn Fn(Layer) -> String) -> Option<String> {
+fn arrow_text(d: &Diagnosis, name: &dyn Fn(Layer) -> String, words: Words) -> Option<String> {
     let m = d.verdict.misalignment.as_ref()?;
     let why: String = if m.why.chars().count() > ARROW_TEXT_CHARS {
         format!(
@@ -100,30 +109,33 @@ fn arrow_text(d: &Diagnosis, name: &dyn Fn(Layer) -> String) -> Option<String> {
         m.why.clone()
     };
     let yes = if m.said_yes_by_configuration {
-        format!("{}'s configuration", name(m.said_yes))
+        words.fill("saidYesByConfiguration", &[("layer", &name(m.said_yes))])
     } else {
         name(m.said_yes)
     };
-    Some(format!(
-        "{} said yes, {} said no: {}",
-        for_mermaid(&yes),
-        for_mermaid(&name(m.said_no)),
-        for_mermaid(&why)
+    Some(words.fill(
+        "misalignment",
+        &[
+            ("saidYes", &for_mermaid(&yes)),
+            ("saidNo", &for_mermaid(&name(m.said_no))),
+            ("why", &for_mermaid(&why)),
+        ],
     ))
 }
 
 /// The picture as a fenced ```` ```mermaid ```` block. `name` gives the word a box shows for a
 /// layer (`Layer::as_str` in English).
 pub fn mermaid(d: &Diagnosis, name: &dyn Fn(Layer) -> String) -> String {
+    let words = Words::of_code(d.lang.as_deref());
     let blocking = blocking_layer(d);
     let report = |layer: Layer| d.layers.iter().find(|l| l.layer == layer);
     let state_of = |layer: Layer| report(layer).map_or(LayerState::Unknown, |l| l.state);
     let mut out = String::from("```mermaid\nflowchart LR\n");
     for layer in PATH.into_iter().chain([Layer::Device]) {
         let mark = if blocking == Some(layer) {
-            "<br/>⛔ blocks here"
+            format!("<br/>⛔ {}", words.get("picture.blocksHere"))
         } else {
-            ""
+            String::new()
         };
         let by = report(layer)
             .filter(|l| !l.decided_by.is_empty())
@@ -135,7 +147,7 @@ pub fn mermaid(d: &Diagnosis, name: &dyn Fn(Layer) -> String) -> String {
             "  {}[\"<b>{}</b><br/>{}{mark}{by}\"]",
             layer.as_str(),
             for_mermaid(&name(layer)),
-            state_words(state_of(layer))
+            box_state_words(state_of(layer), words)
         );
     }
     let path: Vec<&str> = PATH.iter().map(|l| l.as_str()).collect();
@@ -143,7 +155,7 @@ pub fn mermaid(d: &Diagnosis, name: &dyn Fn(Layer) -> String) -> String {
     for above in ON_DEVICE {
         let _ = writeln!(out, "  {} --- {}", above.as_str(), Layer::Device.as_str());
     }
-    if let (Some(m), Some(text)) = (&d.verdict.misalignment, arrow_text(d, name)) {
+    if let (Some(m), Some(text)) = (&d.verdict.misalignment, arrow_text(d, name, words)) {
         let _ = writeln!(
             out,
             "  {} -.->|\"{text}\"| {}",

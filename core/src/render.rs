@@ -4,7 +4,9 @@
 
 use crate::diagnosis::{Diagnosis, Evidence, Outlook, ScanReport};
 pub use crate::diagnosis::{RuleInfo, UpstreamInfo};
-use crate::layer::{LayerState, Severity};
+pub use crate::escape::for_terminal;
+pub use crate::lang::{Lang, Words};
+use crate::layer::{Layer, LayerState, Severity};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -15,6 +17,9 @@ use std::fmt::Write as _;
 pub struct Upstream {
     pub project: String,
     pub rules: Vec<String>,
+    /// The same rules in the course note's Korean, one for one (`--lang ko`).
+    #[serde(default, rename = "rulesKo", skip_serializing_if = "Vec::is_empty")]
+    pub rules_ko: Vec<String>,
     /// How fast the project's repositories answered outside contributors, when counted.
     #[serde(
         default,
@@ -43,6 +48,9 @@ pub struct FirstResponse {
 pub struct ResponseFigure {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub median: Option<String>,
+    /// The median as Korean writes it (`0.6시간`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_ko: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answered: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -71,22 +79,47 @@ pub fn upstream_for(repo: &str) -> Option<Upstream> {
 
 /// The dated figure of how fast `repo`'s maintainers answered outside contributors, as one
 /// sentence, when the course note counted it (`upstream`: what [`upstream_for`] gave for it).
-pub fn first_response_line(repo: &str, upstream: &Upstream) -> Option<String> {
+pub fn first_response_line(repo: &str, upstream: &Upstream, lang: Lang) -> Option<String> {
     let counted = upstream.first_response.as_ref()?;
     let figure = counted.repos.get(repo)?;
-    let how = match (&figure.median, figure.answered, figure.out_of) {
+    let words = Words::of(lang);
+    let days = counted.days.to_string();
+    let common = [
+        ("days", days.as_str()),
+        ("counted", counted.counted.as_str()),
+        ("repo", repo),
+    ];
+    match (&figure.median, figure.answered, figure.out_of) {
         (Some(median), _, _) => {
-            format!("gave outside PRs a first human response in {median} (median)")
+            let median = match lang {
+                Lang::Ko => figure.median_ko.as_deref().unwrap_or(median),
+                Lang::En => median,
+            };
+            Some(words.fill(
+                "firstResponse.median",
+                &[common.as_slice(), &[("median", median)]].concat(),
+            ))
         }
         (None, Some(answered), Some(out_of)) => {
-            format!("answered {answered} of {out_of} outside PRs")
+            let (answered, out_of) = (answered.to_string(), out_of.to_string());
+            Some(
+                words.fill(
+                    "firstResponse.answered",
+                    &[
+                        common.as_slice(),
+                        &[("answered", answered.as_str()), ("outOf", out_of.as_str())],
+                    ]
+                    .concat(),
+                ),
+            )
         }
-        _ => return None,
-    };
-    Some(format!(
-        "In the {} days to {}, {repo} {how}. Start a first contribution where answers come fast (the course note).",
-        counted.days, counted.counted
-    ))
+        _ => None,
+    }
+}
+
+/// The words a diagnosis is to be shown in (its `lang`).
+pub fn words_for(d: &Diagnosis) -> Words {
+    Words::of_code(d.lang.as_deref())
 }
 
 /// ANSI styling, or none.
@@ -103,16 +136,16 @@ impl Style {
             s.to_string()
         }
     }
-    fn state(self, st: LayerState) -> String {
-        let (label, code) = match st {
-            LayerState::Ok => ("ok", "32"),
-            LayerState::Blocked => ("BLOCKED", "1;31"),
-            LayerState::Warn => ("WARN", "33"),
-            LayerState::Unknown => ("unknown", "2"),
-            LayerState::NotInvolved => ("-", "2"),
+    fn state(self, st: LayerState, words: Words) -> String {
+        let code = match st {
+            LayerState::Ok => "32",
+            LayerState::Blocked => "1;31",
+            LayerState::Warn => "33",
+            LayerState::Unknown | LayerState::NotInvolved => "2",
         };
+        let label = words.get(&format!("column.{}", st.as_str()));
         // Pad before painting so escape codes do not break the columns.
-        self.paint(code, &format!("{label:<8}"))
+        self.paint(code, &padded(label, 8))
     }
 }
 
@@ -171,47 +204,15 @@ fn evidence_line(e: &Evidence) -> String {
 /// The terminal rendering.
 /// Who said yes, as a sentence names it: the layer, or its configuration when the layer that
 /// promised is also where the cause sits.
-fn said_yes_words(m: &crate::diagnosis::Misalignment) -> String {
+fn said_yes_words(m: &crate::diagnosis::Misalignment, words: Words) -> String {
     if m.said_yes_by_configuration {
-        format!("{}'s configuration", m.said_yes.as_str())
-    } else {
-        m.said_yes.as_str().to_string()
-    }
-}
-
-/// A character a terminal would act on rather than show: C0 and C1 controls (ESC starts colour,
-/// cursor and OSC title sequences; BEL, CR and backspace rewrite what was shown), DEL, and the
-/// bidirectional and line-separator formatting marks that reorder or break a line (U+202E
-/// shows the rest of a line backwards).
-fn acts_on_terminal(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}' | '\u{2029}'
+        words.fill(
+            "saidYesByConfiguration",
+            &[("layer", words.layer(m.said_yes))],
         )
-        || ('\u{202a}'..='\u{202e}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
-}
-
-/// Text from a bundle, made safe to print on a terminal: every character a terminal would act
-/// on is written as a visible escape (`\u{1b}`), a newline as `↵`, so nothing is lost and
-/// nothing is obeyed. Any pod can set its own termination message; the admin who runs `why`
-/// must not have their terminal driven by it.
-pub fn for_terminal(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(acts_on_terminal) {
-        return std::borrow::Cow::Borrowed(s);
+    } else {
+        words.layer(m.said_yes).to_string()
     }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '\n' => out.push('↵'),
-            c if acts_on_terminal(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 /// Every string of a serializable value, through [`for_terminal`]: the renderers for
@@ -244,74 +245,89 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         Some(ns) => format!("{ns}/{}", t.name),
         None => t.name.clone(),
     };
+    let words = words_for(d);
     let not_submitted = t.status == crate::diagnosis::NOT_SUBMITTED;
-    let would = if not_submitted { "would be " } else { "" };
+    // English shouts the layer's name; Korean has no capitals to shout with.
+    let loud = |l: Layer| words.layer(l).to_uppercase();
     let verdict = match (d.verdict.state, d.verdict.layer) {
         (LayerState::Blocked, Some(l)) => style.paint(
             "1;31",
-            &format!("{would}blocked at {}", l.as_str().to_uppercase()),
+            &words.fill(
+                if not_submitted {
+                    "verdict.wouldBlock"
+                } else {
+                    "verdict.blocked"
+                },
+                &[("layer", &loud(l))],
+            ),
         ),
         (LayerState::Warn, Some(l)) => {
-            style.paint("33", &format!("warning at {}", l.as_str().to_uppercase()))
+            style.paint("33", &words.fill("verdict.warn", &[("layer", &loud(l))]))
         }
-        (LayerState::Ok, _) if not_submitted => style.paint("32", "would run now"),
-        (LayerState::Ok, _) => style.paint("32", "ok"),
-        _ => style.paint("2", "unknown"),
+        (LayerState::Ok, _) if not_submitted => style.paint("32", words.get("verdict.wouldRun")),
+        (LayerState::Ok, _) => style.paint("32", words.get("verdict.ok")),
+        _ => style.paint("2", words.get("verdict.unknown")),
     };
-    if not_submitted {
-        let _ = writeln!(
-            out,
-            "{} {}, not submitted: {}\n",
-            t.kind,
-            style.paint("1", &name),
-            verdict
-        );
+    let name = style.paint("1", &name);
+    let line = if not_submitted {
+        words.fill(
+            "targetNotSubmitted",
+            &[("kind", &t.kind), ("name", &name), ("verdict", &verdict)],
+        )
     } else {
-        let _ = writeln!(
-            out,
-            "{} {} is {}: {}\n",
-            t.kind,
-            style.paint("1", &name),
-            t.status,
-            verdict
-        );
-    }
+        words.fill(
+            "targetLine",
+            &[
+                ("kind", &t.kind),
+                ("name", &name),
+                ("status", &t.status),
+                ("verdict", &verdict),
+            ],
+        )
+    };
+    let _ = writeln!(out, "{line}\n");
     for l in &d.layers {
         let _ = writeln!(
             out,
-            "  {:<10} {} {}",
-            l.layer.as_str(),
-            style.state(l.state),
+            "  {} {} {}",
+            padded(words.layer(l.layer), 10),
+            style.state(l.state, words),
             l.summary
         );
     }
     out.push('\n');
     if let Some(m) = &d.verdict.misalignment {
+        let said_yes = capitalize(&said_yes_words(m, words));
         let _ = writeln!(
             out,
-            "{} said yes, {} said no: {}",
-            capitalize(&said_yes_words(m)),
-            m.said_no.as_str(),
-            m.why
+            "{}",
+            words.fill(
+                "misalignment",
+                &[
+                    ("saidYes", &said_yes),
+                    ("saidNo", words.layer(m.said_no)),
+                    ("why", &m.why),
+                ],
+            )
         );
     }
+    let headline_label = style.paint("1", words.get("headline"));
     match outlook_words(d) {
-        Some(words) => {
-            let _ = writeln!(
-                out,
-                "{} {} ({words})",
-                style.paint("1", "Headline:"),
-                d.verdict.headline
-            );
+        Some(outlook) => {
+            let _ = writeln!(out, "{headline_label} {} ({outlook})", d.verdict.headline);
         }
         None => {
-            let _ = writeln!(
-                out,
-                "{} {}",
-                style.paint("1", "Headline:"),
-                d.verdict.headline
-            );
+            let _ = writeln!(out, "{headline_label} {}", d.verdict.headline);
         }
+    }
+    // In another language the headline stays English, for an upstream issue's title; its
+    // explanation follows in the reader's words.
+    if let Some(own) = &d.verdict.headline_ko {
+        let _ = writeln!(
+            out,
+            "{} {own}",
+            " ".repeat(display_width(words.get("headline")))
+        );
     }
     let shown: Vec<_> = d
         .findings
@@ -319,7 +335,7 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         .filter(|f| f.severity != Severity::Info || d.findings.len() < 6)
         .collect();
     if !shown.is_empty() {
-        let _ = writeln!(out, "\nFindings:");
+        let _ = writeln!(out, "\n{}", words.get("findings"));
         for f in shown {
             let sev = match f.severity {
                 Severity::Block => style.paint("31", "block"),
@@ -332,7 +348,7 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
                 .iter()
                 .any(|l| l.layer == f.layer && l.summary == f.message);
             let message = if repeats {
-                format!("(the {} line above)", f.layer.as_str())
+                words.fill("sameAsLayerLine", &[("layer", words.layer(f.layer))])
             } else {
                 f.message.clone()
             };
@@ -343,7 +359,7 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         }
     }
     if !d.pods.is_empty() {
-        let _ = writeln!(out, "\nPods:");
+        let _ = writeln!(out, "\n{}", words.get("pods"));
         let pods = &d.pods[..d.pods.len().min(12)];
         let name_width = column_width(pods.iter().map(|p| p.name.as_str()));
         let status_width = column_width(pods.iter().map(|p| p.status.as_str()));
@@ -357,21 +373,22 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
             );
         }
         if d.pods.len() > 12 {
-            let _ = writeln!(out, "  … and {} more", d.pods.len() - 12);
+            let more = (d.pods.len() - 12).to_string();
+            let _ = writeln!(out, "  {}", words.fill("morePods", &[("count", &more)]));
         }
     }
     if !d.next.is_empty() {
-        let _ = writeln!(out, "\nNext:");
+        let _ = writeln!(out, "\n{}", words.get("next"));
         for n in &d.next {
             let _ = writeln!(out, "  {n}");
         }
     }
     if !d.missing.is_empty() {
-        let heading = if not_submitted {
-            "Not in the bundle, or not modelled:"
+        let heading = words.get(if not_submitted {
+            "missingOrNotModelled"
         } else {
-            "Not in the bundle:"
-        };
+            "missing"
+        });
         let _ = writeln!(out, "\n{heading}");
         for m in &d.missing {
             let what = [m.namespace.as_deref(), m.name.as_deref()]
@@ -394,12 +411,35 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
 /// that exists, "would" for work not submitted yet (`fit`).
 pub fn outlook_words(d: &Diagnosis) -> Option<&'static str> {
     let would = d.target.status == crate::diagnosis::NOT_SUBMITTED;
-    Some(match (d.verdict.outlook?, would) {
-        (Outlook::Never, false) => "waiting will not change this",
-        (Outlook::Never, true) => "waiting would not change this",
-        (Outlook::Waiting, false) => "it runs once what it waits for frees up or arrives",
-        (Outlook::Waiting, true) => "it would run once what it waits for frees up or arrives",
-    })
+    let key = match (d.verdict.outlook?, would) {
+        (Outlook::Never, false) => "outlook.never",
+        (Outlook::Never, true) => "outlook.wouldNever",
+        (Outlook::Waiting, false) => "outlook.waiting",
+        (Outlook::Waiting, true) => "outlook.wouldWait",
+    };
+    Some(words_for(d).get(key))
+}
+
+/// A column's width on a terminal: wide (East Asian) characters take two cells.
+fn display_width(s: &str) -> usize {
+    s.chars()
+        .map(|c| match c as u32 {
+            0x1100..=0x115f
+            | 0x2e80..=0xa4cf
+            | 0xac00..=0xd7a3
+            | 0xf900..=0xfaff
+            | 0xfe30..=0xfe4f
+            | 0xff00..=0xff60
+            | 0xffe0..=0xffe6 => 2,
+            _ => 1,
+        })
+        .sum()
+}
+
+/// `s` padded with spaces to `width` terminal cells (as `{:<width}` does for narrow text).
+fn padded(s: &str, width: usize) -> String {
+    let pad = width.saturating_sub(display_width(s));
+    format!("{s}{}", " ".repeat(pad))
 }
 
 /// A rule's `outlook:` in words, for its documentation.
@@ -477,9 +517,19 @@ fn md_code(s: &str) -> String {
 
 pub fn markdown(d: &Diagnosis) -> String {
     let mut out = String::new();
+    let words = words_for(d);
     let _ = writeln!(out, "### {}\n", for_markdown(&d.verdict.headline));
-    if let (Some(o), Some(words)) = (d.verdict.outlook, outlook_words(d)) {
-        let _ = writeln!(out, "**Outlook:** `{}` — {words}\n", o.as_str());
+    // The title stays English for the upstream issue; the reader's own words follow it.
+    if let Some(own) = &d.verdict.headline_ko {
+        let _ = writeln!(out, "> {}\n", for_markdown(own));
+    }
+    if let (Some(o), Some(outlook)) = (d.verdict.outlook, outlook_words(d)) {
+        let _ = writeln!(
+            out,
+            "{} `{}` — {outlook}\n",
+            words.get("md.outlook"),
+            o.as_str()
+        );
     }
     let t = &d.target;
     let name = match &t.namespace {
@@ -488,30 +538,37 @@ pub fn markdown(d: &Diagnosis) -> String {
     };
     let _ = writeln!(
         out,
-        "**Target:** {} {} — status {}\n",
-        md_code(&t.kind),
-        md_code(&name),
-        md_code(&t.status)
+        "{}\n",
+        words.fill(
+            "md.target",
+            &[
+                ("kind", &md_code(&t.kind)),
+                ("name", &md_code(&name)),
+                ("status", &md_code(&t.status)),
+            ],
+        )
     );
     if let Some(m) = &d.verdict.misalignment {
         let _ = writeln!(
             out,
-            "**Misalignment:** {} said yes, {} said no — {}\n",
-            said_yes_words(m),
-            m.said_no.as_str(),
-            for_markdown(&m.why)
+            "{}\n",
+            words.fill(
+                "md.misalignment",
+                &[
+                    ("saidYes", &said_yes_words(m, words)),
+                    ("saidNo", words.layer(m.said_no)),
+                    ("why", &for_markdown(&m.why)),
+                ],
+            )
         );
     }
-    let _ = writeln!(
-        out,
-        "| layer | state | decided by | observation |\n|---|---|---|---|"
-    );
+    let _ = writeln!(out, "{}\n|---|---|---|---|", words.get("md.layerTable"));
     for l in &d.layers {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} |",
-            l.layer.as_str(),
-            l.state.as_str(),
+            words.layer(l.layer),
+            words.state(l.state),
             for_markdown(&l.decided_by.join(", ")),
             for_markdown(&l.summary)
         );
@@ -519,10 +576,10 @@ pub fn markdown(d: &Diagnosis) -> String {
     let _ = write!(
         out,
         "\n{}",
-        crate::picture::mermaid(d, &|l| l.as_str().to_string())
+        crate::picture::mermaid(d, &|l| words.layer(l).to_string())
     );
     if !d.findings.is_empty() {
-        let _ = writeln!(out, "\n#### Findings\n");
+        let _ = writeln!(out, "\n{}\n", words.get("md.findings"));
         for f in &d.findings {
             let _ = writeln!(
                 out,
@@ -551,13 +608,13 @@ pub fn markdown(d: &Diagnosis) -> String {
                 .unwrap_or(0)
                 .max(3),
         );
-        let _ = writeln!(out, "\n#### Next\n\n{fence}sh");
+        let _ = writeln!(out, "\n{}\n\n{fence}sh", words.get("md.next"));
         for n in &commands {
             let _ = writeln!(out, "{n}");
         }
         let _ = writeln!(out, "{fence}");
     }
-    timeline_markdown(&mut out, &d.timeline);
+    timeline_markdown(&mut out, &d.timeline, words);
     // Configuration is fixed in the user's cluster; only a known upstream behaviour goes to
     // the project, under its contribution rules.
     // The cause's findings: those at the verdict's layer (the others are its symptoms).
@@ -571,16 +628,13 @@ pub fn markdown(d: &Diagnosis) -> String {
         .map(|f| f.rule.as_str())
         .collect();
     if !own.is_empty() {
-        let _ = writeln!(out, "\n#### Where to fix: your cluster\n");
-        let _ = writeln!(
-            out,
-            "These findings are this cluster's own setup or configuration, not a bug to report: \
-             fix them here (`kubectl layer explain RULE` says how): {}.",
-            own.iter()
-                .map(|r| format!("`{r}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let _ = writeln!(out, "\n{}\n", words.get("md.fixHere"));
+        let rules = own
+            .iter()
+            .map(|r| format!("`{r}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = writeln!(out, "{}", words.fill("md.fixHereWhy", &[("rules", &rules)]));
     }
     let mut seen = Vec::new();
     for repo in acting()
@@ -591,50 +645,64 @@ pub fn markdown(d: &Diagnosis) -> String {
             continue;
         }
         seen.push(repo);
-        let _ = writeln!(out, "\n#### Where to report: `{repo}`\n");
+        let _ = writeln!(
+            out,
+            "\n{}\n",
+            words.fill("md.report", &[("repo", &format!("`{repo}`"))])
+        );
         let upstream = upstream_for(repo);
         match &upstream {
             Some(u) if !u.rules.is_empty() => {
-                let _ = writeln!(out, "Contribution rules of {}:", u.project);
-                for r in &u.rules {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    words.fill("md.rulesOf", &[("project", &u.project)])
+                );
+                let rules = match words.lang() {
+                    Lang::Ko if !u.rules_ko.is_empty() => &u.rules_ko,
+                    _ => &u.rules,
+                };
+                for r in rules {
                     let _ = writeln!(out, "- {r}");
                 }
             }
             _ => {
-                let _ = writeln!(
-                    out,
-                    "Read the project's CONTRIBUTING guide before opening an issue or PR."
-                );
+                let _ = writeln!(out, "{}", words.get("md.readContributing"));
             }
         }
-        if let Some(line) = upstream.and_then(|u| first_response_line(repo, &u)) {
+        if let Some(line) = upstream.and_then(|u| first_response_line(repo, &u, words.lang())) {
             let _ = writeln!(out, "\n{line}");
         }
     }
     let _ = writeln!(
         out,
-        "\n<sub>Diagnosed by kubectl-layer ({}).</sub>",
-        d.schema_version
+        "\n{}",
+        words.fill("md.diagnosedBy", &[("version", &d.schema_version)])
     );
     out
 }
 
 /// The timeline as a Markdown table, oldest first, with the count of moments left out.
-fn timeline_markdown(out: &mut String, t: &crate::diagnosis::Timeline) {
+fn timeline_markdown(out: &mut String, t: &crate::diagnosis::Timeline, words: Words) {
     if t.moments.is_empty() {
         return;
     }
-    let _ = writeln!(out, "\n#### Timeline\n");
+    let _ = writeln!(out, "\n{}\n", words.get("md.timeline"));
     if t.earlier > 0 {
-        let _ = writeln!(out, "{} earlier moments left out.\n", t.earlier);
+        let earlier = t.earlier.to_string();
+        let _ = writeln!(
+            out,
+            "{}\n",
+            words.fill("md.timelineEarlier", &[("count", &earlier)])
+        );
     }
-    let _ = writeln!(out, "| time | layer | object | what |\n|---|---|---|---|");
+    let _ = writeln!(out, "{}\n|---|---|---|---|", words.get("md.timelineTable"));
     for m in &t.moments {
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} |",
             md_code(&m.time),
-            m.layer.as_str(),
+            words.layer(m.layer),
             for_markdown(&m.object.display()),
             for_markdown(&m.text)
         );
@@ -642,15 +710,21 @@ fn timeline_markdown(out: &mut String, t: &crate::diagnosis::Timeline) {
 }
 
 /// `why --timeline`'s section: one line per moment, oldest first, after what [`text`] prints.
-pub fn timeline_text(t: &crate::diagnosis::Timeline) -> String {
+pub fn timeline_text(t: &crate::diagnosis::Timeline, lang: Lang) -> String {
+    let words = Words::of(lang);
     let mut out = String::new();
     if t.moments.is_empty() {
-        let _ = writeln!(out, "\nTimeline: the bundle proves no moment of this work");
+        let _ = writeln!(out, "\n{}", words.get("timelineNone"));
         return out;
     }
-    let _ = writeln!(out, "\nTimeline:");
+    let _ = writeln!(out, "\n{}", words.get("timeline"));
     if t.earlier > 0 {
-        let _ = writeln!(out, "  … {} earlier moments left out", t.earlier);
+        let earlier = t.earlier.to_string();
+        let _ = writeln!(
+            out,
+            "  {}",
+            words.fill("timelineEarlier", &[("count", &earlier)])
+        );
     }
     let objects: Vec<String> = t.moments.iter().map(|m| m.object.display()).collect();
     let width = column_width(objects.iter().map(String::as_str));
@@ -658,9 +732,9 @@ pub fn timeline_text(t: &crate::diagnosis::Timeline) -> String {
     for (m, object) in t.moments.iter().zip(&objects) {
         let _ = writeln!(
             out,
-            "  {:<time_width$}  {:<9}  {:<width$}  {}",
+            "  {:<time_width$}  {}  {:<width$}  {}",
             for_terminal(&m.time),
-            m.layer.as_str(),
+            padded(words.layer(m.layer), 9),
             for_terminal(object),
             for_terminal(&m.text)
         );
@@ -700,7 +774,7 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
             let _ = writeln!(
                 out,
                 "  {} {:<name_width$}  {:<status_width$}  {}{}",
-                style.state(d.verdict.state),
+                style.state(d.verdict.state, words_for(d)),
                 work_name(d),
                 d.target.status,
                 d.verdict.headline,
@@ -885,7 +959,7 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
                 let _ = writeln!(out, "- {x}");
             }
         }
-        if let Some(line) = upstream.and_then(|u| first_response_line(repo, &u)) {
+        if let Some(line) = upstream.and_then(|u| first_response_line(repo, &u, Lang::En)) {
             let _ = writeln!(out, "\n{line}");
         }
     }
@@ -990,7 +1064,9 @@ mod tests {
                 repos.push(repo.as_str());
             }
         }
-        let line = |repo: &str| super::first_response_line(repo, &super::upstream_for(repo)?);
+        let line = |repo: &str| {
+            super::first_response_line(repo, &super::upstream_for(repo)?, super::Lang::En)
+        };
         let kueue = line("kubernetes-sigs/kueue").unwrap();
         assert!(
             kueue.contains("0.6 h") && kueue.contains("2026-10-27"),

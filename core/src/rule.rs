@@ -136,26 +136,40 @@ struct RuleFile {
     /// Where the fix belongs (`cluster` unless the finding is a known upstream behaviour).
     #[serde(default)]
     fix_in: crate::diagnosis::FixIn,
-    /// The rule's Korean texts, for `--lang ko` (issue 19). Checked whenever the file is read;
-    /// build.rs leaves them out of the builtin set until a front end shows them, so the WASM
-    /// module does not carry 200 KB it cannot use yet.
+    /// The rule's Korean texts, for `--lang ko`. Checked whenever the file is read; build.rs
+    /// moves them from the builtin rule into the language pack (`lang::Pack`), which the WASM
+    /// module is handed only when a page asks for Korean.
     #[serde(default)]
     ko: Option<Translation>,
 }
 
 /// A rule's texts in another language: the keys of its English texts, no more and no fewer,
 /// each with the same placeholders (a count's word forms may differ: Korean needs none).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Translation {
-    summary: Option<String>,
-    message: Option<String>,
-    observation: Option<String>,
-    headline: Option<String>,
-    why: Option<String>,
-    fix: Option<String>,
-    #[serde(default)]
-    absent: std::collections::BTreeMap<String, String>,
+type Translation = crate::lang::RuleTexts;
+
+/// A rule's English texts, as a translation must mirror them.
+struct English<'a> {
+    summary: &'a str,
+    message: &'a str,
+    observation: Option<&'a str>,
+    headline: Option<&'a str>,
+    why: &'a str,
+    fix: &'a str,
+    absent: &'a std::collections::BTreeMap<String, String>,
+}
+
+impl RuleFile {
+    fn english(&self) -> English<'_> {
+        English {
+            summary: &self.summary,
+            message: &self.message,
+            observation: self.observation.as_deref(),
+            headline: self.headline.as_deref(),
+            why: &self.why,
+            fix: &self.fix,
+            absent: &self.absent,
+        }
+    }
 }
 
 /// A text's placeholder names, sorted, each once: what a translation must use.
@@ -167,33 +181,33 @@ fn placeholder_names(t: &str) -> Vec<&str> {
 }
 
 /// Why a rule's translation does not mirror its English texts, if it does not.
-fn check_translation(file: &RuleFile, lang: &str, t: &Translation) -> Result<(), String> {
+fn check_translation(file: English<'_>, lang: &str, t: &Translation) -> Result<(), String> {
     fn some(s: &str) -> Option<&str> {
         Some(s).filter(|s| !s.trim().is_empty())
     }
     let mut pairs = vec![
         (
             "summary",
-            some(&file.summary),
+            some(file.summary),
             t.summary.as_deref().and_then(some),
         ),
         (
             "message",
-            some(&file.message),
+            some(file.message),
             t.message.as_deref().and_then(some),
         ),
         (
             "observation",
-            file.observation.as_deref().and_then(some),
+            file.observation.and_then(some),
             t.observation.as_deref().and_then(some),
         ),
         (
             "headline",
-            file.headline.as_deref().and_then(some),
+            file.headline.and_then(some),
             t.headline.as_deref().and_then(some),
         ),
-        ("why", some(&file.why), t.why.as_deref().and_then(some)),
-        ("fix", some(&file.fix), t.fix.as_deref().and_then(some)),
+        ("why", some(file.why), t.why.as_deref().and_then(some)),
+        ("fix", some(file.fix), t.fix.as_deref().and_then(some)),
     ];
     if file.absent.keys().ne(t.absent.keys()) {
         return Err(format!(
@@ -396,6 +410,43 @@ impl Cond {
 }
 
 impl Rule {
+    /// This rule with its texts in `lang` (`t`, its translation), after checking that `t`
+    /// mirrors the English; a text the rule lacks in English stays absent.
+    pub fn translated(
+        &self,
+        lang: crate::lang::Lang,
+        t: &crate::lang::RuleTexts,
+    ) -> Result<Rule, RuleError> {
+        let english = English {
+            summary: &self.summary,
+            message: &self.message,
+            observation: self.observation.as_deref(),
+            headline: self.headline.as_deref(),
+            why: &self.why,
+            fix: &self.fix,
+            absent: &self.absent,
+        };
+        check_translation(english, lang.as_str(), t).map_err(|message| RuleError::Invalid {
+            file: format!("{}.yaml", self.id),
+            message,
+        })?;
+        let or = |own: &Option<String>, en: &String| own.clone().unwrap_or_else(|| en.clone());
+        Ok(Rule {
+            summary: or(&t.summary, &self.summary),
+            message: or(&t.message, &self.message),
+            observation: t.observation.clone().or_else(|| self.observation.clone()),
+            headline: t.headline.clone().or_else(|| self.headline.clone()),
+            why: or(&t.why, &self.why),
+            fix: or(&t.fix, &self.fix),
+            absent: if t.absent.is_empty() {
+                self.absent.clone()
+            } else {
+                t.absent.clone()
+            },
+            ..self.clone()
+        })
+    }
+
     /// The facts its paths read (`$.facts.<name>`), each once, in the catalog's order: what
     /// its documentation links to the code that builds them.
     pub fn facts_read(&self) -> Vec<&'static crate::facts::FactDef> {
@@ -471,7 +522,7 @@ impl Rule {
         }
         let file: RuleFile = read().map_err(invalid)?;
         if let Some(ko) = &file.ko {
-            check_translation(&file, "ko", ko).map_err(invalid)?;
+            check_translation(file.english(), "ko", ko).map_err(invalid)?;
         }
         let mut captures = BTreeSet::new();
         let mut paths = paths.iter().copied();

@@ -78,6 +78,12 @@ Examples:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// The language of the explanations: `en` or `ko` (Korean, in the course note's words).
+    /// Commands, rule ids and the headline stay English (the headline is meant for an upstream
+    /// issue's title); `ko` shows its Korean beside it.
+    #[arg(long, global = true, value_name = "LANG", env = "KUBECTL_LAYER_LANG",
+          default_value = "en", value_parser = parse_lang, hide_env_values = true)]
+    pub lang: layer_core::Lang,
 }
 
 #[derive(Subcommand, Debug)]
@@ -396,6 +402,17 @@ pub fn parse_depth(s: &str) -> Result<usize, String> {
         Ok(_) => Err(format!("`{s}` is out of range: 1 to {most}")),
         Err(_) => Err(format!("`{s}` is not a number of levels (1 to {most})")),
     }
+}
+
+/// `--lang`: a language the core has texts for (`ko`, `ko-KR` and `ko_KR.UTF-8` are Korean).
+pub fn parse_lang(s: &str) -> Result<layer_core::Lang, String> {
+    layer_core::Lang::parse(s).ok_or_else(|| {
+        let known: Vec<&str> = layer_core::Lang::ALL.iter().map(|l| l.as_str()).collect();
+        format!(
+            "`{s}` is not a language kubectl-layer writes; it writes {}",
+            known.join(" and ")
+        )
+    })
 }
 
 /// `--now` must be a time: a typo must not silently turn every age-based rule off.

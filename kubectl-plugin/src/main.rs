@@ -95,7 +95,14 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         // The MCP transport writes standard output from its own threads: no lock held here.
         Command::Mcp(args) => mcp::serve(args),
-        command => run(Cli { command }, style, &mut std::io::stdout().lock()),
+        command => run(
+            Cli {
+                command,
+                lang: cli.lang,
+            },
+            style,
+            &mut std::io::stdout().lock(),
+        ),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
@@ -119,11 +126,18 @@ pub(crate) fn engine() -> Result<Engine, Failure> {
     Engine::builtin().map_err(|e| Failure::new(2, "rules", e.to_string()))
 }
 
+/// The builtin rules writing in `lang`.
+pub(crate) fn engine_in(lang: layer_core::Lang) -> Result<Engine, Failure> {
+    engine()?
+        .in_lang(lang)
+        .map_err(|e| Failure::new(2, "rules", e.to_string()))
+}
+
 fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
     let write = |out: &mut dyn Write, s: &str| written(out.write_all(s.as_bytes()));
     match cli.command {
         Command::Why(args) => {
-            let engine = engine()?;
+            let engine = engine_in(cli.lang)?;
             let mut spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
             let ix = if args.input.files.is_empty() {
                 let limits = args.input.limits();
@@ -147,7 +161,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 .map_err(|e| not_found_with_commands(e.into(), &args.input.files))?;
             let body = match args.output {
                 Format::Text if args.timeline => {
-                    render::text(&d, style) + &render::timeline_text(&d.timeline)
+                    render::text(&d, style) + &render::timeline_text(&d.timeline, cli.lang)
                 }
                 Format::Text => render::text(&d, style),
                 Format::Json => json(&d),
@@ -156,9 +170,9 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             write(out, &body)?;
             Ok(exit_for(d.verdict.state))
         }
-        Command::Fit(args) => fit(args, style, out),
+        Command::Fit(args) => fit(args, cli.lang, style, out),
         Command::Scan(args) => {
-            let engine = engine()?;
+            let engine = engine_in(cli.lang)?;
             let mut namespace = args.namespace.clone();
             let ix = if args.input.files.is_empty() {
                 let limits = args.input.limits();
@@ -271,7 +285,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Rules { layer, output } => {
-            let engine = engine()?;
+            let engine = engine_in(cli.lang)?;
             let rules: Vec<&layer_core::rule::Rule> = engine
                 .rules()
                 .iter()
@@ -299,7 +313,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             Ok(0)
         }
         Command::Explain { rule, output } => {
-            let engine = engine()?;
+            let engine = engine_in(cli.lang)?;
             let r = find_rule(&engine, &rule)?;
             let body = match output {
                 ListFormat::Json => json(&rule_json(r)),
@@ -440,6 +454,7 @@ pub(crate) fn read_index(input: &Input) -> Result<Index, Failure> {
 /// `kubectl layer fit`: the manifest judged against the bundle (`-f`) or the live cluster.
 fn fit(
     args: kubectl_layer::cli::FitArgs,
+    lang: layer_core::Lang,
     style: Style,
     out: &mut impl Write,
 ) -> Result<u8, Failure> {
@@ -450,7 +465,7 @@ fn fit(
             "the manifest and -f cannot both be standard input: give one of them as a file",
         ));
     }
-    let engine = engine()?;
+    let engine = engine_in(lang)?;
     let manifest = read_manifest(&args.manifest, &args.input)?;
     let mut opts = layer_core::fit::FitOptions {
         namespace: args.namespace.clone(),

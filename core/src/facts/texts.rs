@@ -1,6 +1,6 @@
 //! The sentences facts write (a node's capacity, a driver's coverage, a container's exit), read
 //! from `rules/facts.yaml` rather than spelt in Rust, so a second language is a second file.
-//! Each text is a template like a rule's; [`say`] fills one.
+//! Each text is a template like a rule's; [`say`] fills one, in the diagnosis's language.
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -15,7 +15,12 @@ static TEXTS: LazyLock<BTreeMap<String, String>> = LazyLock::new(|| {
 /// The text `key` with its placeholders filled from `vars` (values shown as a person reads
 /// them; a list is joined like a rule's capture). An unknown key reads as itself.
 pub fn say(key: &str, vars: &[(&str, Value)]) -> String {
-    let template = TEXTS.get(key).map_or(key, String::as_str);
+    // The diagnosis's language (`lang::scoped`); a key its texts lack reads as the English.
+    let own = match crate::lang::current() {
+        crate::lang::Lang::Ko => crate::lang::pack().ok().and_then(|p| p.facts.get(key)),
+        crate::lang::Lang::En => None,
+    };
+    let template = own.or_else(|| TEXTS.get(key)).map_or(key, String::as_str);
     let vars: BTreeMap<String, Vec<Value>> = vars
         .iter()
         .map(|(k, v)| (k.to_string(), vec![v.clone()]))

@@ -7,7 +7,8 @@ use super::*;
 type Memoized = Arc<dyn Any + Send + Sync>;
 /// A memoized result is found by what it is (its type), what it is called, and the object it is
 /// for: two results of different types can never meet in one cell, whatever their names.
-type MemoKey = (std::any::TypeId, &'static str, usize);
+/// And the language the diagnosis asking for it writes in: some results hold sentences.
+type MemoKey = (std::any::TypeId, &'static str, usize, crate::lang::Lang);
 type MemoMap = HashMap<MemoKey, Arc<std::sync::OnceLock<Memoized>>>;
 
 /// Results computed once per index (see [`Index::once`]). Interior mutability only: what is
@@ -47,7 +48,12 @@ impl Index {
         id: usize,
         f: impl FnOnce() -> T,
     ) -> Arc<T> {
-        let key = (std::any::TypeId::of::<T>(), name, id);
+        let key = (
+            std::any::TypeId::of::<T>(),
+            name,
+            id,
+            crate::lang::current(),
+        );
         let cell = {
             let mut map = self.memo.0.lock().unwrap_or_else(|e| e.into_inner());
             map.entry(key).or_default().clone()
