@@ -150,7 +150,7 @@ fn korean_renderings_keep_the_english_title_and_commands() {
     assert!(!has_hangul(title), "{title}");
     assert!(md.contains("| 층 | 상태 |"), "{md}");
     assert!(
-        md.contains("\"배치<br/>"),
+        md.contains("placement[\"<b>배치</b><br/>막힘<br/>⛔ 여기서 막힘"),
         "Korean layer names in the picture:\n{md}"
     );
     for n in &ko.next {

@@ -196,6 +196,12 @@ impl Words {
         out
     }
 
+    /// Every word, by key: what a page shows around a diagnosis, from the same files as the
+    /// renderers (a key the language lacks reads as the English).
+    pub fn all(self) -> BTreeMap<&'static str, &'static str> {
+        UI_EN.keys().map(|k| (k.as_str(), self.get(k))).collect()
+    }
+
     pub fn layer(self, l: Layer) -> &'static str {
         self.get(&format!("layer.{}", l.as_str()))
     }

@@ -442,15 +442,6 @@ fn padded(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(pad))
 }
 
-/// A rule's `outlook:` in words, for its documentation.
-fn rule_outlook_words(o: crate::rule::RuleOutlook) -> &'static str {
-    match o {
-        crate::rule::RuleOutlook::Never => "waiting will not change it",
-        crate::rule::RuleOutlook::Waiting => "it runs once what it waits for frees up or arrives",
-        crate::rule::RuleOutlook::Unknown => "the finding cannot tell whether waiting helps",
-    }
-}
-
 /// The width of a text column: its longest entry, counted in characters (names may be any
 /// text, and `{:<N}` pads by characters too), at most [`MAX_COLUMN`]: a longer entry runs past
 /// its column rather than pushing every row out (and a width past u16 would stop the
@@ -658,11 +649,7 @@ pub fn markdown(d: &Diagnosis) -> String {
                     "{}",
                     words.fill("md.rulesOf", &[("project", &u.project)])
                 );
-                let rules = match words.lang() {
-                    Lang::Ko if !u.rules_ko.is_empty() => &u.rules_ko,
-                    _ => &u.rules,
-                };
-                for r in rules {
+                for r in upstream_rules(u, words.lang()) {
                     let _ = writeln!(out, "- {r}");
                 }
             }
@@ -858,6 +845,11 @@ pub fn rules_markdown(rules: &[&crate::rule::Rule]) -> String {
 
 /// A rule's metadata.
 pub fn rule_info(r: &crate::rule::Rule) -> RuleInfo {
+    rule_info_in(r, Lang::En)
+}
+
+/// A rule's metadata in `lang`: `r` is a rule of an engine writing in it.
+pub fn rule_info_in(r: &crate::rule::Rule, lang: Lang) -> RuleInfo {
     use crate::rule::RuleKind;
     RuleInfo {
         id: r.id.clone(),
@@ -883,117 +875,160 @@ pub fn rule_info(r: &crate::rule::Rule) -> RuleInfo {
             .as_deref()
             .and_then(upstream_for)
             .map(|u| UpstreamInfo {
+                rules: upstream_rules(&u, lang).to_vec(),
                 project: u.project,
-                rules: u.rules,
             }),
         decided_by: r.decided_by.clone(),
         versions: r.versions.clone(),
         references: r.references.clone(),
         explains: r.explains.clone(),
         outlook: r.outlook.map(|o| o.as_str().to_string()),
-        documentation: rule_doc(r),
+        documentation: rule_doc_in(r, Words::of(lang)),
     }
 }
 
 /// A rule's documentation as Markdown (`kubectl layer explain` and `docs/rules/`).
 pub fn rule_doc(r: &crate::rule::Rule) -> String {
-    use crate::rule::RuleKind;
+    rule_doc_in(r, Words::of(Lang::En))
+}
+
+/// A rule's documentation in `words`' language: the rule's own texts are already in it (an
+/// engine's [`crate::Engine::in_lang`] rules), the headings come from `rules/ui*.yaml`; ids,
+/// layer codes, paths and commands stay as they are.
+pub fn rule_doc_in(r: &crate::rule::Rule, words: Words) -> String {
+    use crate::rule::{RuleKind, RuleOutlook};
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", r.id);
     let kind = match r.kind {
-        RuleKind::Finding => format!("finding, severity `{}`", r.severity.as_str()),
-        RuleKind::Status => format!(
-            "layer status, sets `{}`",
-            r.state.map_or("ok", |s| s.as_str())
+        RuleKind::Finding => words.fill("doc.kindFinding", &[("severity", r.severity.as_str())]),
+        RuleKind::Status => words.fill(
+            "doc.kindStatus",
+            &[("state", r.state.map_or("ok", |s| s.as_str()))],
         ),
-        RuleKind::Misalignment => format!(
-            "misalignment: {} said yes, {} said no",
-            r.said_yes.map_or("", |l| l.as_str()),
-            r.said_no.map_or("", |l| l.as_str())
+        RuleKind::Misalignment => words.fill(
+            "doc.kindMisalignment",
+            &[
+                ("saidYes", r.said_yes.map_or("", |l| l.as_str())),
+                ("saidNo", r.said_no.map_or("", |l| l.as_str())),
+            ],
         ),
     };
     let _ = writeln!(
         out,
-        "{}\n\n- layer: `{}`\n- kind: {kind}",
+        "{}\n\n{}\n{}",
         r.summary,
-        r.layer.as_str()
+        words.fill("doc.layer", &[("layer", r.layer.as_str())]),
+        words.fill("doc.kind", &[("kind", &kind)])
     );
     if let Some(o) = r.outlook {
+        let key = match o {
+            RuleOutlook::Never => "doc.outlookNever",
+            RuleOutlook::Waiting => "doc.outlookWaiting",
+            RuleOutlook::Unknown => "doc.outlookUnknown",
+        };
         let _ = writeln!(
             out,
-            "- outlook: `{}` ({})",
-            o.as_str(),
-            rule_outlook_words(o)
+            "{}",
+            words.fill(
+                "doc.outlook",
+                &[("outlook", o.as_str()), ("words", words.get(key))]
+            )
         );
     }
     if let Some(v) = &r.versions {
-        let _ = writeln!(out, "- versions: {v}");
+        let _ = writeln!(out, "{}", words.fill("doc.versions", &[("versions", v)]));
     }
     if !r.explains.is_empty() {
-        let _ = writeln!(
-            out,
-            "- explains: {}",
-            r.explains
-                .iter()
-                .map(|e| format!("`{e}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let rules = r
+            .explains
+            .iter()
+            .map(|e| format!("`{e}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = writeln!(out, "{}", words.fill("doc.explains", &[("rules", &rules)]));
     }
-    let _ = writeln!(out, "\n## Message\n\n> {}", r.message);
+    let _ = writeln!(out, "\n{}\n\n> {}", words.get("doc.message"), r.message);
     if !r.why.is_empty() {
-        let _ = writeln!(out, "\n## Why\n\n{}", r.why);
+        let _ = writeln!(out, "\n{}\n\n{}", words.get("doc.why"), r.why);
     }
     if !r.fix.is_empty() {
-        let _ = writeln!(out, "\n## Fix\n\n{}", r.fix);
+        let _ = writeln!(out, "\n{}\n\n{}", words.get("doc.fix"), r.fix);
     }
     if !r.next.is_empty() {
-        let _ = writeln!(out, "\n## Next\n\n```sh\n{}\n```", r.next.join("\n"));
+        let _ = writeln!(
+            out,
+            "\n{}\n\n```sh\n{}\n```",
+            words.get("doc.next"),
+            r.next.join("\n")
+        );
     }
     if let Some(repo) = &r.upstream {
-        let _ = writeln!(out, "\n## Where to report\n\n`{repo}`");
+        let _ = writeln!(out, "\n{}\n\n`{repo}`", words.get("doc.report"));
         let upstream = upstream_for(repo);
         if let Some(u) = upstream.as_ref().filter(|u| !u.rules.is_empty()) {
-            let _ = writeln!(out, "\nContribution rules of {}:", u.project);
-            for x in &u.rules {
+            let _ = writeln!(
+                out,
+                "\n{}",
+                words.fill("doc.rulesOf", &[("project", &u.project)])
+            );
+            for x in upstream_rules(u, words.lang()) {
                 let _ = writeln!(out, "- {x}");
             }
         }
-        if let Some(line) = upstream.and_then(|u| first_response_line(repo, &u, Lang::En)) {
+        if let Some(line) = upstream.and_then(|u| first_response_line(repo, &u, words.lang())) {
             let _ = writeln!(out, "\n{line}");
         }
     }
     let facts = r.facts_read();
     if !facts.is_empty() {
         // One hop from a path to the code: each fact with the function and file that build it.
-        let _ = writeln!(out, "\n## Facts it reads\n");
+        let _ = writeln!(out, "\n{}\n", words.get("doc.facts"));
         for f in facts {
             let _ = writeln!(
                 out,
-                "- `$.facts.{}` — built by `{}` in `{}`",
-                f.name, f.built_by, f.source
+                "{}",
+                words.fill(
+                    "doc.factLine",
+                    &[
+                        ("name", f.name),
+                        ("function", f.built_by),
+                        ("source", f.source)
+                    ]
+                )
             );
         }
     }
     if !r.references.is_empty() {
-        let _ = writeln!(out, "\n## References\n");
+        let _ = writeln!(out, "\n{}\n", words.get("doc.references"));
         for x in &r.references {
             let _ = writeln!(out, "- {x}");
         }
     }
     if !r.fixtures.is_empty() {
-        let _ = writeln!(out, "\n## Fixtures\n");
+        let _ = writeln!(out, "\n{}\n", words.get("doc.fixtures"));
         for f in &r.fixtures {
             let _ = writeln!(
                 out,
                 "- `{}` — `{}` — {}",
                 f.bundle_dir(),
                 f.target,
-                if f.fires { "fires" } else { "must not fire" }
+                words.get(if f.fires {
+                    "doc.fires"
+                } else {
+                    "doc.mustNotFire"
+                })
             );
         }
     }
     out
+}
+
+/// A project's contribution rules in `lang` (its Korean list where it has one).
+pub fn upstream_rules(u: &Upstream, lang: Lang) -> &[String] {
+    match lang {
+        Lang::Ko if !u.rules_ko.is_empty() => &u.rules_ko,
+        _ => &u.rules,
+    }
 }
 
 #[cfg(test)]

@@ -94,7 +94,7 @@ fn main() -> ExitCode {
     let style = Style { color };
     let outcome = match cli.command {
         // The MCP transport writes standard output from its own threads: no lock held here.
-        Command::Mcp(args) => mcp::serve(args),
+        Command::Mcp(args) => mcp::serve(args, cli.lang),
         command => run(
             Cli {
                 command,
@@ -270,7 +270,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             );
             Ok(0)
         }
-        Command::Mcp(args) => mcp::serve(args),
+        Command::Mcp(args) => mcp::serve(args, cli.lang),
         Command::Exporter(args) => exporter::serve(args),
         Command::Completion { shell } => {
             write(out, &kubectl_layer::complete::script(shell))?;
@@ -292,7 +292,12 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 .filter(|r| layer.is_none_or(|l| r.layer == l))
                 .collect();
             let body = match output {
-                ListFormat::Json => json(&rules.iter().map(|r| rule_json(r)).collect::<Vec<_>>()),
+                ListFormat::Json => json(
+                    &rules
+                        .iter()
+                        .map(|r| render::rule_info_in(r, cli.lang))
+                        .collect::<Vec<_>>(),
+                ),
                 ListFormat::Markdown => render::rules_markdown(&rules),
                 ListFormat::Text => {
                     let mut s = String::new();
@@ -316,8 +321,8 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let engine = engine_in(cli.lang)?;
             let r = find_rule(&engine, &rule)?;
             let body = match output {
-                ListFormat::Json => json(&rule_json(r)),
-                _ => layer_core::render::rule_doc(r),
+                ListFormat::Json => json(&render::rule_info_in(r, cli.lang)),
+                _ => render::rule_doc_in(r, render::Words::of(cli.lang)),
             };
             write(out, &body)?;
             Ok(0)
@@ -424,10 +429,6 @@ fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
     let mut s = serde_json::to_string_pretty(v).unwrap_or_default();
     s.push('\n');
     s
-}
-
-fn rule_json(r: &layer_core::rule::Rule) -> layer_core::render::RuleInfo {
-    layer_core::render::rule_info(r)
 }
 
 /// All of `from`, refused once it passes `limit`: pipes and special files (`/dev/zero`, a FIFO)

@@ -42,8 +42,11 @@ struct WhyInput {
     /// file) to diagnose instead of the cluster.
     #[serde(default)]
     bundle: Option<String>,
+    /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
+    /// headline stay English. Default: the server's `--lang`.
+    #[serde(default)]
+    lang: Option<LangArg>,
 }
-
 /// `scan`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -54,8 +57,11 @@ struct ScanInput {
     /// The text of `kubectl get … -o json` or `-o yaml` output to scan instead of the cluster.
     #[serde(default)]
     bundle: Option<String>,
+    /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
+    /// headline stay English. Default: the server's `--lang`.
+    #[serde(default)]
+    lang: Option<LangArg>,
 }
-
 /// `fit`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -72,6 +78,26 @@ struct FitInput {
     /// instead of the live cluster.
     #[serde(default)]
     bundle: Option<String>,
+    /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
+    /// headline stay English. Default: the server's `--lang`.
+    #[serde(default)]
+    lang: Option<LangArg>,
+}
+/// A language an explanation may be asked in.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum LangArg {
+    En,
+    Ko,
+}
+
+impl From<LangArg> for layer_core::Lang {
+    fn from(l: LangArg) -> Self {
+        match l {
+            LangArg::En => layer_core::Lang::En,
+            LangArg::Ko => layer_core::Lang::Ko,
+        }
+    }
 }
 
 /// `fit`'s answer: one Diagnosis per piece of work, in the manifest's order (target status
@@ -89,16 +115,22 @@ struct RulesInput {
     /// Only the rules of this layer.
     #[serde(default)]
     layer: Option<layer_core::Layer>,
+    /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
+    /// headline stay English. Default: the server's `--lang`.
+    #[serde(default)]
+    lang: Option<LangArg>,
 }
-
 /// `explain`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct ExplainInput {
     /// A rule id (`placement/insufficient-extended-resource`) or its last part.
     rule: String,
+    /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
+    /// headline stay English. Default: the server's `--lang`.
+    #[serde(default)]
+    lang: Option<LangArg>,
 }
-
 /// `rules`' answer: MCP's structured content is an object, so the CLI's list goes in one.
 #[derive(serde::Serialize, JsonSchema)]
 struct RulesOutput {
@@ -115,6 +147,10 @@ struct Answer {
 /// The server: the engine and where objects come from when a call brings none.
 struct Server {
     engine: Arc<Engine>,
+    /// The same rules in Korean (`lang: "ko"`).
+    korean: Arc<Engine>,
+    /// The language of a call that names none (`--lang`).
+    lang: layer_core::Lang,
     /// The -f files, read once at start.
     files: Option<Arc<Index>>,
     offline: bool,
@@ -125,8 +161,10 @@ struct Server {
 }
 
 /// Serve until the client closes standard input.
-pub fn serve(args: McpArgs) -> Result<u8, Failure> {
-    let engine = Arc::new(crate::engine()?);
+pub fn serve(args: McpArgs, lang: layer_core::Lang) -> Result<u8, Failure> {
+    let english = crate::engine()?;
+    let korean = Arc::new(crate::engine_in(layer_core::Lang::Ko)?);
+    let engine = Arc::new(english);
     let files = if args.input.files.is_empty() {
         None
     } else {
@@ -134,6 +172,8 @@ pub fn serve(args: McpArgs) -> Result<u8, Failure> {
     };
     let server = Server {
         engine,
+        korean,
+        lang,
         files,
         offline: args.offline,
         live: args.live,
@@ -269,6 +309,14 @@ async fn blocking<T: Send + 'static>(
 }
 
 impl Server {
+    /// The engine writing in the call's language (the server's when it names none).
+    fn engine_for(&self, lang: Option<LangArg>) -> Arc<Engine> {
+        match lang.map_or(self.lang, Into::into) {
+            layer_core::Lang::En => self.engine.clone(),
+            layer_core::Lang::Ko => self.korean.clone(),
+        }
+    }
+
     fn options(&self) -> Options {
         Options {
             now: self.now.clone(),
@@ -338,7 +386,7 @@ impl Server {
                 }
             },
         };
-        let engine = self.engine.clone();
+        let engine = self.engine_for(input.lang);
         let opts = self.options();
         blocking(move || {
             let d = layer_core::diagnose(&engine, &ix, &spec, &opts)
@@ -352,6 +400,7 @@ impl Server {
     }
 
     async fn scan(&self, input: ScanInput) -> Result<Answer, Failure> {
+        let engine = self.engine_for(input.lang);
         let ix = match input.bundle {
             Some(text) => self.bundle_index(text).await?,
             None => match self.without_bundle()? {
@@ -365,7 +414,6 @@ impl Server {
                 }
             },
         };
-        let engine = self.engine.clone();
         let opts = self.options();
         let namespace = input.namespace;
         blocking(move || {
@@ -380,6 +428,7 @@ impl Server {
     }
 
     async fn fit(&self, input: FitInput) -> Result<Answer, Failure> {
+        let engine = self.engine_for(input.lang);
         let limits = self.limits;
         let manifest = blocking(move || {
             Bundle::read_all(vec![(Some("manifest".to_string()), input.manifest)], limits)
@@ -410,7 +459,6 @@ impl Server {
                 bundle
             }
         };
-        let engine = self.engine.clone();
         blocking(move || {
             let diagnoses = layer_core::fit::fit(&engine, cluster, &manifest, &opts)
                 .map_err(layer_core::Error::from)?;
@@ -423,25 +471,30 @@ impl Server {
     }
 
     fn rules(&self, input: RulesInput) -> Result<Answer, Failure> {
-        let rules: Vec<&layer_core::rule::Rule> = self
-            .engine
+        let engine = self.engine_for(input.lang);
+        let lang = engine.lang();
+        let rules: Vec<&layer_core::rule::Rule> = engine
             .rules()
             .iter()
             .filter(|r| input.layer.is_none_or(|l| r.layer == l))
             .collect();
         Ok(Answer {
             json: to_json(&RulesOutput {
-                rules: rules.iter().map(|r| render::rule_info(r)).collect(),
+                rules: rules
+                    .iter()
+                    .map(|r| render::rule_info_in(r, lang))
+                    .collect(),
             })?,
             markdown: render::rules_markdown(&rules),
         })
     }
 
     fn explain(&self, input: ExplainInput) -> Result<Answer, Failure> {
-        let r = crate::find_rule(&self.engine, &input.rule)?;
+        let engine = self.engine_for(input.lang);
+        let r = crate::find_rule(&engine, &input.rule)?;
         Ok(Answer {
-            json: to_json(&render::rule_info(r))?,
-            markdown: render::rule_doc(r),
+            json: to_json(&render::rule_info_in(r, engine.lang()))?,
+            markdown: render::rule_doc_in(r, render::Words::of(engine.lang())),
         })
     }
 

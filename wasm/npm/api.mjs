@@ -47,7 +47,12 @@ function freed() {
 // Only Bundle.parse makes a Bundle: a handle must own a parsed bundle.
 const token = Symbol('kubectl-layer Bundle');
 
-export function bind(raw, ensureReady) {
+// A language code as the core reads it (`ko`, `ko-KR`, `ko_KR.UTF-8` are Korean).
+const langCode = (lang) => String(lang ?? '').trim().toLowerCase().split(/[-_.]/)[0];
+
+// `readTexts(code)`: the texts of a language, synchronously, where the platform can (Node reads
+// the file beside the module); null where they must be loaded first (`loadLanguage`).
+export function bind(raw, ensureReady, readTexts = () => null) {
   const call = (fn, ...args) => {
     ensureReady();
     try {
@@ -55,6 +60,22 @@ export function bind(raw, ensureReady) {
     } catch (e) {
       throw normalize(e);
     }
+  };
+  const installed = new Set(['en']);
+  // The texts a call's language needs, installed once; an unknown code is left for the core
+  // to refuse with its own message.
+  const prepare = (lang) => {
+    const code = langCode(lang);
+    if (code !== 'ko' || installed.has(code)) return;
+    const texts = readTexts(code);
+    if (texts == null) return;
+    call(raw.installLanguage, code, texts);
+    installed.add(code);
+  };
+  const langOf = (options) => (options && typeof options === 'object' ? options.lang : undefined);
+  const install = (code, texts) => {
+    call(raw.installLanguage, code, texts);
+    installed.add(code);
   };
   // One bundle read and indexed once; each method asks the same index (see the README).
   class Bundle {
@@ -70,6 +91,7 @@ export function bind(raw, ensureReady) {
     }
 
     static parse(bundle, options) {
+      prepare(langOf(options));
       const bytes = utf8(bundleText(bundle));
       return new Bundle(token, call(() => new raw.RawBundle(bytes, optionsText(options))));
     }
@@ -77,6 +99,11 @@ export function bind(raw, ensureReady) {
     #ask(method, ...args) {
       if (!this.#raw) throw freed();
       return call(() => this.#raw[method](...args));
+    }
+
+    setLanguage(lang) {
+      prepare(lang);
+      this.#ask('setLang', String(lang));
     }
 
     targets() {
@@ -119,19 +146,23 @@ export function bind(raw, ensureReady) {
   return {
     Bundle,
     diagnose(bundle, target, options) {
+      prepare(langOf(options));
       return JSON.parse(call(raw.diagnoseJson, utf8(bundleText(bundle)), targetText(target), optionsText(options)));
     },
     fit(cluster, manifest, options) {
+      prepare(langOf(options));
       return JSON.parse(call(raw.fitJson, utf8(bundleText(cluster)), utf8(bundleText(manifest)), optionsText(options)));
     },
     scan(bundle, options) {
+      prepare(langOf(options));
       return JSON.parse(call(raw.scanJson, utf8(bundleText(bundle)), optionsText(options)));
     },
     targets(bundle, options) {
       return JSON.parse(call(raw.targetsJson, utf8(bundleText(bundle)), optionsText(options)));
     },
-    rules() {
-      return JSON.parse(call(raw.rulesJson));
+    rules(options) {
+      prepare(langOf(options));
+      return JSON.parse(call(raw.rulesJson, optionsText(options)));
     },
     object(bundle, ref) {
       return JSON.parse(call(raw.objectJson, utf8(bundleText(bundle)), JSON.stringify(ref)));
@@ -144,6 +175,20 @@ export function bind(raw, ensureReady) {
     },
     version() {
       return call(raw.version);
+    },
+    words(lang = 'en') {
+      prepare(lang);
+      return JSON.parse(call(raw.wordsJson, String(lang)));
+    },
+    // For the entry points' loadLanguage: hand over texts loaded asynchronously.
+    installLanguage(lang, texts) {
+      const code = langCode(lang);
+      if (code === 'en' || installed.has(code)) return;
+      install(code, texts);
+    },
+    needsTexts(lang) {
+      const code = langCode(lang);
+      return code === 'ko' && !installed.has(code);
     },
   };
 }

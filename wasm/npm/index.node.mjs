@@ -6,7 +6,14 @@ import * as raw from './web/layer_wasm.js';
 import { bind } from './api.mjs';
 
 raw.initSync({ module: readFileSync(new URL('./web/layer_wasm_bg.wasm', import.meta.url)) });
-const api = bind(raw, () => {});
+// The Korean texts are a file beside the module, read the first time a call asks for Korean.
+const readTexts = (code) => readFileSync(new URL(`./web/${code}.json`, import.meta.url), 'utf8');
+const api = bind(raw, () => {}, readTexts);
 
 export async function init() {}
-export const { Bundle, diagnose, fit, scan, targets, rules, object, markdown, text, version } = api;
+
+/** Load the texts of a language now (Node also loads them on the first call that needs them). */
+export async function loadLanguage(lang) {
+  if (api.needsTexts(lang)) api.installLanguage(lang, readTexts('ko'));
+}
+export const { Bundle, diagnose, fit, scan, targets, rules, object, markdown, text, version, words } = api;

@@ -22,4 +22,18 @@ const api = bind(raw, () => {
   }
 });
 
-export const { Bundle, diagnose, fit, scan, targets, rules, object, markdown, text, version } = api;
+/** Fetch the texts of a language (`web/ko.json` beside the module) and hand them to the core,
+ * so calls with `{lang}` can write in it. Idempotent; `en` needs nothing. */
+export async function loadLanguage(lang) {
+  await init();
+  if (!api.needsTexts(lang)) return;
+  const response = await fetch(new URL('./web/ko.json', import.meta.url));
+  if (!response.ok) {
+    const e = new Error(`kubectl-layer: the Korean texts did not load (${response.status})`);
+    e.code = 'not-initialized';
+    throw e;
+  }
+  api.installLanguage(lang, await response.text());
+}
+
+export const { Bundle, diagnose, fit, scan, targets, rules, object, markdown, text, version, words } = api;

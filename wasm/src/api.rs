@@ -2,7 +2,7 @@
 //! the answer. Errors carry the CLI's stable codes (`parse`, `input-too-large`,
 //! `target-not-found`, `target-ambiguous`, `usage`, `rules`).
 
-use layer_core::{Bundle, Engine, Index, Options, ReadLimits, TargetSpec};
+use layer_core::{Bundle, Engine, Index, Lang, Options, ReadLimits, TargetSpec};
 use std::sync::OnceLock;
 
 /// A failure, as JavaScript will see it.
@@ -40,11 +40,13 @@ struct JsOptions {
     /// `fit` only: for manifest objects that name none (the CLI's `-n`); one naming another is
     /// refused.
     namespace: Option<String>,
+    /// The language of the explanations (the CLI's `--lang`).
+    lang: Lang,
 }
 
 /// The option keys of every function; `fit` also takes `namespace`.
-const OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth"];
-const FIT_OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth", "namespace"];
+const OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth", "lang"];
+const FIT_OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth", "lang", "namespace"];
 
 fn engine() -> Result<&'static Engine, ApiError> {
     static ENGINE: OnceLock<Result<Engine, ApiError>> = OnceLock::new();
@@ -57,6 +59,50 @@ fn engine() -> Result<&'static Engine, ApiError> {
         })
         .as_ref()
         .map_err(Clone::clone)
+}
+
+/// The builtin rules writing in `lang`. The module carries no Korean texts of its own: the
+/// package hands them over first ([`install_language`]); until then a Korean call fails with
+/// `not-initialized`, never silently in English. A Korean engine is built once, the first time
+/// one is asked for after the texts arrived.
+pub fn engine_in(lang: Lang) -> Result<&'static Engine, ApiError> {
+    if lang == Lang::En {
+        return engine();
+    }
+    if !layer_core::lang::available(lang) {
+        return Err(ApiError {
+            code: "not-initialized".into(),
+            message: format!(
+                "the {lang} texts are not loaded: `await loadLanguage('{lang}')` first (Node loads them by itself)"
+            ),
+        });
+    }
+    static KOREAN: OnceLock<Result<Engine, ApiError>> = OnceLock::new();
+    KOREAN
+        .get_or_init(|| {
+            engine()?.in_lang(lang).map_err(|e| ApiError {
+                code: e.code().into(),
+                message: e.to_string(),
+            })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// `loadLanguage(lang)`'s second half: the texts of a language (the package's `web/ko.json`,
+/// which `cargo xtask wasm` writes from the rule files), handed to the core once. Handing the
+/// same texts again is not an error: a page may load them from two places.
+pub fn install_language(lang: &str, pack_json: &str) -> Result<(), ApiError> {
+    match Lang::parse(lang) {
+        Some(Lang::En) => Ok(()),
+        Some(Lang::Ko) => match layer_core::lang::install(pack_json) {
+            Ok(()) | Err(layer_core::lang::LangError::AlreadyInstalled) => Ok(()),
+            Err(e) => Err(usage(format!("the {lang} texts: {e}"))),
+        },
+        None => Err(usage(format!(
+            "`{lang}` is not a language kubectl-layer writes; it writes en and ko"
+        ))),
+    }
 }
 
 // The small JSON arguments (options, targets, object references) are read by hand from a
@@ -108,11 +154,20 @@ fn options_of(json: &str, keys: &[&str]) -> Result<JsOptions, ApiError> {
             expected.join(", ")
         )));
     }
+    let lang = match text_field(&m, "lang", "options")? {
+        None => Lang::En,
+        Some(code) => Lang::parse(&code).ok_or_else(|| {
+            usage(format!(
+                "invalid options: `lang` is `{code}`; kubectl-layer writes `en` and `ko`"
+            ))
+        })?,
+    };
     Ok(JsOptions {
         now: text_field(&m, "now", "options")?,
         max_input_bytes: count("maxInputBytes")?,
         max_depth: count("maxDepth")?,
         namespace: text_field(&m, "namespace", "options")?,
+        lang,
     })
 }
 
@@ -192,13 +247,14 @@ fn core_options(opts: &JsOptions) -> Options {
 
 /// One target of an index (the first candidate for `None`).
 fn diagnose_in(
+    engine: &Engine,
     ix: &Index,
     spec: Option<&TargetSpec>,
     opts: &Options,
 ) -> Result<layer_core::Diagnosis, ApiError> {
     let d = match spec {
-        None => layer_core::diagnose_first(engine()?, ix, opts),
-        Some(spec) => layer_core::diagnose(engine()?, ix, spec, opts),
+        None => layer_core::diagnose_first(engine, ix, opts),
+        Some(spec) => layer_core::diagnose(engine, ix, spec, opts),
     };
     d.map_err(|e| layer_core::Error::from(e).into())
 }
@@ -216,14 +272,21 @@ pub fn utf8(bundle: &[u8]) -> Result<&str, ApiError> {
 pub fn diagnose(bundle: &str, target: &str, options_json: &str) -> Result<String, ApiError> {
     let opts = options(options_json)?;
     let spec = parse_target(target)?;
+    let engine = engine_in(opts.lang)?;
     let ix = index(bundle, &opts)?;
-    to_json(&diagnose_in(&ix, spec.as_ref(), &core_options(&opts))?)
+    to_json(&diagnose_in(
+        engine,
+        &ix,
+        spec.as_ref(),
+        &core_options(&opts),
+    )?)
 }
 
 /// `fit(cluster, manifest, options?)`: each piece of work of the manifest judged against the
 /// cluster as if submitted now; a JSON array of Diagnosis objects.
 pub fn fit(cluster: &str, manifest: &str, options_json: &str) -> Result<String, ApiError> {
     let opts = options_of(options_json, FIT_OPTION_KEYS)?;
+    let engine = engine_in(opts.lang)?;
     let cluster = read_bundle(cluster, &opts)?;
     let manifest = read_bundle(manifest, &opts).map_err(|e| ApiError {
         message: format!("manifest: {}", e.message),
@@ -234,7 +297,7 @@ pub fn fit(cluster: &str, manifest: &str, options_json: &str) -> Result<String, 
         now: opts.now,
         ..Default::default()
     };
-    let diagnoses = layer_core::fit::fit(engine()?, cluster, &manifest, &fit_opts)
+    let diagnoses = layer_core::fit::fit(engine, cluster, &manifest, &fit_opts)
         .map_err(layer_core::Error::from)?;
     to_json(&diagnoses)
 }
@@ -242,8 +305,9 @@ pub fn fit(cluster: &str, manifest: &str, options_json: &str) -> Result<String, 
 /// `scan(bundle, options?)`.
 pub fn scan(bundle: &str, options_json: &str) -> Result<String, ApiError> {
     let opts = options(options_json)?;
+    let engine = engine_in(opts.lang)?;
     let ix = index(bundle, &opts)?;
-    to_json(&layer_core::scan(engine()?, &ix, &core_options(&opts)))
+    to_json(&layer_core::scan(engine, &ix, &core_options(&opts)))
 }
 
 /// `targets(bundle)`.
@@ -253,12 +317,25 @@ pub fn targets(bundle: &str, options_json: &str) -> Result<String, ApiError> {
     to_json(&layer_core::targets(&ix))
 }
 
-/// `rules()`.
-pub fn rules() -> Result<String, ApiError> {
-    let infos: Vec<_> = engine()?
+/// `words(lang)`: the words the renderers write around a diagnosis (layer and state names,
+/// the verdict line, section titles), by key, in `lang`: a page shows the same words.
+pub fn words(lang: &str) -> Result<String, ApiError> {
+    let lang = Lang::parse(lang).ok_or_else(|| {
+        usage(format!(
+            "`{lang}` is not a language kubectl-layer writes; it writes en and ko"
+        ))
+    })?;
+    engine_in(lang)?;
+    to_json(&layer_core::lang::Words::of(lang).all())
+}
+
+/// `rules(options?)`: every rule's metadata and documentation, in `options.lang`.
+pub fn rules(options_json: &str) -> Result<String, ApiError> {
+    let opts = options_of(options_json, &["lang"])?;
+    let infos: Vec<_> = engine_in(opts.lang)?
         .rules()
         .iter()
-        .map(layer_core::render::rule_info)
+        .map(|r| layer_core::render::rule_info_in(r, opts.lang))
         .collect();
     to_json(&infos)
 }
@@ -321,6 +398,7 @@ pub fn text(diagnosis: &str) -> Result<String, ApiError> {
 pub struct Parsed {
     ix: Index,
     opts: Options,
+    lang: Lang,
     /// The last diagnosis asked for, by the target text it was asked with: the page renders a
     /// diagnosis, then asks for its Markdown or text.
     last: Option<(String, layer_core::Diagnosis)>,
@@ -334,18 +412,37 @@ impl Parsed {
 
     pub fn new(bundle: &str, options_json: &str) -> Result<Parsed, ApiError> {
         let opts = options(options_json)?;
+        // Refused now rather than at the first question: the texts must be loaded first.
+        engine_in(opts.lang)?;
         Ok(Parsed {
             ix: index(bundle, &opts)?,
             opts: core_options(&opts),
+            lang: opts.lang,
             last: None,
         })
+    }
+
+    /// Answer later questions in `lang` (a page's language switch), without reading the
+    /// bundle again.
+    pub fn set_lang(&mut self, lang: &str) -> Result<(), ApiError> {
+        let lang = Lang::parse(lang).ok_or_else(|| {
+            usage(format!(
+                "`{lang}` is not a language kubectl-layer writes; it writes en and ko"
+            ))
+        })?;
+        engine_in(lang)?;
+        if lang != self.lang {
+            self.lang = lang;
+            self.last = None;
+        }
+        Ok(())
     }
 
     /// The diagnosis of `target` (JSON text as for [`diagnose`]), kept for the next question.
     fn diagnosis(&mut self, target: &str) -> Result<&layer_core::Diagnosis, ApiError> {
         if !matches!(&self.last, Some((t, _)) if t == target) {
             let spec = parse_target(target)?;
-            let d = diagnose_in(&self.ix, spec.as_ref(), &self.opts)?;
+            let d = diagnose_in(engine_in(self.lang)?, &self.ix, spec.as_ref(), &self.opts)?;
             return Ok(&self.last.insert((target.to_string(), d)).1);
         }
         self.last.as_ref().map(|(_, d)| d).ok_or_else(|| ApiError {
@@ -367,7 +464,11 @@ impl Parsed {
     }
 
     pub fn scan(&self) -> Result<String, ApiError> {
-        to_json(&layer_core::scan(engine()?, &self.ix, &self.opts))
+        to_json(&layer_core::scan(
+            engine_in(self.lang)?,
+            &self.ix,
+            &self.opts,
+        ))
     }
 
     pub fn targets(&self) -> Result<String, ApiError> {
@@ -421,6 +522,25 @@ mod tests {
             "usage"
         );
         assert_eq!(markdown("{}").unwrap_err().code, "usage");
+    }
+
+    #[test]
+    fn a_language_is_one_the_core_writes_and_its_texts_must_read() {
+        let fr = diagnose(POD, "", r#"{"lang": "fr"}"#).unwrap_err();
+        assert_eq!(fr.code, "usage");
+        assert!(fr.message.contains("`fr`"), "{}", fr.message);
+        assert_eq!(rules(r#"{"lang": 7}"#).unwrap_err().code, "usage");
+        assert_eq!(words("xx").unwrap_err().code, "usage");
+        assert_eq!(install_language("xx", "{}").unwrap_err().code, "usage");
+        // English needs no texts and never changes what was installed.
+        install_language("en", "not json").unwrap();
+        let en: serde_json::Value = serde_json::from_str(&words("en").unwrap()).unwrap();
+        assert_eq!(en["layer.placement"], "placement");
+        let mut b = Parsed::new(POD, r#"{"lang": "en-US"}"#).unwrap();
+        assert_eq!(b.set_lang("klingon").unwrap_err().code, "usage");
+        let d: serde_json::Value = serde_json::from_str(&b.diagnose("").unwrap()).unwrap();
+        assert_eq!(d["verdict"]["state"], "ok");
+        assert!(d.get("lang").is_none(), "English carries no lang");
     }
 
     #[test]
@@ -615,7 +735,7 @@ mod tests {
         let d = diagnose(POD, "", "").unwrap();
         assert!(markdown(&d).unwrap().starts_with("### "));
         assert!(text(&d).unwrap().contains("Pod ml/p"));
-        let r: Vec<serde_json::Value> = serde_json::from_str(&rules().unwrap()).unwrap();
+        let r: Vec<serde_json::Value> = serde_json::from_str(&rules("").unwrap()).unwrap();
         assert!(r.iter().all(|x| x["id"].is_string()));
         let s: serde_json::Value = serde_json::from_str(&scan(POD, "").unwrap()).unwrap();
         assert_eq!(s["schemaVersion"], "kubectl-layer/v1");

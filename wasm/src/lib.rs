@@ -46,10 +46,22 @@ pub fn targets_json(bundle: &[u8], options: &str) -> Result<String, JsValue> {
     api::targets(api::utf8(bundle).map_err(js_error)?, options).map_err(js_error)
 }
 
-/// Every rule's metadata and documentation. Returns a JSON array.
+/// Every rule's metadata and documentation, in `options.lang`. Returns a JSON array.
 #[wasm_bindgen(js_name = rulesJson)]
-pub fn rules_json() -> Result<String, JsValue> {
-    api::rules().map_err(js_error)
+pub fn rules_json(options: &str) -> Result<String, JsValue> {
+    api::rules(options).map_err(js_error)
+}
+
+/// The renderers' words in a language, by key. Returns a JSON object.
+#[wasm_bindgen(js_name = wordsJson)]
+pub fn words_json(lang: &str) -> Result<String, JsValue> {
+    api::words(lang).map_err(js_error)
+}
+
+/// Hand the core the texts of a language (`web/ko.json` for `ko`), once per module.
+#[wasm_bindgen(js_name = installLanguage)]
+pub fn install_language(lang: &str, texts: &str) -> Result<(), JsValue> {
+    api::install_language(lang, texts).map_err(js_error)
 }
 
 /// One object of the bundle, found by `{apiVersion?, kind, namespace?, name}` (JSON).
@@ -85,6 +97,12 @@ impl RawBundle {
         api::Parsed::from_utf8(bundle, options)
             .map(RawBundle)
             .map_err(js_error)
+    }
+
+    /// Answer later questions in another language (`en` or `ko`), the bundle read once.
+    #[wasm_bindgen(js_name = setLang)]
+    pub fn set_lang(&mut self, lang: &str) -> Result<(), JsValue> {
+        self.0.set_lang(lang).map_err(js_error)
     }
 
     /// Candidate targets. Returns a JSON array.

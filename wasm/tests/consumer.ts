@@ -1,6 +1,6 @@
 // Type-checked (tsc --noEmit --strict) inside the consumer project: the declarations must let a
 // TypeScript user write this without casts.
-import { init, diagnose, fit, scan, targets, rules, markdown, version, Bundle, type Diagnosis, type LayerError, type Layer, type Outlook, type TargetEntry } from 'kubectl-layer';
+import { init, loadLanguage, words, diagnose, fit, scan, targets, rules, markdown, version, Bundle, type Lang, type Diagnosis, type LayerError, type Layer, type Outlook, type TargetEntry } from 'kubectl-layer';
 
 async function main(bundle: string): Promise<void> {
   await init();
@@ -25,6 +25,15 @@ async function main(bundle: string): Promise<void> {
   const md: string = b.markdown(first ? { kind: first.kind, namespace: first.namespace ?? undefined, name: first.name } : undefined);
   console.log(again.verdict.state, md, b.text(), b.scan().diagnoses.length, b.object({ kind: 'Pod', name: 'x' }));
   b.free();
+  const lang: Lang = 'ko';
+  await loadLanguage(lang);
+  const ko: Diagnosis = diagnose(bundle, null, { lang });
+  const koWords: Record<string, string> = words(lang);
+  console.log(ko.verdict.headlineKo, koWords['layer.placement'], rules({ lang })[0]?.summary);
+  const both = Bundle.parse(bundle, { lang: 'en' });
+  both.setLanguage('ko');
+  console.log(both.diagnose().lang);
+  both.free();
   const fitted: Diagnosis[] = fit(bundle, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'train' } }, { namespace: 'ml' });
   const outlook: Outlook | null | undefined = fitted[0]?.verdict.outlook;
   console.log(outlook === 'never' ? 'refused' : outlook === 'waiting' ? 'waits' : 'runs');

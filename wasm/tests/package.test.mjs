@@ -32,7 +32,7 @@ const runCli = (args) => JSON.parse(runCliText(args));
 
 test('init resolves at once in Node and the API is complete', async () => {
   await init();
-  for (const f of ['init', 'diagnose', 'fit', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text', 'Bundle']) {
+  for (const f of ['init', 'diagnose', 'fit', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text', 'words', 'loadLanguage', 'Bundle']) {
     assert.equal(typeof layer[f], 'function', f);
   }
   assert.equal(typeof Bundle.parse, 'function');
@@ -249,6 +249,46 @@ test('rules() matches the CLI and carries documentation', () => {
   }
 });
 
+test('Korean: diagnose, scan, rules and a Bundle write in Korean and equal the CLI with --lang ko', async () => {
+  const hangul = /[\uac00-\ud7a3]/;
+  await layer.loadLanguage('ko');
+  for (const s of scenarios.slice(0, 6)) {
+    const target = s.expected[0].target;
+    const ko = diagnose(s.bundle, target, { lang: 'ko' });
+    assert.deepStrictEqual(ko, runCli(['why', target, '-f', s.bundlePath, '-o', 'json', '--lang', 'ko']), `${s.name} ${target}`);
+    const en = diagnose(s.bundle, target);
+    assert.equal(ko.lang, 'ko');
+    assert.equal(en.lang, undefined);
+    // The headline stays English (an upstream issue's title); its Korean is beside it.
+    assert.equal(ko.verdict.headline, en.verdict.headline);
+    assert.match(ko.verdict.headlineKo, hangul);
+    for (const l of ko.layers) assert.match(l.summary, hangul, `${s.name} ${l.layer}`);
+    assert.deepStrictEqual(ko.layers.map((l) => l.state), en.layers.map((l) => l.state));
+    // Rendered from the diagnosis alone, in its own language.
+    assert.equal(markdown(ko), runCliText(['why', target, '-f', s.bundlePath, '-o', 'markdown', '--lang', 'ko']));
+    // One parse, both languages.
+    const b = Bundle.parse(s.bundle);
+    assert.deepStrictEqual(b.diagnose(target), en);
+    b.setLanguage('ko');
+    assert.deepStrictEqual(b.diagnose(target), ko);
+    b.setLanguage('en');
+    assert.deepStrictEqual(b.diagnose(target), en);
+    b.free();
+    assert.deepStrictEqual(Bundle.parse(s.bundle, { lang: 'ko-KR' }).diagnose(target), ko);
+  }
+  const en = layer.words();
+  const ko = layer.words('ko');
+  assert.deepStrictEqual(Object.keys(ko), Object.keys(en));
+  assert.equal(en['layer.placement'], 'placement');
+  assert.equal(ko['layer.placement'], '배치');
+  const r = rules({ lang: 'ko' });
+  assert.deepStrictEqual(r, runCli(['rules', '-o', 'json', '--lang', 'ko']));
+  assert.ok(r.every((x) => hangul.test(x.summary) && hangul.test(x.documentation)), 'every rule in Korean');
+  assert.deepStrictEqual(r.map((x) => x.id), rules().map((x) => x.id));
+  assert.throws(() => diagnose(scenarios[0].bundle, null, { lang: 'fr' }), (err) => err.code === 'usage' && /fr/.test(err.message));
+  assert.throws(() => Bundle.parse(scenarios[0].bundle).setLanguage('xx'), (err) => err.code === 'usage');
+});
+
 test('errors are Errors with the CLI codes and messages', () => {
   const cases = [
     [() => diagnose('{"kind": "List",\n "items": [ }'), 'parse', /line 2/],
@@ -275,7 +315,7 @@ test('version() is the package.json version', () => {
 
 test('the TypeScript declarations name every export', () => {
   const dts = readFileSync(new URL('./index.d.ts', import.meta.resolve('kubectl-layer/package.json')), 'utf8');
-  for (const f of ['init', 'diagnose', 'fit', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text']) {
+  for (const f of ['init', 'diagnose', 'fit', 'scan', 'targets', 'rules', 'object', 'version', 'markdown', 'text', 'words', 'loadLanguage']) {
     assert.match(dts, new RegExp(`export function ${f}\\(`), f);
   }
   assert.match(dts, /outlook\?: Outlook \| null|outlook\?: null \| Outlook|outlook\?: "never" \| "waiting" \| null/, 'Verdict.outlook is typed');
@@ -283,7 +323,7 @@ test('the TypeScript declarations name every export', () => {
     assert.match(dts, new RegExp(`export interface ${t} \\{`), t);
   }
   assert.match(dts, /export class Bundle \{/);
-  for (const m of ['targets', 'diagnose', 'why', 'scan', 'object', 'markdown', 'text', 'free']) {
+  for (const m of ['setLanguage', 'targets', 'diagnose', 'why', 'scan', 'object', 'markdown', 'text', 'free']) {
     assert.match(dts, new RegExp(`\\n  ${m}\\(`), `Bundle.${m}`);
   }
 });

@@ -6,13 +6,27 @@
 // Markdown all come from that one parsed bundle. The diagnosis is drawn as the layer stack
 // (picture.mjs) above its table; the rule browser is a tab of its own (tabs.mjs). "Would it fit?" reads the bundle and the
 // manifest together when asked (`fit`), since fitting adds the manifest's work to the bundle.
-import { init, Bundle, fit, rules, markdown, version } from './pkg/index.web.mjs';
+// The page speaks English or Korean (a switch in the header, kept as `lang=ko` in the URL
+// fragment): the diagnosis comes from the core in that language, the page's own words from
+// i18n.mjs.
+import { init, loadLanguage, words as coreWords, Bundle, fit, rules, markdown, version } from './pkg/index.web.mjs';
 import { picture, legend } from './picture.mjs';
-import { createTabs } from './tabs.mjs';
+import { createTabs, readFragment, setFragmentKey } from './tabs.mjs';
+import { LANGS, say, applyPageWords, withCode } from './i18n.mjs';
 
 const $ = (id) => document.getElementById(id);
 const LAYERS = ['device', 'admission', 'grouping', 'placement', 'runtime', 'serving'];
 const STATE_LABEL = { ok: 'ok', blocked: 'BLOCKED', warn: 'WARN', unknown: 'unknown', notInvolved: 'not involved' };
+
+/** The page's language, and the core's words in it (layer and state names, outlook words). */
+let lang = 'en';
+let uiWords = null;
+const t = (key, vars) => say(lang, key, vars);
+/** A layer's name as the page's language says it (the contract's name in English). */
+const layerName = (layer) => (lang === 'en' || !uiWords ? layer : uiWords[`layer.${layer}`] ?? layer);
+const stateLabel = (state) => (lang === 'en' || !uiWords ? STATE_LABEL[state] : uiWords[`state.${state}`]) ?? state;
+/** The options every call of the package gets: the page's language. */
+const langOptions = () => ({ lang });
 
 /** Dropped or opened files: {name, text}. */
 let files = [];
@@ -56,7 +70,7 @@ function bundleInputs() {
 function showError(message) {
   const box = $('error');
   box.hidden = !message;
-  box.textContent = message ? `Could not read the input: ${message}` : '';
+  box.textContent = message ? t('readError', { message }) : '';
 }
 
 function clearResult(message) {
@@ -67,6 +81,7 @@ function clearResult(message) {
   v.dataset.target = '';
   v.textContent = message;
   $('headline').textContent = '';
+  $('headline-ko').hidden = true;
   for (const id of ['outlook', 'misalignment', 'picture', 'layers', 'timeline-section', 'findings-section', 'next-section', 'pods-section', 'missing-section']) $(id).hidden = true;
   $('picture-frame').replaceChildren();
   shown = null;
@@ -83,7 +98,7 @@ function currentBundle(inputs) {
     reads += 1;
     document.body.dataset.reads = String(reads);
     try {
-      parsed.bundle = Bundle.parse(inputs);
+      parsed.bundle = Bundle.parse(inputs, langOptions());
     } catch (e) {
       parsed.error = e;
     }
@@ -95,7 +110,7 @@ function currentBundle(inputs) {
 function showFitError(message) {
   const box = $('fit-error');
   box.hidden = !message;
-  box.textContent = message ? `Could not fit the manifest: ${message}` : '';
+  box.textContent = message ? t('fitError', { message }) : '';
 }
 
 const FIT_PREFIX = 'fit:';
@@ -106,18 +121,18 @@ function runFit() {
   const inputs = bundleInputs();
   const manifest = $('manifest').value;
   if (manifest.trim() === '') {
-    showFitError('paste the work to fit first');
+    showFitError(t('fitNoManifest'));
     setReady(true);
     return;
   }
   if (inputs.length === 0) {
-    showFitError("paste the cluster's bundle above first: the manifest is judged against it");
+    showFitError(t('fitNoBundle'));
     setReady(true);
     return;
   }
   let result;
   try {
-    result = fit(inputs, manifest);
+    result = fit(inputs, manifest, langOptions());
   } catch (e) {
     showFitError(e.message);
     setReady(true);
@@ -150,7 +165,7 @@ function recompute() {
       showError('');
       select.replaceChildren();
       select.disabled = true;
-      clearResult('Paste a bundle to see which layer blocks the work.');
+      clearResult(t('pasteFirst'));
       setReady(true);
       return;
     }
@@ -162,7 +177,7 @@ function recompute() {
       showError(e.message);
       select.replaceChildren();
       select.disabled = true;
-      clearResult('No diagnosis: the input could not be read.');
+      clearResult(t('unreadable'));
       setReady(true);
       return;
     }
@@ -177,10 +192,10 @@ function recompute() {
       select.replaceChildren();
       select.disabled = true;
       if (e.code === 'target-not-found') {
-        clearResult('The bundle holds no pod or workload to diagnose.');
+        clearResult(t('noWork'));
       } else {
         showError(e.message);
-        clearResult('No diagnosis for this target.');
+        clearResult(t('noDiagnosis'));
       }
       setReady(true);
       return;
@@ -235,23 +250,32 @@ function runDiagnosis(gen = ++generation) {
     render(d, target);
   } catch (e) {
     showError(e.message);
-    clearResult('No diagnosis for this target.');
+    clearResult(t('noDiagnosis'));
   }
   if (gen === generation) setReady(true);
 }
 
 function verdictText(d) {
   const v = d.verdict;
+  const layer = v.layer && layerName(v.layer);
   if (d.target.status === 'NotSubmitted') {
-    if (v.state === 'blocked') return `would be blocked at ${v.layer}`;
-    if (v.state === 'warn') return `Warning at ${v.layer}`;
-    if (v.state === 'ok') return 'would run now';
-    return 'unknown: the bundle does not show that it would run';
+    if (v.state === 'blocked') return t('wouldBlockAt', { layer });
+    if (v.state === 'warn') return t('warnAt', { layer });
+    if (v.state === 'ok') return t('wouldRun');
+    return t('wouldUnknown');
   }
-  if (v.state === 'blocked') return `Blocked at ${v.layer}`;
-  if (v.state === 'warn') return `Warning at ${v.layer}`;
-  if (v.state === 'ok') return 'ok: nothing blocks this work';
-  return 'unknown: the bundle does not show what blocks it';
+  if (v.state === 'blocked') return t('blockedAt', { layer });
+  if (v.state === 'warn') return t('warnAt', { layer });
+  if (v.state === 'ok') return t('ok');
+  return t('unknown');
+}
+
+/** What a blocked verdict's outlook means: the page's English, else the core's words. */
+function outlookWords(d) {
+  const fitting = d.target.status === 'NotSubmitted';
+  if (lang === 'en' || !uiWords) return OUTLOOK[d.verdict.outlook]?.[fitting ? 'fit' : 'now'];
+  const key = { never: fitting ? 'outlook.wouldNever' : 'outlook.never', waiting: fitting ? 'outlook.wouldWait' : 'outlook.waiting' }[d.verdict.outlook];
+  return key && uiWords[key];
 }
 
 function render(d, target) {
@@ -263,50 +287,54 @@ function render(d, target) {
   v.dataset.target = target;
   const what = `${d.target.kind} ${d.target.namespace ? `${d.target.namespace}/` : ''}${d.target.name}`;
   v.textContent = d.target.status === 'NotSubmitted'
-    ? `${what}, not submitted: ${verdictText(d)}`
-    : `${what} is ${d.target.status}. ${verdictText(d)}`;
+    ? t('notSubmitted', { what, verdict: verdictText(d) })
+    : t('isStatus', { what, status: d.target.status, verdict: verdictText(d) });
+  // The headline stays English (it is meant for an upstream issue's title); in Korean its
+  // explanation follows it.
   $('headline').textContent = d.verdict.headline;
-  const words = OUTLOOK[d.verdict.outlook]?.[d.target.status === 'NotSubmitted' ? 'fit' : 'now'];
+  $('headline-ko').hidden = !d.verdict.headlineKo;
+  $('headline-ko').textContent = d.verdict.headlineKo ?? '';
+  const words = outlookWords(d);
   $('outlook').hidden = !words;
-  $('outlook').textContent = words ? `Outlook: ${d.verdict.outlook} — ${words}` : '';
+  $('outlook').textContent = words ? t('outlook', { outlook: d.verdict.outlook, words }) : '';
 
   const m = d.verdict.misalignment;
   $('misalignment').hidden = !m;
-  const saidYes = m && m.saidYesByConfiguration ? `${m.saidYes}'s configuration` : m?.saidYes;
-  $('misalignment').textContent = m ? `${saidYes} said yes, ${m.saidNo} said no: ${m.why}` : '';
+  const saidYes = m && m.saidYesByConfiguration ? t('saidYesConfig', { layer: layerName(m.saidYes) }) : m && layerName(m.saidYes);
+  $('misalignment').textContent = m ? t('misalignment', { saidYes, saidNo: layerName(m.saidNo), why: m.why }) : '';
 
   drawPicture(d);
   $('layer-rows').replaceChildren(
     ...d.layers.map((l) =>
       el('tr', { 'data-layer': l.layer, 'data-state': l.state },
-        el('th', { scope: 'row' }, l.layer),
-        el('td', { class: `state state-${l.state}` }, STATE_LABEL[l.state] ?? l.state),
+        el('th', { scope: 'row' }, layerName(l.layer)),
+        el('td', { class: `state state-${l.state}` }, stateLabel(l.state)),
         el('td', { class: 'decided' }, l.decidedBy.join(', ')),
         el('td', { class: 'summary' }, l.summary))),
   );
   $('layers').hidden = false;
 
   // The moments the bundle proves, oldest first, under the layers they belong to.
-  const t = d.timeline ?? { moments: [], earlier: 0 };
+  const moments = d.timeline ?? { moments: [], earlier: 0 };
   $('timeline-rows').replaceChildren(
-    ...t.moments.map((m) =>
+    ...moments.moments.map((m) =>
       el('tr', { 'data-layer': m.layer },
         el('td', {}, el('code', {}, m.time)),
-        el('td', {}, m.layer),
+        el('td', {}, layerName(m.layer)),
         el('td', {}, `${m.object.kind} ${m.object.namespace ? `${m.object.namespace}/` : ''}${m.object.name}`),
         el('td', {}, m.text))),
   );
-  $('timeline-earlier').hidden = t.earlier === 0;
-  $('timeline-earlier').textContent = `${t.earlier} earlier moments left out.`;
-  $('timeline-section').hidden = t.moments.length === 0;
+  $('timeline-earlier').hidden = moments.earlier === 0;
+  $('timeline-earlier').textContent = t('earlier', { count: moments.earlier });
+  $('timeline-section').hidden = moments.moments.length === 0;
 
   $('findings').replaceChildren(...d.findings.map(findingItem));
   $('findings-section').hidden = d.findings.length === 0;
 
-  $('next').replaceChildren(...d.next.map((cmd) => el('li', {}, el('code', {}, cmd), copyButton(cmd, `Copy command: ${cmd}`))));
+  $('next').replaceChildren(...d.next.map((cmd) => el('li', {}, el('code', {}, cmd), copyButton(cmd, say(lang, 'copyCommand', { cmd })))));
   $('next-section').hidden = d.next.length === 0;
 
-  $('pods').replaceChildren(...(d.pods ?? []).map((p) => el('li', {}, `${p.name} — ${p.status}${p.node ? ` on ${p.node}` : ''}`)));
+  $('pods').replaceChildren(...(d.pods ?? []).map((p) => el('li', {}, `${p.name} — ${p.status}${p.node ? say(lang, 'onNode', { node: p.node }) : ''}`)));
   $('pods-section').hidden = !(d.pods ?? []).length;
 
   // A note about no object in particular (what fit does not model) is its words alone.
@@ -317,29 +345,21 @@ function render(d, target) {
   $('missing-section').hidden = d.missing.length === 0;
 
   const repos = [...new Set(d.findings.filter((f) => f.severity !== 'info').map((f) => f.upstream).filter(Boolean))];
-  reportReady(true, repos.length ? `Report to ${repos.join(', ')}; the Markdown includes each project's contribution rules.` : '');
+  reportReady(true, repos.length ? say(lang, 'reportTo', { repos: repos.join(', ') }) : '');
 }
-
-/** What the report's hint says while there is no diagnosis. */
-const REPORT_WAITING = 'Diagnose a target first: the Markdown is its report.';
 
 /** "Copy as Markdown" works only with a diagnosis on screen: before one it is disabled. */
 function reportReady(ready, hint = '') {
   $('copy-markdown').disabled = !ready;
-  $('report-hint').textContent = ready ? hint : REPORT_WAITING;
+  $('report-hint').textContent = ready ? hint : say(lang, 'reportWaiting');
 }
 
 /** The layer stack of the diagnosis on screen, sized to the panel it is drawn in. */
 function drawPicture(d) {
   const frame = $('picture-frame');
   $('picture').hidden = false;
-  frame.replaceChildren(picture(d, { width: frame.clientWidth || $('result').clientWidth }));
-}
-
-/** Backtick spans of a rule's summary as code elements, the rest as text. */
-function withCode(text) {
-  return text.split(/(`[^`]+`)/).filter(Boolean).map((part) =>
-    (part.length > 2 && part.startsWith('`') && part.endsWith('`') ? el('code', {}, part.slice(1, -1)) : document.createTextNode(part)));
+  const words = lang === 'en' ? null : uiWords;
+  frame.replaceChildren(picture(d, { width: frame.clientWidth || $('result').clientWidth, name: layerName, words }));
 }
 
 function findingItem(f) {
@@ -385,11 +405,11 @@ async function copyText(text) {
 }
 
 function copyButton(text, label) {
-  const b = el('button', { type: 'button', 'aria-label': label }, 'Copy');
+  const b = el('button', { type: 'button', 'aria-label': label }, t('copy'));
   b.addEventListener('click', async () => {
     const ok = await copyText(text);
-    b.textContent = ok ? 'Copied' : 'Copy failed';
-    setTimeout(() => { b.textContent = 'Copy'; }, 1500);
+    b.textContent = ok ? t('copied') : t('copyFailed');
+    setTimeout(() => { b.textContent = t('copy'); }, 1500);
   });
   return b;
 }
@@ -405,7 +425,7 @@ function renderFiles() {
   $('file-list').replaceChildren(
     ...files.map((f, i) =>
       el('li', {}, `${f.name} (${Math.ceil(f.text.length / 1024)} KB)`,
-        el('button', { type: 'button', 'aria-label': `Remove ${f.name}`, onclick: () => { files.splice(i, 1); renderFiles(); recompute(); } }, 'Remove'))),
+        el('button', { type: 'button', 'aria-label': `${t('remove')} ${f.name}`, onclick: () => { files.splice(i, 1); renderFiles(); recompute(); } }, t('remove')))),
   );
 }
 
@@ -415,7 +435,7 @@ function renderRules(all) {
     const items = all.filter((r) => r.layer === layer && (!filter || `${r.id} ${r.summary} ${r.kind}`.toLowerCase().includes(filter)));
     if (items.length === 0) return null;
     return el('section', { 'data-layer': layer },
-      el('h3', {}, layer),
+      el('h3', {}, layerName(layer)),
       ...items.map((r) => el('details', { 'data-rule': r.id },
         el('summary', {}, `${r.id} — `, ...withCode(r.summary)),
         el('pre', {}, r.documentation))));
@@ -468,14 +488,55 @@ function pasteLarge(e) {
   recompute();
 }
 
+/** The rules in the page's language, filtered as the filter box says. */
+let allRules = [];
+const tabButtons = {};
+
+/** The language the fragment asks for (`lang=ko`), English otherwise. */
+const fragmentLang = () => {
+  const asked = readFragment().get('lang');
+  return LANGS.includes(asked) ? asked : 'en';
+};
+
+/** Show the page in `next`: its words, the rules, and the diagnosis on screen, all again. */
+async function setLanguage(next, { write = true } = {}) {
+  if (next === lang && uiWords) return;
+  setReady(false);
+  if (next !== 'en') await loadLanguage(next);
+  lang = next;
+  uiWords = coreWords(lang);
+  applyPageWords(lang);
+  const sw = $('lang-switch');
+  sw.lang = lang === 'en' ? 'ko' : 'en';
+  document.body.dataset.lang = lang;
+  if (write) setFragmentKey('lang', lang === 'en' ? null : lang);
+  for (const [id, key] of [['diagnose', 'tabDiagnose'], ['rules', 'tabRules'], ['practice', 'tabPractice']]) {
+    if (tabButtons[id]) tabButtons[id].textContent = t(key);
+  }
+  $('picture-legend').replaceChildren(legend({ words: lang === 'en' ? null : uiWords, page: { legendBlocking: t('legendBlocking'), legendMisaligned: t('legendMisaligned') } }));
+  allRules = rules(langOptions());
+  renderRules(allRules);
+  renderFiles();
+  parsed.bundle?.setLanguage(lang);
+  if (fitted && shown?.target.startsWith(FIT_PREFIX)) {
+    runFit();
+  } else if (shown) {
+    runDiagnosis();
+  } else {
+    recompute();
+  }
+  if (!shown) reportReady(false);
+  document.dispatchEvent(new CustomEvent('kl-language', { detail: lang }));
+}
+
 async function main() {
   setReady(false);
   const tabs = createTabs($('tabs'), {
     // The picture is sized to its panel: one drawn while the panel was hidden is redrawn.
     onSelect: (id) => { if (id === 'diagnose' && shown) drawPicture(shown.d); },
   });
-  tabs.add({ id: 'diagnose', label: 'Diagnose', panel: $('panel-diagnose') });
-  tabs.add({ id: 'rules', label: 'Rules', panel: $('panel-rules') });
+  tabButtons.diagnose = tabs.add({ id: 'diagnose', label: 'Diagnose', panel: $('panel-diagnose') });
+  tabButtons.rules = tabs.add({ id: 'rules', label: 'Rules', panel: $('panel-rules') });
   $('picture-legend').replaceChildren(legend());
   reportReady(false);
   let lastWidth = 0;
@@ -486,9 +547,16 @@ async function main() {
   }).observe($('result'));
   await init();
   $('version').textContent = `kubectl-layer ${version()}`;
-  const all = rules();
-  renderRules(all);
-  $('rule-filter').addEventListener('input', () => renderRules(all));
+  allRules = rules();
+  renderRules(allRules);
+  $('rule-filter').addEventListener('input', () => renderRules(allRules));
+  uiWords = coreWords('en');
+  if (fragmentLang() !== 'en') await setLanguage(fragmentLang(), { write: false });
+  $('lang-switch').addEventListener('click', () => setLanguage(lang === 'en' ? 'ko' : 'en').catch((e) => showError(e.message)));
+  // A link or the back button changed the fragment: show the language it names.
+  window.addEventListener('hashchange', () => {
+    if (fragmentLang() !== lang) setLanguage(fragmentLang(), { write: false }).catch((e) => showError(e.message));
+  });
   const typed = debounce(recompute, 200);
   $('bundle').addEventListener('input', (e) => (WHOLE_INPUT.has(e.inputType) ? typed.now() : typed()));
   $('bundle').addEventListener('paste', pasteLarge);
@@ -510,8 +578,8 @@ async function main() {
       return;
     }
     const ok = await copyText(md);
-    e.target.textContent = ok ? 'Copied Markdown' : 'Copy failed';
-    setTimeout(() => { e.target.textContent = 'Copy as Markdown'; }, 1500);
+    e.target.textContent = ok ? t('copiedMarkdown') : t('copyFailed');
+    setTimeout(() => { e.target.textContent = t('copyMarkdown'); }, 1500);
   });
   const drop = $('drop');
   for (const ev of ['dragenter', 'dragover']) drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.add('over'); });
@@ -522,6 +590,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  showError(`the page could not start: ${e.message}`);
+  showError(say(lang, 'startError', { message: e.message }));
   setReady(true);
 });

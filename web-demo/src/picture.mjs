@@ -56,9 +56,9 @@ function rect(at, b) {
   return { x: Math.min(x0, x1), y: Math.min(y0, y1), width: Math.abs(x1 - x0), height: Math.abs(y1 - y0) };
 }
 
-function layerBox(geo, l, blocking, name) {
+function layerBox(geo, l, blocking, name, say) {
   const r = rect(geo.at, geo.box[l.layer]);
-  const words = STATE_WORDS[l.state] ?? l.state;
+  const words = say.state(l.state);
   const by = l.decidedBy.join(', ');
   const group = svg('g', {
     class: `layer-box state-${l.state}${blocking ? ' blocking' : ''}`,
@@ -66,14 +66,14 @@ function layerBox(geo, l, blocking, name) {
     'data-state': l.state,
     'data-blocking': blocking ? 'true' : 'false',
   });
-  group.append(svg('title', {}, `${name(l.layer)}: ${words}${blocking ? ', blocks here' : ''}${by ? ` (decided by ${by})` : ''}`));
+  group.append(svg('title', {}, `${name(l.layer)}: ${words}${blocking ? `, ${say.blocksHere}` : ''}${by ? ` (${say.decidedBy} ${by})` : ''}`));
   group.append(svg('rect', { ...r, rx: 7 }));
   const cx = r.x + r.width / 2;
   const lines = [
     ['layer-name', name(l.layer)],
     ['layer-state', words],
     ...(by ? [['layer-by', shorten(by, DECIDED_CHARS)]] : []),
-    ...(blocking ? [['layer-mark', 'blocks here']] : []),
+    ...(blocking ? [['layer-mark', say.blocksHere]] : []),
   ];
   const top = r.y + r.height / 2 - ((lines.length - 1) * 17) / 2 + 5;
   lines.forEach(([cls, text], i) => group.append(svg('text', { class: cls, x: cx, y: top + i * 17, 'text-anchor': 'middle' }, text)));
@@ -132,15 +132,30 @@ function markers() {
 }
 
 /**
- * The picture of diagnosis `d` for a container `width` pixels wide. `name` gives the word a box
- * shows for a layer (the contract's name in English).
+ * What the boxes say: the English words, or those of `words` (the core's `words(lang)`: the
+ * same `state.*` and `picture.*` texts as the Markdown's Mermaid picture).
  */
-export function picture(d, { width = 800, name = (layer) => layer } = {}) {
+function sayer(words) {
+  if (!words) return { state: (s) => STATE_WORDS[s] ?? s, blocksHere: 'blocks here', decidedBy: 'decided by' };
+  return {
+    state: (s) => words[`state.${s}`] ?? s,
+    blocksHere: words['picture.blocksHere'] ?? 'blocks here',
+    decidedBy: words['picture.decidedBy'] ?? 'decided by',
+  };
+}
+
+/**
+ * The picture of diagnosis `d` for a container `width` pixels wide. `name` gives the word a box
+ * shows for a layer (the contract's name in English); `words`, the core's words of the page's
+ * language, what it says of states.
+ */
+export function picture(d, { width = 800, name = (layer) => layer, words = null } = {}) {
+  const say = sayer(words);
   const geo = geometry(width >= NARROW);
   const blockingLayer = d.verdict.state === 'blocked' ? d.verdict.layer : null;
   const m = d.verdict.misalignment;
   const label = [
-    `Layer stack: ${d.layers.map((l) => `${name(l.layer)} ${STATE_WORDS[l.state] ?? l.state}`).join(', ')}.`,
+    `Layer stack: ${d.layers.map((l) => `${name(l.layer)} ${say.state(l.state)}`).join(', ')}.`,
     blockingLayer ? `Blocks at ${name(blockingLayer)}.` : '',
     m ? `Misalignment: ${name(m.saidYes)} said yes, ${name(m.saidNo)} said no.` : '',
   ].filter(Boolean).join(' ');
@@ -155,15 +170,17 @@ export function picture(d, { width = 800, name = (layer) => layer } = {}) {
   });
   root.append(svg('title', {}, label), markers(), ...links(geo));
   for (const l of d.layers) {
-    if (geo.box[l.layer]) root.append(layerBox(geo, l, l.layer === blockingLayer, name));
+    if (geo.box[l.layer]) root.append(layerBox(geo, l, l.layer === blockingLayer, name, say));
   }
   const arrow = m && misalignmentArrow(geo, m);
   if (arrow) root.append(arrow);
   return root;
 }
 
-/** The legend: each state's colour beside its word, the blocking mark and the arrow. */
-export function legend() {
+/** The legend: each state's colour beside its word, the blocking mark and the arrow; `page`,
+ * the page's words for the last two lines (English by default). */
+export function legend({ words = null, page = null } = {}) {
+  const say = sayer(words);
   const item = (cls, text) => {
     const li = document.createElement('li');
     const swatch = document.createElement('span');
@@ -175,9 +192,9 @@ export function legend() {
   const ul = document.createElement('ul');
   ul.className = 'picture-legend';
   ul.append(
-    ...Object.entries(STATE_WORDS).map(([state, words]) => item(`state-${state}`, words)),
-    item('blocking', 'blocks here: the layer the verdict names'),
-    item('misaligned', 'dashed arrow: from the layer that said yes to the one that said no'),
+    ...Object.keys(STATE_WORDS).map((state) => item(`state-${state}`, say.state(state))),
+    item('blocking', page?.legendBlocking ?? 'blocks here: the layer the verdict names'),
+    item('misaligned', page?.legendMisaligned ?? 'dashed arrow: from the layer that said yes to the one that said no'),
   );
   return ul;
 }

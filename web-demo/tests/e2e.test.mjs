@@ -643,7 +643,87 @@ test('tabs: the rules have their own tab, kept in the fragment beside other keys
   assert.equal(await page.evaluate(() => location.hash), '#tab=rules&lang=ko', 'opening writes nothing');
   await page.click('#tab-diagnose');
   assert.equal(await page.evaluate(() => location.hash), '#lang=ko');
+  // The link opened the page in Korean: back to English for the tests after this one.
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'ko');
   await page.evaluate(() => history.replaceState(null, '', location.pathname));
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]', { state: 'attached' });
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
+});
+
+const HANGUL = /[\uac00-\ud7a3]/;
+
+/** What the page shows of a diagnosis, in whatever language it is in. */
+async function shownDiagnosis() {
+  return page.evaluate(() => ({
+    verdict: document.querySelector('[data-testid="verdict"]').textContent,
+    state: document.querySelector('[data-testid="verdict"]').dataset.state,
+    layer: document.querySelector('[data-testid="verdict"]').dataset.layer,
+    headline: document.querySelector('[data-testid="headline"]').textContent,
+    headlineKo: document.querySelector('[data-testid="headline-ko"]').hidden ? null : document.querySelector('[data-testid="headline-ko"]').textContent,
+    rows: [...document.querySelectorAll('#layer-rows tr')].map((r) => ({ layer: r.dataset.layer, state: r.dataset.state, name: r.querySelector('th').textContent, label: r.querySelector('.state').textContent, summary: r.querySelector('.summary').textContent })),
+    findings: [...document.querySelectorAll('#findings > li > p')].map((p) => p.textContent),
+    boxes: [...document.querySelectorAll('[data-testid="picture"] .layer-box')].map((g) => ({ layer: g.dataset.layer, state: g.dataset.state, text: g.textContent })),
+    title: document.querySelector('#input-title').textContent,
+    lang: document.documentElement.lang,
+    hash: location.hash,
+    reads: document.body.dataset.reads,
+  }));
+}
+
+test('language: 한국어 shows the diagnosis, the picture, the page and the rules in Korean, in the fragment; English comes back the same', async () => {
+  const s = scenarios.find((x) => x.name === 'kueue-admitted-no-gpu-room');
+  const target = s.expected[0].target;
+  await paste(s.bundle);
+  await choose(target);
+  const en = await shownDiagnosis();
+  assert.equal(en.lang, 'en');
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await page.click('[data-testid="lang-switch"]');
+  await page.waitForSelector('body[data-ready="true"][data-lang="ko"]', { state: 'attached' });
+  const ko = await shownDiagnosis();
+  assert.equal(ko.lang, 'ko');
+  assert.equal(ko.hash, '#lang=ko');
+  assert.equal(ko.reads, en.reads, 'the bundle is not read again for another language');
+  // The same decisions, in other words; the headline stays English with its Korean beside it.
+  assert.equal(ko.state, en.state);
+  assert.equal(ko.layer, en.layer);
+  assert.equal(ko.headline, en.headline);
+  assert.match(ko.headlineKo ?? '', HANGUL);
+  assert.equal(en.headlineKo, null);
+  assert.deepEqual(ko.rows.map((r) => [r.layer, r.state]), en.rows.map((r) => [r.layer, r.state]));
+  assert.deepEqual(ko.rows.map((r) => r.name), ['장치', '입장', '묶음', '배치', '런타임', '서빙']);
+  for (const r of ko.rows) assert.match(r.summary, HANGUL, `${r.layer} summary`);
+  for (const f of ko.findings) assert.match(f, HANGUL, 'finding message');
+  assert.match(ko.verdict, HANGUL);
+  assert.match(ko.title, /붙여/);
+  assert.deepEqual(ko.boxes.map((b) => [b.layer, b.state]), en.boxes.map((b) => [b.layer, b.state]));
+  const blocking = ko.boxes.find((b) => b.layer === ko.layer);
+  assert.ok(blocking.text.includes('배치') && blocking.text.includes('여기서 막힘'), blocking.text);
+  // The rules tab in Korean.
+  await page.click('#tab-rules');
+  const summaries = await page.$$eval('#rules summary', (x) => x.map((e) => e.textContent));
+  assert.ok(summaries.length >= 20 && summaries.every((x) => HANGUL.test(x)), 'every rule summary in Korean');
+  assert.equal(await page.textContent('#tab-rules'), '규칙');
+  await page.click('#tab-diagnose');
+  // Copy as Markdown copies the Korean report, title English.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+  await page.click('#copy-markdown');
+  const md = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(md.split('\n').slice(1).join('\n'), HANGUL);
+  assert.ok(md.startsWith('### '), md.slice(0, 80));
+  // A link opens the page in Korean by itself.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"][data-lang="ko"]', { state: 'attached' });
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'ko');
+  // And back: English as it was, nothing left in the fragment.
+  await paste(s.bundle);
+  await choose(target);
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await page.click('[data-testid="lang-switch"]');
+  await page.waitForSelector('body[data-ready="true"][data-lang="en"]', { state: 'attached' });
+  const back = await shownDiagnosis();
+  assert.deepEqual({ ...back, reads: en.reads }, { ...en, hash: '' });
 });
 
 test('rule summaries show backtick spans as code', async () => {
@@ -704,6 +784,24 @@ test('screenshots of the picture at 1280 and 390 px', { skip: !process.env.KL_SH
   await page.click('#tab-rules');
   await page.screenshot({ path: join(dir, 'rules-tab-1280.png'), fullPage: true });
   await page.click('#tab-diagnose');
+  // The same page in Korean, at both widths.
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await page.click('[data-testid="lang-switch"]');
+  await page.waitForSelector('body[data-ready="true"][data-lang="ko"]', { state: 'attached' });
+  const s = scenarios.find((x) => x.name === 'kueue-admitted-no-gpu-room');
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
+    await paste(s.bundle);
+    await choose(s.expected[0].target);
+    await page.waitForTimeout(100);
+    await page.screenshot({ path: join(dir, `page-ko-${s.name}-${width}.png`), fullPage: true });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `Korean at ${width} px: no horizontal scrolling (${overflow} px)`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await page.click('[data-testid="lang-switch"]');
+  await page.waitForSelector('body[data-ready="true"][data-lang="en"]', { state: 'attached' });
 });
 
 test('no console errors', () => {

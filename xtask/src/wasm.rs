@@ -78,7 +78,14 @@ pub fn build() -> Result<(), String> {
         .chain([root().join("LICENSE")])
         .collect();
     let version = env!("CARGO_PKG_VERSION");
-    let stamp = package_stamp(&wasm_module(), &sources, &[version, &typescript()?])?;
+    // The Korean texts ship beside the module, not in it: a change to them alone changes the
+    // package too.
+    let korean = format!("{:x}", fnv(layer_core::embedded::KO_PACK.as_bytes()));
+    let stamp = package_stamp(
+        &wasm_module(),
+        &sources,
+        &[version, &typescript()?, &korean],
+    )?;
     if is_current(&pkg, &stamp) {
         eprintln!("==> wasm/pkg is current (same module, same package sources): not rebuilt");
     } else {
@@ -175,6 +182,13 @@ fn bind_package(pkg: &Path, npm: &Path, version: &str) -> Result<(), String> {
         &pkg.join("package.json"),
         &template.replace("@VERSION@", version),
     )?;
+    // `loadLanguage('ko')` reads these beside the module; an English page never fetches them.
+    if layer_core::embedded::KO_PACK.is_empty() {
+        return Err(
+            "the Korean texts are not in xtask's build of the core (feature ko-embedded)".into(),
+        );
+    }
+    write(&pkg.join("web/ko.json"), layer_core::embedded::KO_PACK)?;
     write(&pkg.join("index.d.ts"), &typescript()?)
 }
 
@@ -336,7 +350,14 @@ export interface Options {
   /** Refuse inputs whose arrays and objects nest deeper (default 128; at most 512 for JSON,
    * 128 for YAML). */
   maxDepth?: number;
+  /** The language of the explanations (default `en`). Rule ids, commands and the headline stay
+   * English; in `ko` the headline's Korean is `verdict.headlineKo`. In a browser, `await
+   * loadLanguage('ko')` first (Node loads the texts by itself). */
+  lang?: Lang;
 }
+
+/** A language the explanations can be written in. */
+export type Lang = 'en' | 'ko';
 
 /** Options of `fit`: those shared by the functions, and the manifest's namespace. */
 export interface FitOptions extends Options {
@@ -356,6 +377,10 @@ export type BundleInput = string | Uint8Array | object | Array<string | Uint8Arr
 
 /** Load the WebAssembly module (browser); resolves at once in Node. */
 export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
+/** Load the texts of a language (`web/ko.json` beside the module) so calls with `{lang}` can
+ * write in it; `en` needs nothing. Until then a Korean call throws code `not-initialized`. Node
+ * loads them by itself on the first Korean call. */
+export function loadLanguage(lang: Lang): Promise<void>;
 /** Diagnose one target; without one, the first candidate of `targets()`. */
 export function diagnose(bundle: BundleInput, target?: TargetSpec | null, options?: Options): Diagnosis;
 /** Would this work run here? Each Pod, Job, JobSet, LeaderWorkerSet, Deployment and StatefulSet
@@ -367,8 +392,8 @@ export function fit(cluster: BundleInput, manifest: BundleInput, options?: FitOp
 export function scan(bundle: BundleInput, options?: Options): ScanReport;
 /** Candidate targets, work that needs attention first. */
 export function targets(bundle: BundleInput, options?: Options): TargetEntry[];
-/** Every rule's metadata and documentation. */
-export function rules(): RuleInfo[];
+/** Every rule's metadata and documentation (in `options.lang`). */
+export function rules(options?: { lang?: Lang }): RuleInfo[];
 /** One object of the bundle (e.g. the source of a piece of evidence). */
 export function object(bundle: BundleInput, ref: { apiVersion?: string; kind: string; namespace?: string | null; name: string }): Record<string, unknown>;
 /** A diagnosis as Markdown for an upstream issue. */
@@ -377,6 +402,10 @@ export function markdown(diagnosis: Diagnosis): string;
 export function text(diagnosis: Diagnosis): string;
 /** The package version. */
 export function version(): string;
+/** The words the renderers write around a diagnosis (layer and state names, the verdict line,
+ * section titles), by key (`layer.placement`, `state.blocked`, `verdict.blocked` …), in `lang`:
+ * the same texts the CLI prints, for a page that shows a diagnosis its own way. */
+export function words(lang?: Lang): Record<string, string>;
 
 /** One bundle read and indexed once: every method answers from the same index, so a page that
  * lists the targets, shows a diagnosis and copies its Markdown reads the pasted text once.
@@ -385,6 +414,8 @@ export class Bundle {
   private constructor();
   /** Read and index a bundle (throws as `diagnose` does on input it cannot read). */
   static parse(bundle: BundleInput, options?: Options): Bundle;
+  /** Answer later questions in another language, without reading the bundle again. */
+  setLanguage(lang: Lang): void;
   /** Candidate targets, work that needs attention first. */
   targets(): TargetEntry[];
   /** Diagnose one target; without one, the first candidate of `targets()`. */

@@ -85,7 +85,7 @@ function cli(args, input) {
   } catch {
     // Not JSON: a failure, its words on stderr.
   }
-  return { json, status: r.status, stderr: r.stderr };
+  return { json, status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function cleanEnv() {
@@ -207,6 +207,33 @@ test('the tools, their schemas, and every tool on every scenario against the CLI
         const one = checked('explain', await client.callTool({ name: 'explain', arguments: { rule: short } }));
         assert.deepEqual(one, cli(['explain', short, '-o', 'json']).json, short);
       }
+    });
+
+    await t.test('lang: every tool answers in Korean when asked, as the CLI with --lang ko', async () => {
+      const hangul = /[\uac00-\ud7a3]/;
+      const s = all.find((x) => x.name === 'kueue-admitted-no-gpu-room');
+      const target = s.targets[0];
+      const why = await client.callTool({ name: 'why', arguments: { target, bundle: s.text, lang: 'ko' } });
+      const got = checked('why', why);
+      assert.deepEqual(got, cli(['why', target, '-f', s.file, '-o', 'json', '--lang', 'ko']).json);
+      assert.equal(got.lang, 'ko');
+      assert.match(got.verdict.headlineKo, hangul);
+      assert.doesNotMatch(got.verdict.headline, hangul, 'the headline stays English');
+      assert.equal(text(why).trim(), cli(['why', target, '-f', s.file, '-o', 'markdown', '--lang', 'ko']).stdout.trim());
+      const scan = checked('scan', await client.callTool({ name: 'scan', arguments: { bundle: s.text, lang: 'ko' } }));
+      assert.deepEqual(scan, cli(['scan', '-f', s.file, '-o', 'json', '--lang', 'ko']).json);
+      const rules = checked('rules', await client.callTool({ name: 'rules', arguments: { lang: 'ko' } }));
+      assert.deepEqual(rules.rules, cli(['rules', '-o', 'json', '--lang', 'ko']).json);
+      assert.ok(rules.rules.every((r) => hangul.test(r.summary)));
+      const one = await client.callTool({ name: 'explain', arguments: { rule: rules.rules[0].id, lang: 'ko' } });
+      assert.deepEqual(checked('explain', one), rules.rules[0]);
+      assert.match(text(one), /## 메시지/);
+      const f = fitCases()[0];
+      const fit = checked('fit', await client.callTool({ name: 'fit', arguments: { manifest: f.manifestText, bundle: f.clusterText, lang: 'ko' } }));
+      assert.deepEqual(fit.diagnoses, cli(['fit', f.manifest, '-f', f.cluster, '-o', 'json', '--lang', 'ko']).json);
+      const bad = await client.callTool({ name: 'why', arguments: { target, bundle: s.text, lang: 'fr' } });
+      assert.equal(bad.isError, true);
+      assert.equal(code(text(bad)), 'usage');
     });
 
     await t.test('failures are tool errors with the CLI error codes', async () => {
