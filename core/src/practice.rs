@@ -290,8 +290,21 @@ fn symptom_prompt(case: &Case, d: &Diagnosis, words: Words) -> String {
         keys.iter()
             .any(|k| !k.is_empty() && lower.contains(k.as_str()))
     };
+    // The pods the work made, as `kubectl get pods` shows them (a waiting reason such as
+    // CrashLoopBackOff is their status): at most two, so the events keep their room.
+    let pods: Vec<String> = d
+        .pods
+        .iter()
+        .filter(|p| !(d.target.kind == "Pod" && p.name == d.target.name))
+        .take(2)
+        .map(|p| cut(&format!("Pod {}: {}", p.name, p.status), MAX_LINE))
+        .filter(|l| !giveaway(l))
+        .collect();
     let mut lines: Vec<String> = Vec::new();
     for m in d.timeline.moments.iter().rev() {
+        if lines.len() + pods.len() >= MAX_SYMPTOMS {
+            break;
+        }
         if !matches!(
             m.kind,
             MomentKind::Condition | MomentKind::Container | MomentKind::Event
@@ -317,12 +330,10 @@ fn symptom_prompt(case: &Case, d: &Diagnosis, words: Words) -> String {
             continue;
         }
         lines.push(line);
-        if lines.len() == MAX_SYMPTOMS {
-            break;
-        }
     }
-    // Oldest first, as they happened.
+    // Oldest first, as they happened, after the pods.
     lines.reverse();
+    let lines = [pods, lines].concat();
     out.push_str(words.get("practice.whatYouSee"));
     out.push('\n');
     if lines.is_empty() {
