@@ -7,6 +7,7 @@ mod fits;
 mod input_forms;
 mod korean;
 mod picture;
+mod practice;
 mod properties;
 mod references;
 mod rule_fixtures;

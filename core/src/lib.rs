@@ -39,6 +39,7 @@ pub mod layer;
 pub mod par;
 pub mod pathcode;
 pub mod picture;
+pub mod practice;
 pub mod quantity;
 pub mod render;
 pub mod rule;

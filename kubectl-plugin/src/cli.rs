@@ -171,6 +171,15 @@ pub enum Command {
         #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
         output: ListFormat,
     },
+    /// Practise naming the layer: questions made from the project's own cases, answered here.
+    ///
+    /// Each question shows a case as you meet it (the status, conditions, container states
+    /// and events of a scenario or a real incident) and asks which layer decided it, or asks
+    /// where a finding is reported upstream and under which contribution rules. Answer with a
+    /// number or a name, one per line (q quits); each answer is followed by the real diagnosis.
+    /// Standard input may be a pipe: at its end the round ends with the score so far.
+    #[command(after_long_help = PRACTICE_HELP)]
+    Practice(PracticeArgs),
     /// Print one rule's documentation: what it detects, why, the fix and where to report.
     Explain {
         /// Rule id, e.g. placement/insufficient-extended-resource.
@@ -179,6 +188,54 @@ pub enum Command {
         #[arg(short, long, value_enum, default_value_t = ListFormat::Text)]
         output: ListFormat,
     },
+}
+
+pub const PRACTICE_HELP: &str = "\
+Examples:
+  kubectl layer practice
+  kubectl layer practice --kind layer --count 5 --seed 42
+  kubectl layer practice --lang ko
+  printf '4\\n2\\nq\\n' | kubectl layer practice --seed 42 --count 3
+  kubectl layer practice --export -o json > practice.json
+
+Exit status:
+  0  a round was played (whatever the score), or the bank was exported
+  2  bad usage";
+
+/// Which questions `practice` asks.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PracticeKind {
+    /// Which layer decided a case.
+    Layer,
+    /// Where a finding is reported upstream, under which rules.
+    Contributing,
+    /// Both.
+    All,
+}
+
+#[derive(Args, Debug)]
+pub struct PracticeArgs {
+    /// Which questions to ask.
+    #[arg(long, value_enum, default_value_t = PracticeKind::All)]
+    pub kind: PracticeKind,
+    /// How many questions in a round.
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub count: u32,
+    /// Shuffle with this seed, to repeat a round (default: one from the clock, printed).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Print the question bank (of --kind) in --lang instead of asking: for other tools.
+    #[arg(long)]
+    pub export: bool,
+    /// Output format of --export.
+    #[arg(short, long, value_enum, default_value_t = PracticeFormat::Text, requires = "export")]
+    pub output: PracticeFormat,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PracticeFormat {
+    Text,
+    Json,
 }
 
 #[derive(Args, Debug)]

@@ -8,6 +8,7 @@ mod live;
 mod mcp;
 mod metrics;
 mod plan;
+mod practice;
 mod redact;
 
 use clap::Parser;
@@ -317,6 +318,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             write(out, &body)?;
             Ok(0)
         }
+        Command::Practice(args) => practice::run(args, cli.lang, &mut std::io::stdin().lock(), out),
         Command::Explain { rule, output } => {
             let engine = engine_in(cli.lang)?;
             let r = find_rule(&engine, &rule)?;

@@ -5,6 +5,7 @@
 
 pub mod fits;
 pub mod incidents;
+pub mod practice;
 
 use serde::Deserialize;
 use std::collections::BTreeMap;

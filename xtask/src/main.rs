@@ -459,6 +459,11 @@ fn docs(check: bool) -> Result<(), String> {
         text.push('\n');
         files.push((root().join("docs/schema").join(name), text));
     }
+    // The practice bank: the scenarios' and incidents' diagnoses as questions (the CLI embeds it).
+    files.push((
+        root().join("rules/practice.json"),
+        scenarios::practice::bank()?.to_json(),
+    ));
     let mut stale = Vec::new();
     for (path, content) in &files {
         let current = std::fs::read_to_string(path).unwrap_or_default();

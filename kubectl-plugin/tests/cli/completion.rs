@@ -259,6 +259,7 @@ const SUBCOMMANDS: &[&str] = &[
     "rbac",
     "layers",
     "rules",
+    "practice",
     "explain",
     "help",
 ];

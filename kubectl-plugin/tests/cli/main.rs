@@ -10,6 +10,7 @@ mod fit;
 mod live;
 mod metrics;
 mod offline;
+mod practice;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -1,0 +1,201 @@
+//! `kubectl layer practice`: a round of questions from the generated bank (`rules/practice.json`,
+//! built by `cargo xtask docs` from the scenarios, the incidents and `rules/upstreams.yaml`; see
+//! `layer_core::practice`). The CLI embeds the bank, not the core: the WASM module has a size
+//! budget. Answers are read one per line, so a round works from a pipe as well as a terminal.
+
+use crate::{Failure, json, written};
+use kubectl_layer::cli::{PracticeArgs, PracticeFormat, PracticeKind};
+use layer_core::practice::{Bank, Kind, Question};
+use layer_core::render::for_terminal;
+use layer_core::{Lang, lang::Words};
+use std::io::{BufRead, Write};
+
+/// The bank `cargo xtask docs` wrote; a test holds it equal to what the generator makes now.
+const BANK: &str = include_str!("../../rules/practice.json");
+
+pub(crate) fn run(
+    args: PracticeArgs,
+    lang: Lang,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<u8, Failure> {
+    let bank = Bank::parse(BANK).map_err(|e| Failure::new(2, "practice", e))?;
+    let wanted = |q: &&Question| match args.kind {
+        PracticeKind::All => true,
+        PracticeKind::Layer => q.kind == Kind::Layer,
+        PracticeKind::Contributing => q.kind == Kind::Contributing,
+    };
+    let mut questions: Vec<&Question> = bank.questions.iter().filter(wanted).collect();
+    if args.export {
+        let body = match args.output {
+            PracticeFormat::Json => json(&serde_json::json!({
+                "schemaVersion": bank.schema_version,
+                "lang": lang.as_str(),
+                "questions": questions.iter().map(|q| q.shown(lang)).collect::<Vec<_>>(),
+            })),
+            PracticeFormat::Text => questions.iter().map(|q| listed(q, lang)).collect(),
+        };
+        written(out.write_all(body.as_bytes()))?;
+        return Ok(0);
+    }
+    let words = Words::of(lang);
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    shuffle(&mut questions, seed);
+    questions.truncate(args.count as usize);
+    let say = |out: &mut dyn Write, s: &str| written(out.write_all(s.as_bytes()));
+    say(
+        out,
+        &format!(
+            "{}\n\n",
+            words.fill("practice.seed", &[("seed", &seed.to_string())])
+        ),
+    )?;
+    if questions.is_empty() {
+        say(out, &format!("{}\n", words.get("practice.none")))?;
+        return Ok(0);
+    }
+    let total = questions.len().to_string();
+    let (mut right, mut asked) = (0usize, 0usize);
+    'round: for (i, q) in questions.iter().enumerate() {
+        let t = q.text(lang);
+        let mut s = words.fill(
+            "practice.question",
+            &[
+                ("n", &(i + 1).to_string()),
+                ("total", &total),
+                ("id", &q.id),
+            ],
+        );
+        s.push('\n');
+        s.push_str(&shown(&t.prompt));
+        for (n, c) in t.choices.iter().enumerate() {
+            s.push_str(&format!("  {}. {}\n", n + 1, for_terminal(c)));
+        }
+        let ask = words.fill("practice.ask", &[("count", &t.choices.len().to_string())]);
+        s.push_str(&ask);
+        say(out, &s)?;
+        let _ = out.flush();
+        let choice = loop {
+            let mut line = String::new();
+            match input.read_line(&mut line) {
+                Ok(0) | Err(_) => {
+                    say(out, "\n")?;
+                    break 'round;
+                }
+                Ok(_) => {}
+            }
+            let a = line.trim();
+            if a.eq_ignore_ascii_case("q") {
+                break 'round;
+            }
+            if a.is_empty() {
+                say(out, &ask)?;
+                continue;
+            }
+            match q.choice_of(a) {
+                Some(c) => break c,
+                None => {
+                    let count = t.choices.len().to_string();
+                    say(
+                        out,
+                        &format!(
+                            "{}\n{ask}",
+                            words.fill("practice.unclear", &[("count", &count)])
+                        ),
+                    )?;
+                }
+            }
+        };
+        asked += 1;
+        let verdict = if choice == q.answer {
+            right += 1;
+            words.get("practice.right")
+        } else {
+            words.get("practice.notQuite")
+        };
+        let source = match &q.source.url {
+            Some(url) => format!("{} {} ({url})", q.source.kind, q.source.name),
+            None => format!("{} {}", q.source.kind, q.source.name),
+        };
+        say(
+            out,
+            &format!(
+                "{verdict}\n{}{}\n\n",
+                shown(&t.explanation),
+                for_terminal(&words.fill("practice.source", &[("source", &source)]))
+            ),
+        )?;
+    }
+    say(
+        out,
+        &format!(
+            "{}\n",
+            words.fill(
+                "practice.score",
+                &[("right", &right.to_string()), ("asked", &asked.to_string())]
+            )
+        ),
+    )?;
+    Ok(0)
+}
+
+/// Bank text, line by line, made safe for the terminal (it quotes bundles' events).
+fn shown(text: &str) -> String {
+    text.lines()
+        .map(|l| format!("{}\n", for_terminal(l)))
+        .collect()
+}
+
+/// One question as `--export -o text` lists it.
+fn listed(q: &Question, lang: Lang) -> String {
+    let t = q.text(lang);
+    let mut s = format!("## {} [{}]\n", q.id, q.kind.as_str());
+    s.push_str(&shown(&t.prompt));
+    for (n, c) in t.choices.iter().enumerate() {
+        let mark = if n == q.answer { '*' } else { ' ' };
+        s.push_str(&format!("{mark} {}. {}\n", n + 1, for_terminal(c)));
+    }
+    s.push_str(&shown(&t.explanation));
+    s.push('\n');
+    s
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() ^ u64::from(d.subsec_nanos()))
+        % 1_000_000
+}
+
+/// Fisher–Yates with splitmix64: the same seed gives the same order on every platform.
+fn shuffle<T>(items: &mut [T], seed: u64) {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    for i in (1..items.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        items.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_seed_gives_one_order_and_another_seed_another() {
+        let mut a: Vec<u32> = (0..50).collect();
+        let mut b = a.clone();
+        let mut c = a.clone();
+        super::shuffle(&mut a, 7);
+        super::shuffle(&mut b, 7);
+        super::shuffle(&mut c, 8);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        a.sort();
+        assert_eq!(a, (0..50).collect::<Vec<_>>());
+    }
+}
