@@ -120,8 +120,10 @@ fn main() {
     println!("cargo:rerun-if-changed={}", ui.display());
     writeln!(
         out,
-        "/// The words renderers write around the diagnosis.\npub static UI_TEXTS: &str = {:?};",
-        read(&ui)
+        "/// The words renderers write around the diagnosis (`rules/ui.yaml` as JSON, which every\n/// build reads with the JSON reader it has anyway).\npub static UI_TEXTS: &str = {:?};",
+        serde_yaml_ng::from_str::<Value>(&read(&ui))
+            .unwrap_or_else(|e| panic!("{}: {e}", ui.display()))
+            .to_string()
     )
     .unwrap();
     let dest = Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR")).join("embedded.rs");

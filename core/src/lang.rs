@@ -133,7 +133,7 @@ pub struct Words {
 
 static UI_EN: std::sync::LazyLock<BTreeMap<String, String>> = std::sync::LazyLock::new(|| {
     // Embedded at build time and parsed by a test, so a broken file never ships.
-    serde_yaml_ng::from_str(crate::embedded::UI_TEXTS).unwrap_or_default()
+    serde_json::from_str(crate::embedded::UI_TEXTS).unwrap_or_default()
 });
 
 impl Words {

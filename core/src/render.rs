@@ -756,7 +756,18 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
     let status_width = column_width(r.diagnoses.iter().map(|d| d.target.status.as_str()));
     for (i, (group, work)) in scan_groups(r).enumerate() {
         let gap = if i > 0 { "\n" } else { "" };
-        let _ = writeln!(out, "{gap}{}", style.paint("1", &group.to_uppercase()));
+        // The group's heading in the work's language: its layer, or its state where none blocks.
+        let heading = match work.first() {
+            Some(d) => {
+                let words = words_for(d);
+                d.verdict
+                    .layer
+                    .map_or_else(|| words.state(d.verdict.state), |l| words.layer(l))
+                    .to_uppercase()
+            }
+            None => group.to_uppercase(),
+        };
+        let _ = writeln!(out, "{gap}{}", style.paint("1", &heading));
         for d in work {
             let _ = writeln!(
                 out,
@@ -797,17 +808,31 @@ pub fn scan_markdown(r: &ScanReport) -> String {
     if r.diagnoses.is_empty() {
         return NOTHING_TO_SCAN.to_string();
     }
+    // The report's language is its diagnoses' (a scan is made by one engine).
+    let words = words_for(&r.diagnoses[0]);
+    let count = r.diagnoses.len().to_string();
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "### {} not running\n",
-        crate::template::counted(r.diagnoses.len() as u64, "piece of work", "pieces of work")
-    );
+    let title = if r.diagnoses.len() == 1 {
+        words.get("md.scanTitleOne").to_string()
+    } else {
+        words.fill("md.scanTitle", &[("count", &count)])
+    };
+    let _ = writeln!(out, "{title}\n");
     for (i, (group, work)) in scan_groups(r).enumerate() {
         let gap = if i > 0 { "\n" } else { "" };
+        let heading = match words.lang() {
+            Lang::En => group,
+            _ => work.first().map_or(group, |d| {
+                d.verdict.layer.map_or_else(
+                    || words.state(d.verdict.state).to_string(),
+                    |l| words.layer(l).to_string(),
+                )
+            }),
+        };
         let _ = writeln!(
             out,
-            "{gap}#### {group}\n\n| work | status | verdict | headline |\n|---|---|---|---|"
+            "{gap}#### {heading}\n\n{}\n|---|---|---|---|",
+            words.get("md.scanTable")
         );
         for d in work {
             let _ = writeln!(
@@ -823,7 +848,7 @@ pub fn scan_markdown(r: &ScanReport) -> String {
             );
         }
     }
-    let _ = writeln!(out, "\n<sub>Diagnosed by kubectl-layer.</sub>");
+    let _ = writeln!(out, "\n{}", words.get("md.scanDiagnosedBy"));
     out
 }
 

@@ -13,6 +13,7 @@ import { init, loadLanguage, words as coreWords, Bundle, fit, rules, markdown, v
 import { picture, legend } from './picture.mjs';
 import { createTabs, readFragment, setFragmentKey } from './tabs.mjs';
 import { LANGS, say, applyPageWords, withCode } from './i18n.mjs';
+import { createPractice } from './practice.mjs';
 
 const $ = (id) => document.getElementById(id);
 const LAYERS = ['device', 'admission', 'grouping', 'placement', 'runtime', 'serving'];
@@ -517,6 +518,7 @@ async function setLanguage(next, { write = true } = {}) {
   allRules = rules(langOptions());
   renderRules(allRules);
   renderFiles();
+  practice.relabel();
   parsed.bundle?.setLanguage(lang);
   if (fitted && shown?.target.startsWith(FIT_PREFIX)) {
     runFit();
@@ -529,14 +531,25 @@ async function setLanguage(next, { write = true } = {}) {
   document.dispatchEvent(new CustomEvent('kl-language', { detail: lang }));
 }
 
+/** The Practice tab, its bank fetched the first time it opens. */
+const practice = createPractice($('panel-practice'), { lang: () => lang });
+
+function openPractice() {
+  practice.open().catch((e) => showError(e.message));
+}
+
 async function main() {
   setReady(false);
   const tabs = createTabs($('tabs'), {
     // The picture is sized to its panel: one drawn while the panel was hidden is redrawn.
-    onSelect: (id) => { if (id === 'diagnose' && shown) drawPicture(shown.d); },
+    onSelect: (id) => {
+      if (id === 'diagnose' && shown) drawPicture(shown.d);
+      if (id === 'practice') openPractice();
+    },
   });
   tabButtons.diagnose = tabs.add({ id: 'diagnose', label: 'Diagnose', panel: $('panel-diagnose') });
   tabButtons.rules = tabs.add({ id: 'rules', label: 'Rules', panel: $('panel-rules') });
+  tabButtons.practice = tabs.add({ id: 'practice', label: 'Practice', panel: $('panel-practice') });
   $('picture-legend').replaceChildren(legend());
   reportReady(false);
   let lastWidth = 0;

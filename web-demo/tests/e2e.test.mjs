@@ -762,6 +762,62 @@ test('Copy as Markdown is disabled and copies nothing before a diagnosis', async
   assert.equal(await page.isDisabled('#copy-markdown'), true, 'disabled again when the input cannot be read');
 });
 
+test('practice: a round asks from the bank, scores right and wrong answers, filters by kind and speaks Korean', async () => {
+  const bank = JSON.parse(readFileSync(join(dist, 'practice.json'), 'utf8'));
+  const byId = new Map(bank.questions.map((q) => [q.id, q]));
+  await page.click('#tab-practice');
+  await page.waitForSelector('[data-testid="practice"][data-question]');
+  assert.equal(await page.evaluate(() => location.hash), '#tab=practice');
+  const ask = async () => {
+    const id = await page.getAttribute('[data-testid="practice"]', 'data-question');
+    const q = byId.get(id);
+    assert.ok(q, `the page asks a question of the bank: ${id}`);
+    const shown = await page.$eval('[data-testid="practice-prompt"]', (p) => p.textContent);
+    return { q, shown };
+  };
+  // A right answer.
+  let { q, shown } = await ask();
+  assert.equal(shown, q.en.prompt);
+  assert.equal(await page.$$eval('.practice-choices .choice', (b) => b.length), q.en.choices.length);
+  assert.equal(await page.isVisible('[data-testid="practice-explanation"]'), false, 'the answer is hidden until chosen');
+  await page.click(`.practice-choices .choice[data-index="${q.answer}"]`);
+  assert.equal(await page.getAttribute('[data-testid="practice-verdict"]', 'data-right'), 'true');
+  assert.equal(await page.textContent('[data-testid="practice-explanation"]'), q.en.explanation);
+  assert.equal(await page.textContent('[data-testid="practice-score"]'), '1 of 1 right');
+  // A wrong one, after the next question.
+  await page.click('[data-testid="practice-next"]');
+  ({ q } = await ask());
+  const wrong = (q.answer + 1) % q.en.choices.length;
+  await page.click(`.practice-choices .choice[data-index="${wrong}"]`);
+  assert.equal(await page.getAttribute('[data-testid="practice-verdict"]', 'data-right'), 'false');
+  assert.ok((await page.textContent('[data-testid="practice-verdict"]')).includes(q.en.choices[q.answer]));
+  assert.equal(await page.getAttribute(`.practice-choices .choice[data-index="${q.answer}"]`, 'class'), 'choice right');
+  assert.equal(await page.textContent('[data-testid="practice-score"]'), '1 of 2 right');
+  // Only contributing questions when asked.
+  await page.selectOption('[data-testid="practice-kind"]', 'contributing');
+  for (let i = 0; i < 3; i += 1) {
+    ({ q } = await ask());
+    assert.equal(q.kind, 'contributing', q.id);
+    await page.click('[data-testid="practice-next"]');
+  }
+  await page.selectOption('[data-testid="practice-kind"]', 'layer');
+  ({ q } = await ask());
+  assert.equal(q.kind, 'layer');
+  assert.equal(await page.$$eval('.practice-choices .choice', (b) => b.length), 6);
+  // The same question in Korean.
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await page.click('[data-testid="lang-switch"]');
+  await page.waitForSelector('body[data-ready="true"][data-lang="ko"]', { state: 'attached' });
+  ({ q, shown } = await ask());
+  assert.equal(shown, q.ko.prompt);
+  assert.match(await page.textContent('#tab-practice'), /연습/);
+  assert.deepEqual(await page.$$eval('.practice-choices .choice', (b) => b.map((x) => x.textContent.replace(/^\d+\. /, ''))), q.ko.choices);
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await page.click('[data-testid="lang-switch"]');
+  await page.waitForSelector('body[data-ready="true"][data-lang="en"]', { state: 'attached' });
+  await page.click('#tab-diagnose');
+});
+
 // Screenshots of the picture for a person to look at (KL_SHOTS, outside the repository; `cargo
 // xtask web-test` sets it to <target dir>/shots), at a desktop's and a phone's width.
 test('screenshots of the picture at 1280 and 390 px', { skip: !process.env.KL_SHOTS && 'KL_SHOTS is not set' }, async () => {
@@ -798,10 +854,21 @@ test('screenshots of the picture at 1280 and 390 px', { skip: !process.env.KL_SH
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `Korean at ${width} px: no horizontal scrolling (${overflow} px)`);
   }
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
+    await page.click('#tab-practice');
+    await page.waitForSelector('[data-testid="practice"][data-question]');
+    await page.click('.practice-choices .choice >> nth=0');
+    await page.screenshot({ path: join(dir, `practice-ko-${width}.png`), fullPage: true });
+    await page.click('#tab-diagnose');
+  }
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.evaluate(() => { document.body.dataset.ready = 'false'; });
   await page.click('[data-testid="lang-switch"]');
   await page.waitForSelector('body[data-ready="true"][data-lang="en"]', { state: 'attached' });
+  await page.click('#tab-practice');
+  await page.screenshot({ path: join(dir, 'practice-en-1280.png'), fullPage: true });
+  await page.click('#tab-diagnose');
 });
 
 test('no console errors', () => {

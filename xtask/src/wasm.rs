@@ -13,8 +13,9 @@ use std::process::Command;
 
 const CRATE: &str = "kubectl-layer-wasm";
 /// The most the module may weigh gzipped (-9), in bytes: what a page downloads before it can
-/// diagnose anything. `cargo xtask wasm` fails above it.
-pub const GZIP_BUDGET: u64 = 900_000;
+/// diagnose anything. `cargo xtask wasm` fails above it. 900 KiB: issue 16's "900 KB", in the
+/// binary units it measured the earlier 1 MiB budget in (docs/benchmarks.md has the history).
+pub const GZIP_BUDGET: u64 = 900 * 1024;
 /// LLVM options for the module (profiles cannot carry them; see the `wasm-release` profile in
 /// Cargo.toml). `-inline-threshold=15`: at "z" LLVM inlines almost nothing; measured side by
 /// side in Node against "s" (2026-12-01, interleaved, best of 10), plain "z" was 1.5-1.65x

@@ -43,6 +43,12 @@ pub fn build() -> Result<PathBuf, String> {
         std::fs::copy(pkg.join(f), dist.join("pkg").join(f)).map_err(|e| format!("{f}: {e}"))?;
     }
     copy_dir(&pkg.join("web"), &dist.join("pkg/web"))?;
+    // The Practice tab's questions: the bank `kubectl layer practice` asks from.
+    std::fs::copy(
+        root().join("rules/practice.json"),
+        dist.join("practice.json"),
+    )
+    .map_err(|e| format!("rules/practice.json: {e}"))?;
     // The built-in examples: every scenario's bundle, with its first target and README title.
     let examples = dist.join("examples");
     std::fs::create_dir_all(&examples).map_err(|e| e.to_string())?;
