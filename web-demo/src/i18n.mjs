@@ -86,7 +86,7 @@ const EN = {
   practiceScore: '{right} of {asked} right',
   practiceChoices: 'Choices',
   practiceRight: 'Right.',
-  practiceWrong: 'Not quite: the answer is {answer}.',
+  practiceWrong: 'Not quite. The answer: {answer}',
   practiceSource: 'From:',
   // The verdict line, as the page has always said it in English.
   isStatus: '{what} is {status}. {verdict}',
@@ -180,7 +180,7 @@ const KO = {
   practiceScore: '{asked}문제 중 {right}개 맞힘',
   practiceChoices: '보기',
   practiceRight: '맞았습니다.',
-  practiceWrong: '아쉽습니다. 정답은 {answer} 입니다.',
+  practiceWrong: '아쉽습니다. 정답: {answer}',
   practiceSource: '출처:',
   isStatus: '{what} ({status}): {verdict}',
   notSubmitted: '{what} (아직 제출 전): {verdict}',

@@ -106,7 +106,7 @@ export function createPractice(root, { lang }) {
     }
     const text = current[lang()] ?? current.en;
     const verdict = box.querySelector('.practice-verdict');
-    verdict.textContent = right ? t('practiceRight') : t('practiceWrong', { answer: text.choices[current.answer] });
+    verdict.replaceChildren(...withCode(right ? t('practiceRight') : t('practiceWrong', { answer: text.choices[current.answer] })));
     verdict.dataset.right = right ? 'true' : 'false';
     box.querySelector('.practice-explanation').hidden = false;
     box.querySelector('.practice-score').textContent = t('practiceScore', { right: score.right, asked: score.asked });
