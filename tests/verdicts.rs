@@ -387,3 +387,41 @@ fn every_missing_owner_is_named_once_however_many_a_pod_names() {
     assert_eq!(distinct.len(), 20_000, "each owner once");
     assert_eq!(d.verdict.state, LayerState::Blocked);
 }
+
+/// A pool that sets no `failureMode` is read as the API default, never as another capture's
+/// value (the rule once fell back to the pool's own name: "failureMode qwen-pool").
+#[test]
+fn an_unset_failure_mode_reads_as_the_default() {
+    let s = scenarios::get("srv-inferencepool-llmd").expect("scenario");
+    let mut bundle: Value = serde_json::from_str(&s.bundle_text()).expect("JSON bundle");
+    let mut removed = 0;
+    for item in bundle["items"].as_array_mut().expect("a List") {
+        if item["kind"] == "InferencePool" && item["metadata"]["name"] == "qwen-pool" {
+            for key in ["endpointPickerRef", "extensionRef"] {
+                if let Some(r) = item["spec"][key].as_object_mut() {
+                    removed += usize::from(r.remove("failureMode").is_some());
+                }
+            }
+        }
+    }
+    assert_eq!(removed, 1, "the pool had its failureMode");
+    let ix = Index::new(layer_core::Bundle::parse(bundle.to_string()).unwrap());
+    let message = |ix: &Index| {
+        let (d, _) = support::diagnose(ix, "InferencePool/llm-d/qwen-pool");
+        d.findings
+            .iter()
+            .find(|f| f.rule == "serving/inferencepool-epp-service-missing")
+            .map(|f| f.message.clone())
+            .expect("the rule fires with or without failureMode")
+    };
+    let unset = message(&ix);
+    assert!(
+        unset.contains("(failureMode not set, so FailClose)"),
+        "{unset}"
+    );
+    let set = message(&support::index(&s));
+    assert!(
+        set.contains("(failureMode FailClose)") || set.contains("(failureMode FailOpen)"),
+        "{set}"
+    );
+}
