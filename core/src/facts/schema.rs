@@ -31,30 +31,35 @@ fn generator_defs(generator: &schemars::SchemaGenerator) -> Value {
     Value::Object(generator.definitions().clone())
 }
 
+/// The schema that allows anything: where a walk can no longer tell.
+static ANY: Value = Value::Bool(true);
+
 /// A `$ref` into `$defs` followed (once; the fact types are not recursive).
-fn resolve(schema: &Value, defs: &Value) -> Value {
+fn resolve<'s>(schema: &'s Value, defs: &'s Value) -> &'s Value {
     match schema
         .get("$ref")
         .and_then(Value::as_str)
         .and_then(|r| r.strip_prefix("#/$defs/"))
     {
-        Some(name) => defs.get(name).cloned().unwrap_or(Value::Bool(true)),
-        None => schema.clone(),
+        Some(name) => defs.get(name).unwrap_or(&ANY),
+        None => schema,
     }
 }
 
-/// Where a walk stands: the schemas a value there may have (more than one under `anyOf`).
+/// Where a walk stands: the schemas a value there may have (more than one under `anyOf`),
+/// borrowed from the one generated schema: a walk per rule path copies none of it (copying
+/// made loading the builtin rules take a second in a debug build).
 #[derive(Clone)]
-struct At {
-    shapes: Vec<Value>,
+struct At<'s> {
+    shapes: Vec<&'s Value>,
     /// The path so far, for messages.
     trail: String,
 }
 
-impl At {
-    fn any(trail: String) -> At {
+impl<'s> At<'s> {
+    fn any(trail: String) -> At<'s> {
         At {
-            shapes: vec![Value::Bool(true)],
+            shapes: vec![&ANY],
             trail,
         }
     }
@@ -62,13 +67,13 @@ impl At {
     fn is_any(&self) -> bool {
         self.shapes
             .iter()
-            .any(|s| s == &Value::Bool(true) || s == &json!({}))
+            .any(|s| *s == &ANY || s.as_object().is_some_and(|o| o.is_empty()))
     }
 }
 
 /// Every alternative of a schema, `$ref`s followed and `anyOf`/`oneOf` flattened; `null` left
 /// out (a path never goes into null).
-fn alternatives(schema: &Value, defs: &Value, out: &mut Vec<Value>) {
+fn alternatives<'s>(schema: &'s Value, defs: &'s Value, out: &mut Vec<&'s Value>) {
     let s = resolve(schema, defs);
     for key in ["anyOf", "oneOf"] {
         if let Some(list) = s.get(key).and_then(Value::as_array) {
@@ -101,13 +106,13 @@ pub fn check_path(path: &str, schema: &Value) -> Result<(), String> {
         Some(Segment::Selector(Selector::Name(n))) if n == "facts" => {}
         _ => return Ok(()),
     }
-    let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
+    let defs = schema.get("$defs").unwrap_or(&Value::Null);
     let mut at = At {
-        shapes: vec![schema.clone()],
+        shapes: vec![schema],
         trail: "$.facts".into(),
     };
     for seg in segments {
-        at = step(&at, seg, &defs)?;
+        at = step(&at, seg, defs)?;
         if at.is_any() {
             return Ok(());
         }
@@ -115,7 +120,7 @@ pub fn check_path(path: &str, schema: &Value) -> Result<(), String> {
     Ok(())
 }
 
-fn step(at: &At, seg: &Segment, defs: &Value) -> Result<At, String> {
+fn step<'s>(at: &At<'s>, seg: &Segment, defs: &'s Value) -> Result<At<'s>, String> {
     match seg {
         // Below a `..` anything may match; there is nothing left to check.
         Segment::Descendant(_) => Ok(At::any(format!("{}..", at.trail))),
@@ -133,25 +138,25 @@ fn step(at: &At, seg: &Segment, defs: &Value) -> Result<At, String> {
     }
 }
 
-fn select(at: &At, sel: &Selector, defs: &Value) -> Result<At, String> {
+fn select<'s>(at: &At<'s>, sel: &Selector, defs: &'s Value) -> Result<At<'s>, String> {
     let trail = format!("{}{sel}", at.trail);
     let mut alts = Vec::new();
     for s in &at.shapes {
         alternatives(s, defs, &mut alts);
     }
-    let mut shapes = Vec::new();
+    let mut shapes: Vec<&'s Value> = Vec::new();
     match sel {
         Selector::Name(name) => {
             let mut fields: Vec<String> = Vec::new();
             for s in &alts {
                 if let Some(f) = s.get("properties").and_then(|p| p.get(name)) {
-                    shapes.push(f.clone());
+                    shapes.push(f);
                 } else if let Some(extra) = s.get("additionalProperties")
                     && extra != &Value::Bool(false)
                 {
-                    shapes.push(extra.clone());
-                } else if s == &Value::Bool(true) {
-                    shapes.push(Value::Bool(true));
+                    shapes.push(extra);
+                } else if *s == &ANY {
+                    shapes.push(&ANY);
                 }
                 if let Some(p) = s.get("properties").and_then(Value::as_object) {
                     fields.extend(p.keys().cloned());
@@ -171,13 +176,13 @@ fn select(at: &At, sel: &Selector, defs: &Value) -> Result<At, String> {
         Selector::Wildcard | Selector::Index(_) | Selector::Slice(..) | Selector::Filter(_) => {
             for s in &alts {
                 if let Some(items) = s.get("items") {
-                    shapes.push(items.clone());
+                    shapes.push(items);
                 } else if let Some(extra) = s.get("additionalProperties")
                     && extra != &Value::Bool(false)
                 {
-                    shapes.push(extra.clone());
-                } else if s == &Value::Bool(true) || types_of(s).contains(&"object") {
-                    shapes.push(Value::Bool(true));
+                    shapes.push(extra);
+                } else if *s == &ANY || types_of(s).contains(&"object") {
+                    shapes.push(&ANY);
                 }
             }
             if shapes.is_empty() {
@@ -199,8 +204,8 @@ fn select(at: &At, sel: &Selector, defs: &Value) -> Result<At, String> {
     Ok(At { shapes, trail })
 }
 
-fn describe(alts: &[Value]) -> String {
-    let types: Vec<&str> = alts.iter().flat_map(types_of).collect();
+fn describe(alts: &[&Value]) -> String {
+    let types: Vec<&str> = alts.iter().flat_map(|s| types_of(s)).collect();
     if types.is_empty() {
         "a value".into()
     } else {
@@ -209,7 +214,7 @@ fn describe(alts: &[Value]) -> String {
 }
 
 /// Every `@.…` a filter reads must be a field of the items it filters.
-fn check_filter(f: &Filter, item: &At, defs: &Value) -> Result<(), String> {
+fn check_filter<'s>(f: &Filter, item: &At<'s>, defs: &'s Value) -> Result<(), String> {
     match f {
         Filter::Or(fs) | Filter::And(fs) => fs.iter().try_for_each(|f| check_filter(f, item, defs)),
         Filter::Atom(FilterAtom::Filter { expr, .. }) => check_filter(expr, item, defs),
@@ -222,7 +227,7 @@ fn check_filter(f: &Filter, item: &At, defs: &Value) -> Result<(), String> {
     }
 }
 
-fn check_test(t: &Test, item: &At, defs: &Value) -> Result<(), String> {
+fn check_test<'s>(t: &Test, item: &At<'s>, defs: &'s Value) -> Result<(), String> {
     match t {
         Test::RelQuery(segs) => walk_relative(segs.to_vec(), item, defs),
         Test::AbsQuery(_) => Ok(()),
@@ -230,7 +235,7 @@ fn check_test(t: &Test, item: &At, defs: &Value) -> Result<(), String> {
     }
 }
 
-fn check_function(f: &TestFunction, item: &At, defs: &Value) -> Result<(), String> {
+fn check_function<'s>(f: &TestFunction, item: &At<'s>, defs: &'s Value) -> Result<(), String> {
     let args: Vec<&FnArg> = match f {
         TestFunction::Custom(_, args) => args.iter().collect(),
         TestFunction::Length(a) => vec![a.as_ref()],
@@ -247,7 +252,7 @@ fn check_function(f: &TestFunction, item: &At, defs: &Value) -> Result<(), Strin
     Ok(())
 }
 
-fn check_comparable(c: &Comparable, item: &At, defs: &Value) -> Result<(), String> {
+fn check_comparable<'s>(c: &Comparable, item: &At<'s>, defs: &'s Value) -> Result<(), String> {
     match c {
         Comparable::Literal(_) => Ok(()),
         Comparable::Function(f) => check_function(f, item, defs),
@@ -265,7 +270,7 @@ fn check_comparable(c: &Comparable, item: &At, defs: &Value) -> Result<(), Strin
     }
 }
 
-fn walk_relative(segs: Vec<Segment>, item: &At, defs: &Value) -> Result<(), String> {
+fn walk_relative<'s>(segs: Vec<Segment>, item: &At<'s>, defs: &'s Value) -> Result<(), String> {
     let mut at = At {
         shapes: item.shapes.clone(),
         trail: "@".into(),
@@ -370,7 +375,7 @@ fn shape_line(schema: &Value, defs: &Value) -> String {
 
 fn shape_is_nullable(schema: &Value, defs: &Value) -> bool {
     let s = resolve(schema, defs);
-    if types_of(&s).contains(&"null") {
+    if types_of(s).contains(&"null") {
         return true;
     }
     ["anyOf", "oneOf"].iter().any(|k| {
