@@ -129,7 +129,11 @@ test('the tools, their schemas, and every tool on every scenario against the CLI
       }
       const why = tools.find((x) => x.name === 'why');
       assert.deepEqual(why.inputSchema.required, ['target']);
-      assert.deepEqual(Object.keys(why.inputSchema.properties).sort(), ['bundle', 'namespace', 'target']);
+      assert.deepEqual(Object.keys(why.inputSchema.properties).sort(), ['bundle', 'lang', 'namespace', 'target']);
+      // `lang` takes the languages the core writes, and nothing else.
+      const whyInput = newAjv().compile(why.inputSchema);
+      assert.ok(whyInput({ target: 'p', lang: 'ko' }) && whyInput({ target: 'p', lang: 'en' }) && whyInput({ target: 'p' }));
+      assert.ok(!whyInput({ target: 'p', lang: 'fr' }), 'an unknown language is refused by the schema');
       // The output schema is the contract's: docs/schema/diagnosis.schema.json.
       const contract = JSON.parse(readFileSync(join(dirname(README), 'docs/schema/diagnosis.schema.json'), 'utf8'));
       delete contract.$schema;
