@@ -17,8 +17,10 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-/// A language the core can write in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+/// A language the core can write in (its code in JSON: `en`, `ko`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
 pub enum Lang {
     #[default]
     En,
@@ -47,6 +49,17 @@ impl Lang {
             .to_ascii_lowercase();
         Lang::ALL.into_iter().find(|l| l.as_str() == code)
     }
+
+    /// [`Lang::parse`], or an error that names the code and the languages there are.
+    pub fn from_code(s: &str) -> Result<Lang, LangError> {
+        Lang::parse(s).ok_or_else(|| LangError::Unknown(s.to_string()))
+    }
+}
+
+/// The languages there are, as an error lists them (`en and ko`).
+fn known_codes() -> String {
+    let codes: Vec<&str> = Lang::ALL.iter().map(|l| l.as_str()).collect();
+    codes.join(" and ")
 }
 
 impl std::fmt::Display for Lang {
@@ -91,6 +104,8 @@ pub enum LangError {
     Unreadable(String),
     #[error("the Korean texts were already installed")]
     AlreadyInstalled,
+    #[error("`{0}` is not a language kubectl-layer writes; it writes {codes}", codes = known_codes())]
+    Unknown(String),
 }
 
 static PACK: OnceLock<Pack> = OnceLock::new();

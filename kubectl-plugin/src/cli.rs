@@ -463,13 +463,7 @@ pub fn parse_depth(s: &str) -> Result<usize, String> {
 
 /// `--lang`: a language the core has texts for (`ko`, `ko-KR` and `ko_KR.UTF-8` are Korean).
 pub fn parse_lang(s: &str) -> Result<layer_core::Lang, String> {
-    layer_core::Lang::parse(s).ok_or_else(|| {
-        let known: Vec<&str> = layer_core::Lang::ALL.iter().map(|l| l.as_str()).collect();
-        format!(
-            "`{s}` is not a language kubectl-layer writes; it writes {}",
-            known.join(" and ")
-        )
-    })
+    layer_core::Lang::from_code(s).map_err(|e| e.to_string())
 }
 
 /// `--now` must be a time: a typo must not silently turn every age-based rule off.

@@ -127,9 +127,18 @@ pub(crate) fn engine() -> Result<Engine, Failure> {
     Engine::builtin().map_err(|e| Failure::new(2, "rules", e.to_string()))
 }
 
-/// The builtin rules writing in `lang`.
+/// The builtin rules writing in `lang` (English ones as they load, not a copy of them).
 pub(crate) fn engine_in(lang: layer_core::Lang) -> Result<Engine, Failure> {
-    engine()?
+    let english = engine()?;
+    match lang {
+        layer_core::Lang::En => Ok(english),
+        _ => translated(&english, lang),
+    }
+}
+
+/// `english`'s rules writing in `lang`.
+pub(crate) fn translated(english: &Engine, lang: layer_core::Lang) -> Result<Engine, Failure> {
+    english
         .in_lang(lang)
         .map_err(|e| Failure::new(2, "rules", e.to_string()))
 }

@@ -45,7 +45,7 @@ struct WhyInput {
     /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
     /// headline stay English. Default: the server's `--lang`.
     #[serde(default)]
-    lang: Option<LangArg>,
+    lang: Option<layer_core::Lang>,
 }
 /// `scan`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -60,7 +60,7 @@ struct ScanInput {
     /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
     /// headline stay English. Default: the server's `--lang`.
     #[serde(default)]
-    lang: Option<LangArg>,
+    lang: Option<layer_core::Lang>,
 }
 /// `fit`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -81,25 +81,8 @@ struct FitInput {
     /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
     /// headline stay English. Default: the server's `--lang`.
     #[serde(default)]
-    lang: Option<LangArg>,
+    lang: Option<layer_core::Lang>,
 }
-/// A language an explanation may be asked in.
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-enum LangArg {
-    En,
-    Ko,
-}
-
-impl From<LangArg> for layer_core::Lang {
-    fn from(l: LangArg) -> Self {
-        match l {
-            LangArg::En => layer_core::Lang::En,
-            LangArg::Ko => layer_core::Lang::Ko,
-        }
-    }
-}
-
 /// `fit`'s answer: one Diagnosis per piece of work, in the manifest's order (target status
 /// `NotSubmitted`; `verdict.layer` the first layer that would stop it, null if it would run now).
 #[derive(serde::Serialize, JsonSchema)]
@@ -118,7 +101,7 @@ struct RulesInput {
     /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
     /// headline stay English. Default: the server's `--lang`.
     #[serde(default)]
-    lang: Option<LangArg>,
+    lang: Option<layer_core::Lang>,
 }
 /// `explain`'s arguments.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -129,7 +112,7 @@ struct ExplainInput {
     /// The language of the explanations: `en` or `ko` (Korean). Rule ids, commands and the
     /// headline stay English. Default: the server's `--lang`.
     #[serde(default)]
-    lang: Option<LangArg>,
+    lang: Option<layer_core::Lang>,
 }
 /// `rules`' answer: MCP's structured content is an object, so the CLI's list goes in one.
 #[derive(serde::Serialize, JsonSchema)]
@@ -162,8 +145,9 @@ struct Server {
 
 /// Serve until the client closes standard input.
 pub fn serve(args: McpArgs, lang: layer_core::Lang) -> Result<u8, Failure> {
+    // The builtin rules load once; the Korean engine is made from them.
     let english = crate::engine()?;
-    let korean = Arc::new(crate::engine_in(layer_core::Lang::Ko)?);
+    let korean = Arc::new(crate::translated(&english, layer_core::Lang::Ko)?);
     let engine = Arc::new(english);
     let files = if args.input.files.is_empty() {
         None
@@ -310,8 +294,8 @@ async fn blocking<T: Send + 'static>(
 
 impl Server {
     /// The engine writing in the call's language (the server's when it names none).
-    fn engine_for(&self, lang: Option<LangArg>) -> Arc<Engine> {
-        match lang.map_or(self.lang, Into::into) {
+    fn engine_for(&self, lang: Option<layer_core::Lang>) -> Arc<Engine> {
+        match lang.unwrap_or(self.lang) {
             layer_core::Lang::En => self.engine.clone(),
             layer_core::Lang::Ko => self.korean.clone(),
         }

@@ -93,16 +93,18 @@ pub fn engine_in(lang: Lang) -> Result<&'static Engine, ApiError> {
 /// which `cargo xtask wasm` writes from the rule files), handed to the core once. Handing the
 /// same texts again is not an error: a page may load them from two places.
 pub fn install_language(lang: &str, pack_json: &str) -> Result<(), ApiError> {
-    match Lang::parse(lang) {
-        Some(Lang::En) => Ok(()),
-        Some(Lang::Ko) => match layer_core::lang::install(pack_json) {
+    match lang_of(lang)? {
+        Lang::En => Ok(()),
+        Lang::Ko => match layer_core::lang::install(pack_json) {
             Ok(()) | Err(layer_core::lang::LangError::AlreadyInstalled) => Ok(()),
             Err(e) => Err(usage(format!("the {lang} texts: {e}"))),
         },
-        None => Err(usage(format!(
-            "`{lang}` is not a language kubectl-layer writes; it writes en and ko"
-        ))),
     }
+}
+
+/// A language code as the package takes it; an unknown one is a usage error.
+fn lang_of(code: &str) -> Result<Lang, ApiError> {
+    Lang::from_code(code).map_err(|e| usage(e.to_string()))
 }
 
 // The small JSON arguments (options, targets, object references) are read by hand from a
@@ -156,11 +158,9 @@ fn options_of(json: &str, keys: &[&str]) -> Result<JsOptions, ApiError> {
     }
     let lang = match text_field(&m, "lang", "options")? {
         None => Lang::En,
-        Some(code) => Lang::parse(&code).ok_or_else(|| {
-            usage(format!(
-                "invalid options: `lang` is `{code}`; kubectl-layer writes `en` and `ko`"
-            ))
-        })?,
+        Some(code) => {
+            Lang::from_code(&code).map_err(|e| usage(format!("invalid options: `lang`: {e}")))?
+        }
     };
     Ok(JsOptions {
         now: text_field(&m, "now", "options")?,
@@ -320,11 +320,7 @@ pub fn targets(bundle: &str, options_json: &str) -> Result<String, ApiError> {
 /// `words(lang)`: the words the renderers write around a diagnosis (layer and state names,
 /// the verdict line, section titles), by key, in `lang`: a page shows the same words.
 pub fn words(lang: &str) -> Result<String, ApiError> {
-    let lang = Lang::parse(lang).ok_or_else(|| {
-        usage(format!(
-            "`{lang}` is not a language kubectl-layer writes; it writes en and ko"
-        ))
-    })?;
+    let lang = lang_of(lang)?;
     engine_in(lang)?;
     to_json(&layer_core::lang::Words::of(lang).all())
 }
@@ -425,11 +421,7 @@ impl Parsed {
     /// Answer later questions in `lang` (a page's language switch), without reading the
     /// bundle again.
     pub fn set_lang(&mut self, lang: &str) -> Result<(), ApiError> {
-        let lang = Lang::parse(lang).ok_or_else(|| {
-            usage(format!(
-                "`{lang}` is not a language kubectl-layer writes; it writes en and ko"
-            ))
-        })?;
+        let lang = lang_of(lang)?;
         engine_in(lang)?;
         if lang != self.lang {
             self.lang = lang;
