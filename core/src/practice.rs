@@ -13,11 +13,11 @@
 //! scenarios and incidents, diagnoses them in English and Korean and hands the diagnoses here.
 //! The CLI embeds the generated file; the core does not (the WASM module has a size budget).
 
-use crate::diagnosis::{Diagnosis, Evidence, MomentKind};
+use crate::diagnosis::{Diagnosis, MomentKind};
 use crate::engine::Engine;
 use crate::lang::{Lang, Words};
 use crate::layer::{Layer, LayerState};
-use crate::render::{Upstream, first_response_line, kubectl_path, upstreams};
+use crate::render::{Upstream, first_response_line, upstreams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -350,20 +350,6 @@ fn symptom_prompt(case: &Case, d: &Diagnosis, words: Words) -> String {
     out
 }
 
-fn evidence_line(e: &Evidence) -> String {
-    let at = e
-        .path
-        .as_deref()
-        .map(kubectl_path)
-        .or_else(|| e.fact.as_ref().map(|f| format!("fact {f}")))
-        .unwrap_or_default();
-    let value = match &e.value {
-        serde_json::Value::String(s) => s.clone(),
-        v => v.to_string(),
-    };
-    cut(&format!("{} {at}: {value}", e.object.display()), MAX_LINE)
-}
-
 /// The real diagnosis: the answer, the headline (in the reader's language), the deciding
 /// finding with its evidence, and the rule's `why`.
 fn layer_explanation(d: &Diagnosis, engine: &Engine, words: Words, answer: &str) -> String {
@@ -385,7 +371,7 @@ fn layer_explanation(d: &Diagnosis, engine: &Engine, words: Words, answer: &str)
         out.push('\n');
         for e in f.evidence.iter().take(MAX_EVIDENCE) {
             out.push_str("  ");
-            out.push_str(&evidence_line(e));
+            out.push_str(&cut(&crate::render::evidence_line(e), MAX_LINE));
             out.push('\n');
         }
     }

@@ -180,7 +180,9 @@ pub fn kubectl_path(path: &str) -> String {
     if out.is_empty() { ".".to_string() } else { out }
 }
 
-fn evidence_line(e: &Evidence) -> String {
+/// One piece of evidence on one line: the object, where in it (or the fact), and the value,
+/// multi-line values folded and long ones cut.
+pub(crate) fn evidence_line(e: &Evidence) -> String {
     let at = e
         .path
         .as_deref()
@@ -732,16 +734,20 @@ pub fn timeline_text(t: &crate::diagnosis::Timeline, lang: Lang) -> String {
 /// What every scan rendering says of a report with nothing to list.
 const NOTHING_TO_SCAN: &str = "Every piece of work in the bundle is running, ready or finished.\n";
 
-/// scan's groups in report order: the blocking layer, else the verdict state, and its work.
-fn scan_groups(r: &ScanReport) -> impl Iterator<Item = (String, &[Diagnosis])> {
-    let key = |d: &Diagnosis| {
-        d.verdict
-            .layer
-            .map_or_else(|| d.verdict.state.as_str(), |l| l.as_str())
-    };
+/// scan's groups in report order: the blocking layer, else the verdict state, and its work;
+/// each named in its work's language (in English, the layer's or state's own code).
+fn scan_groups(r: &ScanReport) -> impl Iterator<Item = (&'static str, &[Diagnosis])> {
+    let key = |d: &Diagnosis| d.verdict.layer.ok_or(d.verdict.state);
     r.diagnoses
         .chunk_by(move |a, b| key(a) == key(b))
-        .map(move |g| (key(&g[0]).to_string(), g))
+        .map(move |g| {
+            let words = words_for(&g[0]);
+            let heading = match key(&g[0]) {
+                Ok(layer) => words.layer(layer),
+                Err(state) => words.state(state),
+            };
+            (heading, g)
+        })
 }
 
 /// One line per piece of work, grouped by blocking layer (scan's text output).
@@ -756,18 +762,7 @@ pub fn scan_text(r: &ScanReport, style: Style) -> String {
     let status_width = column_width(r.diagnoses.iter().map(|d| d.target.status.as_str()));
     for (i, (group, work)) in scan_groups(r).enumerate() {
         let gap = if i > 0 { "\n" } else { "" };
-        // The group's heading in the work's language: its layer, or its state where none blocks.
-        let heading = match work.first() {
-            Some(d) => {
-                let words = words_for(d);
-                d.verdict
-                    .layer
-                    .map_or_else(|| words.state(d.verdict.state), |l| words.layer(l))
-                    .to_uppercase()
-            }
-            None => group.to_uppercase(),
-        };
-        let _ = writeln!(out, "{gap}{}", style.paint("1", &heading));
+        let _ = writeln!(out, "{gap}{}", style.paint("1", &group.to_uppercase()));
         for d in work {
             let _ = writeln!(
                 out,
@@ -820,18 +815,9 @@ pub fn scan_markdown(r: &ScanReport) -> String {
     let _ = writeln!(out, "{title}\n");
     for (i, (group, work)) in scan_groups(r).enumerate() {
         let gap = if i > 0 { "\n" } else { "" };
-        let heading = match words.lang() {
-            Lang::En => group,
-            _ => work.first().map_or(group, |d| {
-                d.verdict.layer.map_or_else(
-                    || words.state(d.verdict.state).to_string(),
-                    |l| words.layer(l).to_string(),
-                )
-            }),
-        };
         let _ = writeln!(
             out,
-            "{gap}#### {heading}\n\n{}\n|---|---|---|---|",
+            "{gap}#### {group}\n\n{}\n|---|---|---|---|",
             words.get("md.scanTable")
         );
         for d in work {
