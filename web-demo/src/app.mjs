@@ -12,7 +12,8 @@
 import { init, loadLanguage, words as coreWords, Bundle, fit, rules, markdown, version } from './pkg/index.web.mjs';
 import { picture, legend } from './picture.mjs';
 import { createTabs, readFragment, setFragmentKey } from './tabs.mjs';
-import { LANGS, say, applyPageWords, withCode } from './i18n.mjs';
+import { LANGS, say, applyPageWords } from './i18n.mjs';
+import { el, withCode } from './dom.mjs';
 import { createPractice } from './practice.mjs';
 
 const $ = (id) => document.getElementById(id);
@@ -45,21 +46,6 @@ let generation = 0;
 let parsed = { inputs: [], bundle: null, error: null };
 /** How many times the page has read an input: tests check one read per change. */
 let reads = 0;
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
-}
 
 const setReady = (ready) => { document.body.dataset.ready = ready ? 'true' : 'false'; };
 

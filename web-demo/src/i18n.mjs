@@ -4,8 +4,9 @@
 // and the CLI say the same things; only what exists on the page alone is here. The language is
 // kept in the URL fragment (`lang=ko`), never in storage.
 //
-// In a text, a `backtick span` becomes a <code> element: built with DOM calls, never parsed as
-// HTML, so the CSP and the page's no-markup rule hold.
+// In a text, a `backtick span` becomes a <code> element (dom.mjs's withCode): built with DOM
+// calls, never parsed as HTML, so the CSP and the page's no-markup rule hold.
+import { withCode } from './dom.mjs';
 
 export const LANGS = ['en', 'ko'];
 
@@ -202,18 +203,6 @@ export const PAGE = { en: EN, ko: KO };
 export function say(lang, key, vars = {}) {
   const template = (PAGE[lang] ?? EN)[key] ?? EN[key] ?? key;
   return template.replace(/\{([A-Za-z]+)\}/g, (whole, name) => (name in vars ? String(vars[name]) : whole));
-}
-
-/** `text` as nodes: each `backtick span` a <code> element, the rest text. */
-export function withCode(text) {
-  return text.split(/(`[^`]+`)/).filter(Boolean).map((part) => {
-    if (part.length > 2 && part.startsWith('`') && part.endsWith('`')) {
-      const code = document.createElement('code');
-      code.textContent = part.slice(1, -1);
-      return code;
-    }
-    return document.createTextNode(part);
-  });
 }
 
 /**

@@ -4,21 +4,8 @@
 // and six layers; "Contributing" asks where a finding goes and under which rules. The answer
 // comes with the real diagnosis or the project's rules. The bank is fetched from this origin
 // the first time the tab opens; nothing is stored, the score lives as long as the page.
-import { say, withCode } from './i18n.mjs';
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') node.className = v;
-    else node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat()) {
-    if (c === null || c === undefined || c === false) continue;
-    node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  }
-  return node;
-}
+import { say } from './i18n.mjs';
+import { el, withCode } from './dom.mjs';
 
 /** `list` in a new random order (Fisher–Yates). */
 function shuffled(list) {
