@@ -379,3 +379,100 @@ fn plain_paths_walk_like_the_jsonpath_engine() {
         );
     }
 }
+
+/// Every hit of a walked path (`core/src/walk.rs`): value and normalized path, in order.
+fn walked(walk: &layer_core::walk::Walk, view: &Value) -> Vec<(String, Value)> {
+    let mut hits = Vec::new();
+    walk.each(view, &mut |trail, v| {
+        hits.push((layer_core::walk::normalized(trail), v.clone()))
+    });
+    hits
+}
+
+fn general(path: &jsonpath_rust::parser::model::JpQuery, view: &Value) -> Vec<(String, Value)> {
+    jsonpath_rust::query::js_path_process(path, view)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|h| (h.path.clone(), h.val.clone()))
+        .collect()
+}
+
+#[test]
+fn walked_paths_find_what_the_jsonpath_engine_finds() {
+    let engine = layer_core::Engine::builtin().expect("the built-in rules load");
+    let tests: Vec<&layer_core::rule::Test> = engine
+        .rules()
+        .iter()
+        .flat_map(|r| r.when.tests())
+        .filter(|t| t.walk.is_some())
+        .collect();
+    // Most paths with a wildcard or a filter compile; a change that quietly sends them all
+    // back to the general engine shows here.
+    assert!(tests.len() > 200, "only {} walked paths", tests.len());
+    let mut views = 0;
+    let mut hits = 0;
+    for (_, ix, target) in crate::verdicts::cases() {
+        let id = layer_core::target::resolve(&ix, &layer_core::TargetSpec::parse(&target, None))
+            .expect("targets resolve");
+        let view = layer_core::view::build(&ix, id, None).value;
+        for t in &tests {
+            let fast = walked(t.walk.as_ref().expect("walked"), &view);
+            assert_eq!(fast, general(&t.path, &view), "{}", t.source);
+            hits += fast.len();
+        }
+        views += 1;
+    }
+    assert!(views > 50 && hits > 1_000, "{views} views, {hits} hits");
+
+    // What the cases may not hold: filters over an object's members, a missing member against
+    // `!=`, numbers written two ways, negation, existence of a null, literals on the left,
+    // ordering of strings and of mixed types, names that need escaping, negative indexes.
+    let odd = serde_json::json!({
+        "list": [
+            {"type": "Ready", "status": "True", "n": 1, "s": "b"},
+            {"type": "Ready", "n": 1.0, "s": "a", "nil": null},
+            {"status": "False", "n": 3, "s": 2, "it's \\ \n": {"x": true}},
+            "text",
+            4
+        ],
+        "map": {"b": {"state": "Ready"}, "a": {"state": "Pending"}, "c": {}}
+    });
+    let paths = [
+        "$.list[?@.status!='True'].type",
+        "$.list[?@.status=='True' && @.n==1].s",
+        "$.list[?@.n==1].s",
+        "$.list[?@.n>=1 && @.n<3]",
+        "$.list[?@.n>1 || @.s=='a']",
+        "$.list[?!(@.status=='True')]",
+        "$.list[?@.nil]",
+        "$.list[?!@.status]",
+        "$.list[?'Ready'==@.type].n",
+        "$.list[?@.s<'b']",
+        "$.list[?@.s>1]",
+        "$.list[?@.n<=1.0]",
+        "$.list[?@.missing==@.other]",
+        "$.list[*]['it\\'s \\\\ \\n'].x",
+        "$.list[-1]",
+        "$.list[-9]",
+        "$.map[?@.state!='Ready']",
+        "$.map[*].state",
+        "$.map[?@.state=='Ready'].state",
+        "$.nothing[*].at.all",
+        "$.list[*][*]",
+    ];
+    for path in paths {
+        let parsed = jsonpath_rust::parser::parse_json_path(path).expect("parses");
+        let walk = layer_core::walk::Walk::compile(&parsed).unwrap_or_else(|| panic!("{path}"));
+        assert_eq!(walked(&walk, &odd), general(&parsed, &odd), "{path}");
+    }
+    // What stays with the general engine.
+    for path in [
+        "$..x",
+        "$.list[0:2]",
+        "$.list[?length(@.s)==1]",
+        "$.list[?@.n==$.x]",
+    ] {
+        let parsed = jsonpath_rust::parser::parse_json_path(path).expect("parses");
+        assert!(layer_core::walk::Walk::compile(&parsed).is_none(), "{path}");
+    }
+}

@@ -82,23 +82,7 @@ pub fn normalized(view: &Value, steps: &[Step]) -> String {
     for s in steps {
         match s {
             Step::Name(n) => {
-                out.push_str("['");
-                for ch in n.chars() {
-                    match ch {
-                        '\u{0008}' => out.push_str("\\b"),
-                        '\u{000C}' => out.push_str("\\f"),
-                        '\n' => out.push_str("\\n"),
-                        '\r' => out.push_str("\\r"),
-                        '\t' => out.push_str("\\t"),
-                        '\'' => out.push_str("\\'"),
-                        '\\' => out.push_str("\\\\"),
-                        c if c < '\u{0020}' => {
-                            let _ = write!(out, "\\u{:04x}", c as u32);
-                        }
-                        c => out.push(c),
-                    }
-                }
-                out.push_str("']");
+                crate::walk::push_name(&mut out, n);
                 at = at.and_then(|v| v.get(n));
             }
             Step::Index(i) => {
@@ -131,6 +115,26 @@ fn eval_test(t: &Test, view: &Value) -> Option<Match> {
             m.captures.insert(cap.clone(), vec![v.clone()]);
         }
         return Some(m);
+    }
+    if let Some(walk) = &t.walk {
+        if let Op::Exists(false) = t.op {
+            return (!walk.any(view)).then(Match::default);
+        }
+        let mut m = Match::default();
+        let mut any = false;
+        walk.each(view, &mut |trail, v| {
+            if !holds(&t.op, v) {
+                return;
+            }
+            any = true;
+            if t.evidence && m.evidence.len() < MAX_EVIDENCE_PER_TEST {
+                m.evidence.push((crate::walk::normalized(trail), v.clone()));
+            }
+            if let Some(cap) = &t.capture {
+                m.captures.entry(cap.clone()).or_default().push(v.clone());
+            }
+        });
+        return any.then_some(m);
     }
     let hits = jsonpath_rust::query::js_path_process(&t.path, view).unwrap_or_default();
     if let Op::Exists(false) = t.op {

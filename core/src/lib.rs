@@ -48,6 +48,7 @@ pub mod template;
 pub mod time;
 pub mod timeline;
 pub mod view;
+pub mod walk;
 
 pub use bundle::{Bundle, BundleMeta, ReadLimits};
 pub use diagnosis::{

@@ -282,6 +282,9 @@ pub struct Test {
     /// The path as plain steps when it has no wildcard, filter or descendant segment (most
     /// rule paths): walked directly, without the general engine's bookkeeping.
     pub steps: Option<Vec<Step>>,
+    /// Otherwise the path compiled for [`crate::walk`] (wildcards and simple filters), when it
+    /// can be.
+    pub walk: Option<crate::walk::Walk>,
     pub op: Op,
     pub capture: Option<String>,
     pub evidence: bool,
@@ -797,10 +800,15 @@ fn compile<'p>(
         captures.insert(cap.clone());
     }
     let steps = plain_steps(&path);
+    let walk = match steps {
+        Some(_) => None,
+        None => crate::walk::Walk::compile(&path),
+    };
     Ok(Cond::Test(Test {
         source,
         path,
         steps,
+        walk,
         op,
         capture: c.capture.clone(),
         evidence: c.evidence.unwrap_or(true),
