@@ -87,6 +87,9 @@ pub struct Ctx<'a> {
     pub subjects: &'a Map<String, Value>,
     /// The objects of each subject, as the view linked them.
     pub ids: &'a BTreeMap<String, Vec<ObjId>>,
+    /// Every object the view parsed while linking, by id: facts read these rather than parse
+    /// the same object again ([`Ctx::value`]).
+    pub values: &'a BTreeMap<ObjId, Value>,
     /// The objects the work is made of, target first (what the signals are read from).
     pub linked: &'a [ObjId],
     /// The LocalQueue and ClusterQueue the work names, as the view linked them.
@@ -113,8 +116,19 @@ impl<'a> Ctx<'a> {
                 self.ix,
                 self.linked,
                 self.state.settled || self.state.history,
+                &|id| self.value(id),
             )
         })
+    }
+
+    /// One object's JSON: the view's copy when linking parsed it, else read from the index. On
+    /// a backlog every pending Job is diagnosed, and parsing its objects once per fact that
+    /// reads them was a tenth of each diagnosis.
+    pub fn value(&self, id: ObjId) -> Cow<'a, Value> {
+        match self.values.get(&id) {
+            Some(v) => Cow::Borrowed(v),
+            None => Cow::Owned(self.ix.value(id)),
+        }
     }
 
     /// The representative pod's JSON: the view's copy when it holds one, else read from the

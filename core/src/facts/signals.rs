@@ -135,12 +135,17 @@ pub fn floor(ctx: &super::Ctx) -> BTreeMap<Layer, Floor> {
 
 /// The signals of `objects` (the view's linked objects, target first, without repeats).
 /// `settled` is the target's: settled work has history, never a current signal.
-pub fn signals(ix: &Index, objects: &[ObjId], settled: bool) -> Signals {
+pub fn signals<'v>(
+    ix: &Index,
+    objects: &[ObjId],
+    settled: bool,
+    value: &dyn Fn(ObjId) -> std::borrow::Cow<'v, Value>,
+) -> Signals {
     let mut out: Vec<Signal> = Vec::new();
     for (i, &id) in objects.iter().take(OBJECT_LIMIT).enumerate() {
         let current = !settled && !crate::facts::superseded_pod(ix, id);
         let first = out.len();
-        read_object(ix, id, current, &mut out);
+        read_object(ix, id, value, current, &mut out);
         read_events(ix, id, current, &mut out);
         for s in &mut out[first..] {
             s.on_target = i == 0;
@@ -275,12 +280,18 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
     });
 }
 
-fn read_object(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
+fn read_object<'v>(
+    ix: &Index,
+    id: ObjId,
+    value: &dyn Fn(ObjId) -> std::borrow::Cow<'v, Value>,
+    current: bool,
+    out: &mut Vec<Signal>,
+) {
     let o = ix.object(id);
     if o.kind == "Event" {
         return;
     }
-    let v = ix.value(id);
+    let v = value(id);
     let is_pod = o.kind == "Pod" && o.group().is_empty();
     read_counts(ix, id, &v, current, out);
     if is_pod {

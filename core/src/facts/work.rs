@@ -165,9 +165,11 @@ pub fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState 
     // settled only while it reports nothing wrong.
     if !by_kind
         && settled
-        && !super::signals::signals(ix, &[target], false)
-            .signals
-            .is_empty()
+        && !super::signals::signals(ix, &[target], false, &|id| {
+            std::borrow::Cow::Owned(ix.value(id))
+        })
+        .signals
+        .is_empty()
     {
         settled = false;
     }

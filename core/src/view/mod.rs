@@ -81,8 +81,10 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
         pod_summaries,
         queues,
     } = links::link(ix, target);
-    let tv = b.value(target);
-    let state = facts::work::judge(ix, target, &tv, &pods);
+    let state = match b.values.get(&target) {
+        Some(tv) => facts::work::judge(ix, target, tv, &pods),
+        None => facts::work::judge(ix, target, &ix.value(target), &pods),
+    };
     let linked = links::linked_objects(ix, target, pod, &chain, &b.ids);
 
     // The facts, stage by stage: each stage reads the subjects and the facts of the stages
@@ -101,6 +103,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
             pods: &pods,
             subjects: &b.map,
             ids: &b.ids,
+            values: &b.values,
             linked: &linked,
             queues: &queues,
             state: &state,

@@ -203,7 +203,7 @@ pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
     let sub = ctx.subjects;
     let wl = sub.get("workload");
     let queue_name = ctx.queues.local.clone();
-    let queue_label_on = ctx.queues.label_on.map(|id| display(&ix.value(id)));
+    let queue_label_on = ctx.queues.label_on.map(|id| display(&ctx.value(id)));
     let gates = scheduling_gates(sub);
     if wl.is_none() && queue_name.is_none() && gates.kueue.is_empty() && gates.foreign.is_empty() {
         return None;

@@ -189,7 +189,7 @@ pub fn volcano(ctx: &Ctx) -> Option<VolcanoFacts> {
     let t = ix.object(ctx.target);
     let from_target = (t.group() == "batch.volcano.sh"
         || (t.group() == "scheduling.volcano.sh" && t.kind == "PodGroup"))
-        .then(|| ix.value(ctx.target))
+        .then(|| ctx.value(ctx.target))
         .and_then(|v| {
             v.pointer("/spec/queue")
                 .and_then(Value::as_str)

@@ -147,7 +147,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
                 break;
             }
         }
-        let v = ix.value(o);
+        let v = ctx.value(o);
         for c in v
             .pointer("/status/conditions")
             .and_then(Value::as_array)
@@ -261,7 +261,7 @@ type ContainerFacts = (Vec<Container>, Option<String>, Option<String>);
 
 fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
     let ix = ctx.ix;
-    let pv = ix.value(pod);
+    let pv = ctx.value(pod);
     let mut out = Vec::new();
     let mut hook = None;
     let mut cdi = None;
