@@ -426,6 +426,44 @@ fn long_captures_are_cut_in_messages_commands_and_evidence() {
     );
 }
 
+/// The report written from each diagnosis's compact text (`kubectl layer scan -o json`, the
+/// npm package's `scan()`) is byte for byte what serde_json writes for the whole report,
+/// pretty and compact, on every scenario and on one and two threads.
+#[test]
+fn the_scan_report_written_from_each_diagnosis_is_serde_jsons() {
+    let mut parts = 0;
+    for s in scenarios::all() {
+        for threads in [1, 2] {
+            let ix = Index::build(Bundle::parse(s.bundle_text()).expect("parses"), threads);
+            let opts = layer_core::Options {
+                threads,
+                ..Default::default()
+            };
+            let report = layer_core::scan(support::engine(), &ix, &opts);
+            let json = layer_core::target::scan_json(support::engine(), &ix, &opts, None);
+            let mut pretty = Vec::new();
+            json.write_pretty(&mut pretty).expect("writes");
+            assert_eq!(
+                String::from_utf8(pretty).expect("utf-8"),
+                serde_json::to_string_pretty(&report).expect("report"),
+                "scenario {}",
+                s.name
+            );
+            assert_eq!(
+                json.to_compact_string(),
+                serde_json::to_string(&report).expect("report"),
+                "scenario {}",
+                s.name
+            );
+            let states: Vec<_> = json.parts().iter().map(|p| p.state).collect();
+            let want: Vec<_> = report.diagnoses.iter().map(|d| d.verdict.state).collect();
+            assert_eq!(states, want, "scenario {}", s.name);
+            parts += json.parts().len();
+        }
+    }
+    assert!(parts > 100, "only {parts} diagnoses written");
+}
+
 /// Scanning one namespace gives exactly the whole scan's diagnoses in that namespace.
 #[test]
 fn scan_of_one_namespace_is_the_whole_scan_filtered() {

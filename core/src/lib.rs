@@ -43,6 +43,7 @@ pub mod practice;
 pub mod quantity;
 pub mod render;
 pub mod rule;
+pub mod scan_json;
 pub mod target;
 pub mod template;
 pub mod time;

@@ -203,13 +203,26 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 now: args.input.now.clone(),
                 threads: args.input.threads,
             };
-            let report =
-                layer_core::target::scan_namespace(&engine, &ix, &opts, namespace.as_deref());
+            let namespace = namespace.as_deref();
+            if let ScanFormat::Json = args.output {
+                // Each diagnosis is written as JSON on the thread that made it, and the report
+                // streamed: a backlog's report is larger than its bundle.
+                let report = layer_core::target::scan_json(&engine, &ix, &opts, namespace);
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+                written(
+                    report
+                        .write_pretty(&mut w)
+                        .and_then(|()| w.write_all(b"\n"))
+                        .and_then(|()| w.flush()),
+                )?;
+                let worst = report.parts().iter().map(|p| exit_for(p.state)).max();
+                return Ok(worst.unwrap_or(0));
+            }
+            let report = layer_core::target::scan_namespace(&engine, &ix, &opts, namespace);
             match args.output {
                 ScanFormat::Text => write(out, &render::scan_text(&report, style))?,
                 ScanFormat::Markdown => write(out, &render::scan_markdown(&report))?,
-                // Streamed: a large cluster's report is tens of MB, and growing one string
-                // that size costs more than writing it.
+                // Written above without the diagnoses as values; the same bytes either way.
                 ScanFormat::Json => stream_json(out, &report)?,
                 ScanFormat::Prometheus => {
                     let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());

@@ -307,7 +307,7 @@ pub fn scan(bundle: &str, options_json: &str) -> Result<String, ApiError> {
     let opts = options(options_json)?;
     let engine = engine_in(opts.lang)?;
     let ix = index(bundle, &opts)?;
-    to_json(&layer_core::scan(engine, &ix, &core_options(&opts)))
+    Ok(layer_core::target::scan_json(engine, &ix, &core_options(&opts), None).to_compact_string())
 }
 
 /// `targets(bundle)`.
@@ -456,11 +456,8 @@ impl Parsed {
     }
 
     pub fn scan(&self) -> Result<String, ApiError> {
-        to_json(&layer_core::scan(
-            engine_in(self.lang)?,
-            &self.ix,
-            &self.opts,
-        ))
+        let engine = engine_in(self.lang)?;
+        Ok(layer_core::target::scan_json(engine, &self.ix, &self.opts, None).to_compact_string())
     }
 
     pub fn targets(&self) -> Result<String, ApiError> {
