@@ -435,7 +435,8 @@ fn walked_paths_find_what_the_jsonpath_engine_finds() {
             "text",
             4
         ],
-        "map": {"b": {"state": "Ready"}, "a": {"state": "Pending"}, "c": {}}
+        "map": {"b": {"state": "Ready"}, "a": {"state": "Pending"}, "c": {}},
+        "text": [{"s": "a\rb"}, {"s": "a\nb"}, {"s": "axb"}, {"s": "a.b"}]
     });
     let paths = [
         "$.list[?@.status!='True'].type",
@@ -459,6 +460,15 @@ fn walked_paths_find_what_the_jsonpath_engine_finds() {
         "$.map[?@.state=='Ready'].state",
         "$.nothing[*].at.all",
         "$.list[*][*]",
+        "$.list[?search(@.type, 'ead')].n",
+        "$.list[?match(@.type, 'ead')].n",
+        "$.list[?match(@.type, 'R.a[.]y|x')].n",
+        "$.list[?match(@.type, 'Ready|x')].n",
+        "$.list[?!search(@.status, '^T') && @.n>0]",
+        "$.list[?search(@.n, '1')]",
+        "$.list[?search(@.type, '(')]",
+        "$.text[?search(@.s, 'a.b')]",
+        "$.text[?match(@.s, 'a\\\\.b')]",
     ];
     for path in paths {
         let parsed = jsonpath_rust::parser::parse_json_path(path).expect("parses");

@@ -20,6 +20,7 @@
 use crate::attribution::{About, attribute};
 use crate::diagnosis::{Moment, MomentKind, ObjectRef, Timeline};
 use crate::index::Index;
+use crate::json::At as _;
 use crate::layer::Layer;
 use crate::view::{SubjectRef, View};
 use serde_json::Value;
@@ -187,7 +188,7 @@ fn object_moments(r: &ObjectRef, v: &Value, all: &mut Vec<(Instant, Moment)>) {
     let layer = kind_layer(r);
     push(
         all,
-        v.pointer("/metadata/creationTimestamp"),
+        v.at("/metadata/creationTimestamp"),
         layer,
         r,
         MomentKind::Created,
@@ -202,7 +203,7 @@ fn object_moments(r: &ObjectRef, v: &Value, all: &mut Vec<(Instant, Moment)>) {
     };
     push(
         all,
-        v.pointer("/status/startTime"),
+        v.at("/status/startTime"),
         started_layer,
         r,
         MomentKind::Started,
@@ -211,7 +212,7 @@ fn object_moments(r: &ObjectRef, v: &Value, all: &mut Vec<(Instant, Moment)>) {
     );
     push(
         all,
-        v.pointer("/status/completionTime"),
+        v.at("/status/completionTime"),
         layer,
         r,
         MomentKind::Finished,
@@ -219,7 +220,7 @@ fn object_moments(r: &ObjectRef, v: &Value, all: &mut Vec<(Instant, Moment)>) {
         None,
     );
     for c in v
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -228,7 +229,7 @@ fn object_moments(r: &ObjectRef, v: &Value, all: &mut Vec<(Instant, Moment)>) {
     }
     for key in ["initContainerStatuses", "containerStatuses"] {
         for c in v
-            .pointer(&format!("/status/{key}"))
+            .at(&format!("/status/{key}"))
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -365,7 +366,7 @@ fn event_moments(e: &Value, all: &mut Vec<(Instant, Moment)>) {
         .find(|m| !m.is_empty())
         .unwrap_or("");
     let component = [
-        e.pointer("/source/component").and_then(Value::as_str),
+        e.at("/source/component").and_then(Value::as_str),
         e.get("reportingController").and_then(Value::as_str),
     ]
     .into_iter()

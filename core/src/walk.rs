@@ -8,17 +8,18 @@
 //! and a hit's path is written only when the rule keeps it as evidence.
 //!
 //! What compiles: member names, indexes, `[*]`, and filters built from `&&`, `||`, `!`,
-//! comparisons between a member path of `@` and a literal, and existence tests of a member path
-//! of `@`. Anything else (slices, descendants, functions, `$` inside a filter) stays with the
-//! general engine. Comparisons follow that engine exactly: numbers are equal within
+//! comparisons between a member path of `@` and a literal, existence tests of a member path of
+//! `@`, and `search`/`match` of a member path of `@` against a literal pattern (compiled once,
+//! where the general engine compiles it for every candidate). Anything else (slices,
+//! descendants, other functions, `$` inside a filter) stays with the general engine. Comparisons follow that engine exactly: numbers are equal within
 //! `f64::EPSILON`, a missing member equals nothing but another missing member (so
 //! `@.state != 'Ready'` holds where there is no `state`), and `<` orders two numbers or two
 //! strings and is false for anything else. `tests/view_paths.rs` holds the two engines to the
 //! same hits, paths and values on every rule path over every case's view.
 
 use jsonpath_rust::parser::model::{
-    Comparable, Comparison, Filter, FilterAtom, JpQuery, Literal, Segment, Selector, SingularQuery,
-    SingularQuerySegment, Test,
+    Comparable, Comparison, Filter, FilterAtom, FnArg, JpQuery, Literal, Segment, Selector,
+    SingularQuery, SingularQuerySegment, Test, TestFunction,
 };
 use serde_json::Value;
 
@@ -45,6 +46,9 @@ enum Pred {
     Not(Box<Pred>),
     /// `@.a.b` names something (any value, null included).
     Exists(Vec<String>),
+    /// `search(@.a, 're')` (anywhere) or `match(@.a, 're')` (whole): the member is a string
+    /// and the pattern finds it. A pattern that does not compile finds nothing, as there.
+    Regex(Vec<String>, Option<regex::Regex>),
     Compare(CmpOp, Operand, Operand),
 }
 
@@ -117,16 +121,12 @@ fn filter(f: &Filter) -> Option<Pred> {
         Filter::And(fs) => Pred::And(fs.iter().map(filter).collect::<Option<_>>()?),
         Filter::Atom(FilterAtom::Filter { expr, not }) => negated(filter(expr)?, *not),
         Filter::Atom(FilterAtom::Test { expr, not }) => match expr.as_ref() {
-            Test::RelQuery(segments) => {
-                let names = segments
-                    .iter()
-                    .map(|s| match s {
-                        Segment::Selector(Selector::Name(n)) => Some(n.clone()),
-                        _ => None,
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                negated(Pred::Exists(names), *not)
-            }
+            Test::RelQuery(segments) => negated(Pred::Exists(member_names(segments)?), *not),
+            Test::Function(f) => match f.as_ref() {
+                TestFunction::Search(on, pattern) => negated(regex_pred(on, pattern, false)?, *not),
+                TestFunction::Match(on, pattern) => negated(regex_pred(on, pattern, true)?, *not),
+                _ => return None,
+            },
             _ => return None,
         },
         Filter::Atom(FilterAtom::Comparison(c)) => {
@@ -142,6 +142,58 @@ fn filter(f: &Filter) -> Option<Pred> {
             Pred::Compare(op, operand(l)?, operand(r)?)
         }
     })
+}
+
+/// The names of a relative query made of member names only (`@.a.b`).
+fn member_names(segments: &[Segment]) -> Option<Vec<String>> {
+    segments
+        .iter()
+        .map(|s| match s {
+            Segment::Selector(Selector::Name(n)) => Some(n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `search`/`match` of a member of `@` against a literal pattern, compiled once.
+fn regex_pred(on: &FnArg, pattern: &FnArg, whole: bool) -> Option<Pred> {
+    let FnArg::Test(t) = on else { return None };
+    let Test::RelQuery(segments) = t.as_ref() else {
+        return None;
+    };
+    let FnArg::Literal(Literal::String(pattern)) = pattern else {
+        return None;
+    };
+    let re = regex::Regex::new(&i_regexp(pattern, whole)).ok();
+    Some(Pred::Regex(member_names(segments)?, re))
+}
+
+/// An I-Regexp (RFC 9485) in the `regex` crate's syntax, as the general engine reads it: `.`
+/// outside a class matches anything but `\n` and `\r` (the crate's `.` would take `\r`), an
+/// escape keeps the character after it, and `match` anchors the whole pattern.
+fn i_regexp(pattern: &str, whole: bool) -> String {
+    let mut out = String::with_capacity(pattern.len() + 8);
+    let mut in_class = false;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                out.extend(chars.next());
+            }
+            '[' if !in_class => {
+                in_class = true;
+                out.push(c);
+            }
+            ']' if in_class => {
+                in_class = false;
+                out.push(c);
+            }
+            '.' if !in_class => out.push_str("[^\\n\\r]"),
+            _ => out.push(c),
+        }
+    }
+    if whole { format!("^(?:{out})$") } else { out }
 }
 
 fn negated(p: Pred, not: bool) -> Pred {
@@ -239,6 +291,11 @@ fn holds(p: &Pred, current: &Value) -> bool {
         Pred::And(ps) => ps.iter().all(|p| holds(p, current)),
         Pred::Not(p) => !holds(p, current),
         Pred::Exists(names) => member(current, names).is_some(),
+        Pred::Regex(names, re) => re.as_ref().is_some_and(|re| {
+            member(current, names)
+                .and_then(Value::as_str)
+                .is_some_and(|s| re.is_match(s))
+        }),
         Pred::Compare(op, l, r) => {
             compare(*op, operand_value(l, current), operand_value(r, current))
         }

@@ -2,6 +2,7 @@
 
 use super::Num;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -88,13 +89,13 @@ pub fn fake_gpu(ix: &Index) -> FakeGpuState {
         .named("ConfigMap", "topology")
         .into_iter()
         .map(|id| (id, ix.value(id)))
-        .find(|(_, v)| v.pointer("/data/topology.yml").is_some())
+        .find(|(_, v)| v.at("/data/topology.yml").is_some())
     else {
         return (None, None, Vec::new());
     };
     let ns = ix.object(cm_id).namespace.clone();
     let topo: Value = cm
-        .pointer("/data/topology.yml")
+        .at("/data/topology.yml")
         .and_then(Value::as_str)
         .and_then(|t| serde_yaml_ng::from_str(t).ok())
         .unwrap_or(Value::Null);
@@ -107,7 +108,7 @@ pub fn fake_gpu(ix: &Index) -> FakeGpuState {
         for (name, p) in ps {
             // Legacy values: gpuCount. Newer: gpu.overrides.devices lists each device.
             let count = p["gpuCount"].as_f64().or_else(|| {
-                p.pointer("/gpu/overrides/devices")
+                p.at("/gpu/overrides/devices")
                     .and_then(Value::as_array)
                     .map(|d| d.len() as f64)
             });
@@ -129,7 +130,7 @@ pub fn fake_gpu(ix: &Index) -> FakeGpuState {
             cms.push(id);
             let v = ix.value(id);
             let t: Value = v
-                .pointer("/data/topology.yml")
+                .at("/data/topology.yml")
                 .and_then(Value::as_str)
                 .and_then(|t| serde_yaml_ng::from_str(t).ok())?;
             t["gpus"].as_array().map(|g| g.len() as f64)

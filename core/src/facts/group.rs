@@ -2,6 +2,7 @@
 
 use super::Ctx;
 use crate::index::{ObjId, POD_GROUP_KEYS};
+use crate::json::At as _;
 use crate::json::{label, str_at};
 use serde::Serialize;
 use serde_json::Value;
@@ -88,7 +89,7 @@ impl<'v> LwsMembership<'v> {
 
 /// A label or annotation value (annotation first: Kueue moved some labels to annotations).
 fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/annotations")
+    v.at("/metadata/annotations")
         .and_then(|a| a.get(key))
         .and_then(Value::as_str)
         .or_else(|| label(v, key))
@@ -142,7 +143,7 @@ pub fn fact(ctx: &Ctx) -> Option<Group> {
     // The first group key the pod carries names its PodGroup; the others are not looked at.
     for (key, api_group, is_annotation) in POD_GROUP_KEYS {
         let v = if *is_annotation {
-            pv.pointer("/metadata/annotations")
+            pv.at("/metadata/annotations")
                 .and_then(|a| a.get(*key))
                 .and_then(Value::as_str)
         } else {
@@ -151,10 +152,7 @@ pub fn fact(ctx: &Ctx) -> Option<Group> {
         let Some(name) = v else { continue };
         let id = ix.get(api_group, "PodGroup", pns, name)?;
         let members = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
-        let min = ix
-            .value(id)
-            .pointer("/spec/minMember")
-            .and_then(Value::as_u64);
+        let min = ix.value(id).at("/spec/minMember").and_then(Value::as_u64);
         return Some(of_pods(ctx, "PodGroup", name, min, &members));
     }
     None

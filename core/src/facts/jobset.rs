@@ -3,6 +3,7 @@
 
 use super::Ctx;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -39,7 +40,7 @@ pub fn child_jobs(ix: &Index, jobset: ObjId) -> impl Iterator<Item = ObjId> + '_
 /// A JobSet's replicated jobs, in spec order.
 pub fn replicated_jobs(jobset: &Value) -> Vec<ReplicatedJob<'_>> {
     jobset
-        .pointer("/spec/replicatedJobs")
+        .at("/spec/replicatedJobs")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -47,7 +48,7 @@ pub fn replicated_jobs(jobset: &Value) -> Vec<ReplicatedJob<'_>> {
             name: rj["name"].as_str().unwrap_or(""),
             replicas: rj["replicas"].as_u64().unwrap_or(1),
             pods_per_job: rj
-                .pointer("/template/spec/parallelism")
+                .at("/template/spec/parallelism")
                 .and_then(Value::as_u64)
                 .unwrap_or(1),
         })
@@ -110,11 +111,11 @@ pub fn fact(ctx: &Ctx) -> Option<JobSetFact> {
     let expected = rows.iter().map(|r| r.replicas).sum();
     let suspended = jobs
         .iter()
-        .filter(|j| j.pointer("/spec/suspend") == Some(&Value::Bool(true)))
+        .filter(|j| j.at("/spec/suspend") == Some(&Value::Bool(true)))
         .count();
     Some(JobSetFact {
         name: ix.object(id).name.clone(),
-        suspended: js.pointer("/spec/suspend") == Some(&Value::Bool(true)),
+        suspended: js.at("/spec/suspend") == Some(&Value::Bool(true)),
         jobs_expected: expected,
         jobs_present: jobs.len(),
         jobs_suspended: suspended,

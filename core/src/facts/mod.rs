@@ -33,6 +33,7 @@ pub use resources::{Eligibility, node_eligible, resources};
 pub use scheduling::parse_scheduling_message;
 
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use crate::quantity;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
@@ -149,8 +150,8 @@ impl<'a> Ctx<'a> {
         }
         if let Some(Value::Array(ps)) = self.subjects.get("pods") {
             for p in ps {
-                let ns = p.pointer("/metadata/namespace").and_then(Value::as_str);
-                let name = p.pointer("/metadata/name").and_then(Value::as_str);
+                let ns = p.at("/metadata/namespace").and_then(Value::as_str);
+                let name = p.at("/metadata/name").and_then(Value::as_str);
                 if let Some(id) = name.and_then(|n| self.ix.get("", "Pod", ns, n))
                     && !pods.iter().any(|(x, _)| *x == id)
                 {

@@ -2,6 +2,7 @@
 //! unreadable quantities and required node labels, and whether a replacement superseded it.
 
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde_json::Value;
 
 /// Status of a pod as kubectl's STATUS column would show it, and whether it is settled
@@ -64,7 +65,7 @@ pub fn unreadable_quantities(pod: &Value) -> Vec<String> {
 /// the placement and device facts both build on it.
 pub fn required_node_labels(pod: &Value) -> Vec<(String, Vec<String>)> {
     let mut wanted = Vec::new();
-    if let Some(sel) = pod.pointer("/spec/nodeSelector").and_then(Value::as_object) {
+    if let Some(sel) = pod.at("/spec/nodeSelector").and_then(Value::as_object) {
         for (k, v) in sel {
             if let Some(v) = v.as_str() {
                 wanted.push((k.clone(), vec![v.to_string()]));
@@ -72,7 +73,7 @@ pub fn required_node_labels(pod: &Value) -> Vec<(String, Vec<String>)> {
         }
     }
     let terms = pod
-        .pointer("/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
+        .at("/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms")
         .and_then(Value::as_array);
     for t in terms.into_iter().flatten() {
         for e in t["matchExpressions"].as_array().into_iter().flatten() {

@@ -3,6 +3,7 @@
 
 use super::{Ctx, Num};
 use crate::index::{Index, NodeInfo, NodeTables, untolerated};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -27,10 +28,10 @@ impl<'v> Eligibility<'v> {
     pub fn of(pod: &'v Value) -> Eligibility<'v> {
         Eligibility {
             selector: pod
-                .pointer("/spec/nodeSelector")
+                .at("/spec/nodeSelector")
                 .and_then(Value::as_object)
                 .map(|sel| sel.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()),
-            tolerations: pod.pointer("/spec/tolerations").and_then(Value::as_array),
+            tolerations: pod.at("/spec/tolerations").and_then(Value::as_array),
             tolerated_sets: std::cell::OnceCell::new(),
         }
     }
@@ -161,7 +162,7 @@ pub fn fact(ctx: &Ctx) -> Vec<Resource> {
 /// The GPUs a KAI-Scheduler GPU-sharing pod asks for: `gpu-fraction` (times
 /// `gpu-fraction-num-devices`), or a share of one GPU for `gpu-memory`.
 fn kai_gpu_share(pv: &Value) -> Option<f64> {
-    let ann = pv.pointer("/metadata/annotations")?;
+    let ann = pv.at("/metadata/annotations")?;
     let devices = ann
         .get("gpu-fraction-num-devices")
         .and_then(Value::as_str)

@@ -1,6 +1,7 @@
 //! The scheduler's last word about a pod, parsed: `$.facts.scheduling`.
 
 use super::Ctx;
+use crate::json::At as _;
 use crate::json::str_at;
 use regex::Regex;
 use serde::Serialize;
@@ -74,7 +75,7 @@ pub fn fact(ctx: &Ctx) -> Option<Scheduling> {
     let (ix, pod) = (ctx.ix, ctx.pod?);
     let pv = ctx.pod_value()?;
     let cond = pv
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .and_then(|cs| {
             cs.iter().find(|c| {

@@ -3,6 +3,7 @@
 //! and of `nodeSelectorTerms` (any term; every expression of a term; Gt and Lt on integers;
 //! `matchFields` on `metadata.name`).
 
+use crate::json::At as _;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -28,7 +29,7 @@ pub fn label_selector_matches(selector: &Value, labels: &BTreeMap<String, String
 /// (`requiredDuringSchedulingIgnoredDuringExecution`); true when the pod has none.
 pub fn node_affinity_admits(pod: &Value, name: &str, labels: &BTreeMap<String, String>) -> bool {
     let Some(terms) = pod
-        .pointer(
+        .at(
             "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/nodeSelectorTerms",
         )
         .and_then(Value::as_array)

@@ -20,6 +20,7 @@
 
 use crate::attribution::{About, attribute};
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use crate::layer::Layer;
 use serde::Serialize;
 use serde_json::Value;
@@ -296,12 +297,9 @@ fn read_object<'v>(
     read_counts(ix, id, &v, current, out);
     if is_pod {
         read_containers(ix, id, &v, current, out);
-        let reason = v
-            .pointer("/status/reason")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let reason = v.at("/status/reason").and_then(Value::as_str).unwrap_or("");
         let message = v
-            .pointer("/status/message")
+            .at("/status/message")
             .and_then(Value::as_str)
             .unwrap_or("");
         if !reason.is_empty() || !message.is_empty() {
@@ -310,14 +308,14 @@ fn read_object<'v>(
     }
     // Gateway API routes and InferencePool v1 report per parent (each Gateway).
     let per_parent = v
-        .pointer("/status/parents")
+        .at("/status/parents")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(|p| p["conditions"].as_array())
         .flatten();
     for c in v
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -351,7 +349,7 @@ fn read_object<'v>(
     }
     // KAI-Scheduler writes why a PodGroup is not scheduled as a list of reasons per condition.
     for c in v
-        .pointer("/status/schedulingConditions")
+        .at("/status/schedulingConditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -371,7 +369,7 @@ fn read_object<'v>(
     }
     if !is_pod {
         for e in v
-            .pointer("/status/lastErrors")
+            .at("/status/lastErrors")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -392,15 +390,12 @@ fn read_object<'v>(
             );
             push(ix, id, current, raw, out);
         }
-        let state = v
-            .pointer("/status/state")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let state = v.at("/status/state").and_then(Value::as_str).unwrap_or("");
         if state.eq_ignore_ascii_case("failed") || state.eq_ignore_ascii_case("error") {
             // KubeRay writes why in `status.reason`, others in `status.message`.
             let message = v
-                .pointer("/status/message")
-                .or_else(|| v.pointer("/status/reason"))
+                .at("/status/message")
+                .or_else(|| v.at("/status/reason"))
                 .and_then(Value::as_str)
                 .unwrap_or("");
             let raw = Raw::status("state", state, message);
@@ -417,13 +412,13 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Si
     let mut notes: Vec<(String, String)> = Vec::new();
     match (o.group(), o.kind.as_str()) {
         ("", "Node") => {
-            let capacity = v.pointer("/status/capacity").and_then(Value::as_object);
+            let capacity = v.at("/status/capacity").and_then(Value::as_object);
             for (res, cap) in capacity.into_iter().flatten() {
                 if !res.contains('/') {
                     continue;
                 }
                 let cap_n = crate::quantity::from_value(cap).unwrap_or(0.0);
-                let alloc = v.pointer("/status/allocatable").and_then(|a| a.get(res));
+                let alloc = v.at("/status/allocatable").and_then(|a| a.get(res));
                 let alloc_n = alloc.and_then(crate::quantity::from_value).unwrap_or(0.0);
                 let shown = |x: Option<&Value>| x.map_or("-".to_string(), crate::template::display);
                 if cap_n == 0.0 || alloc_n < cap_n {
@@ -439,7 +434,7 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Si
             }
         }
         ("apps", "DaemonSet") => {
-            let n = |k: &str| v.pointer(&format!("/status/{k}")).and_then(Value::as_u64);
+            let n = |k: &str| v.at(&format!("/status/{k}")).and_then(Value::as_u64);
             let (desired, ready) = (n("desiredNumberScheduled"), n("numberReady"));
             if desired == Some(0) || matches!((desired, ready), (Some(d), Some(r)) if r < d) {
                 notes.push((
@@ -461,14 +456,9 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Si
 
 fn read_containers(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Signal>) {
     for list in ["/status/initContainerStatuses", "/status/containerStatuses"] {
-        for cs in v
-            .pointer(list)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for cs in v.at(list).and_then(Value::as_array).into_iter().flatten() {
             let name = cs["name"].as_str().unwrap_or("");
-            if let Some(w) = cs.pointer("/state/waiting") {
+            if let Some(w) = cs.at("/state/waiting") {
                 let reason = w["reason"].as_str().unwrap_or("");
                 if !reason.is_empty() && !NORMAL_WAITING.contains(&reason) {
                     let raw = Raw {
@@ -483,7 +473,7 @@ fn read_containers(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Ve
                 }
             }
             for state in ["/state/terminated", "/lastState/terminated"] {
-                let Some(t) = cs.pointer(state) else { continue };
+                let Some(t) = cs.at(state) else { continue };
                 if t["exitCode"].as_i64().unwrap_or(0) == 0 {
                     continue;
                 }

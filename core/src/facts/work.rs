@@ -5,6 +5,7 @@
 
 use super::Ctx;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use crate::json::str_at;
 use serde::Serialize;
 use serde_json::Value;
@@ -205,15 +206,15 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String,
 fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool) {
     let t = ix.object(target);
     let cond_true = |ty: &str| {
-        v.pointer("/status/conditions")
+        v.at("/status/conditions")
             .and_then(Value::as_array)
             .is_some_and(|cs| cs.iter().any(|c| c["type"] == ty && c["status"] == "True"))
     };
     let pods_settled =
         || !pods.is_empty() && pods.iter().all(|&p| ix.pod(p).is_some_and(|i| i.settled));
     let ready_of = |spec_ptr: &str, ready_ptr: &str| {
-        let want = v.pointer(spec_ptr).and_then(Value::as_u64).unwrap_or(1);
-        let ready = v.pointer(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
+        let want = v.at(spec_ptr).and_then(Value::as_u64).unwrap_or(1);
+        let ready = v.at(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
         (format!("{ready}/{want} ready"), ready >= want)
     };
     match (t.group(), t.kind.as_str()) {
@@ -231,7 +232,7 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
                 (done.into(), true)
             } else if cond_true("Failed") {
                 ("Failed".into(), false)
-            } else if v.pointer("/spec/suspend") == Some(&Value::Bool(true)) {
+            } else if v.at("/spec/suspend") == Some(&Value::Bool(true)) {
                 ("Suspended".into(), false)
             } else {
                 let s = pods_settled();
@@ -255,7 +256,7 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
             let (status, settled) =
                 ready_of("/status/desiredNumberScheduled", "/status/numberReady");
             let desired = v
-                .pointer("/status/desiredNumberScheduled")
+                .at("/status/desiredNumberScheduled")
                 .and_then(Value::as_u64);
             (status, settled && desired != Some(0))
         }

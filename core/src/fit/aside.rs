@@ -5,6 +5,7 @@
 //! usage figures still count it.
 
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde_json::Value;
 
 /// What setting aside takes out of the cluster bundle.
@@ -60,14 +61,14 @@ pub(super) fn set_aside(ix: &Index, roots: &[ObjId]) -> SetAside {
 /// The quota a Workload holds: per pod set's flavor and resource, while its quota is reserved.
 fn reserved(w: &Value) -> Vec<(String, String, String, f64)> {
     let reserved = w
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .is_some_and(|cs| {
             cs.iter()
                 .any(|c| c["type"] == "QuotaReserved" && c["status"] == "True")
         });
     let Some(cq) = w
-        .pointer("/status/admission/clusterQueue")
+        .at("/status/admission/clusterQueue")
         .and_then(Value::as_str)
         .filter(|_| reserved)
     else {
@@ -75,7 +76,7 @@ fn reserved(w: &Value) -> Vec<(String, String, String, f64)> {
     };
     let mut out = Vec::new();
     for psa in w
-        .pointer("/status/admission/podSetAssignments")
+        .at("/status/admission/podSetAssignments")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

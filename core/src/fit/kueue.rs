@@ -5,6 +5,7 @@
 
 use super::lookup::Lookup;
 use crate::index::KueueIntake;
+use crate::json::At as _;
 use crate::json::{label, str_at};
 use serde_json::{Value, json};
 
@@ -71,9 +72,7 @@ pub(super) fn intake(
     let config = look.kueue_config();
     let assumed = match &config {
         Some((cfg, _)) => {
-            if let Some(list) = cfg
-                .pointer("/integrations/frameworks")
-                .and_then(Value::as_array)
+            if let Some(list) = cfg.at("/integrations/frameworks").and_then(Value::as_array)
                 && !list.iter().any(|f| f.as_str() == Some(framework.as_str()))
             {
                 return (
@@ -118,7 +117,7 @@ pub(super) fn intake(
 
 /// Kueue's Configuration from a ConfigMap of the bundle that holds it, and where it was.
 pub(super) fn config_of(configmap: &Value) -> Option<Value> {
-    let text = configmap.pointer("/data")?.get(CONFIG_KEY)?.as_str()?;
+    let text = configmap.at("/data")?.get(CONFIG_KEY)?.as_str()?;
     serde_yaml_ng::from_str::<Value>(text).ok()
 }
 

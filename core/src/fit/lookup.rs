@@ -4,6 +4,7 @@
 //! (no JSON is read but the object found).
 
 use crate::bundle::{Bundle, group_of};
+use crate::json::At as _;
 use crate::template::Fnv;
 use serde_json::Value;
 use std::cell::OnceCell;
@@ -25,7 +26,7 @@ pub(super) struct Lookup<'a> {
 }
 
 fn ident(v: &Value) -> (&str, &str, Option<&str>, &str) {
-    let s = |p: &str| v.pointer(p).and_then(Value::as_str);
+    let s = |p: &str| v.at(p).and_then(Value::as_str);
     (
         group_of(s("/apiVersion").unwrap_or("")),
         s("/kind").unwrap_or(""),
@@ -126,7 +127,7 @@ impl<'a> Lookup<'a> {
     pub fn namespace_labels(&self, ns: &str) -> Option<BTreeMap<String, String>> {
         let v = self.find("", "Namespace", None, ns)?;
         let mut labels: BTreeMap<String, String> = v
-            .pointer("/metadata/labels")
+            .at("/metadata/labels")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
@@ -152,7 +153,7 @@ pub(super) fn extended_resource_toleration(r: &str) -> Value {
 pub(super) fn extended_resources(pod: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for c in pod
-        .pointer("/spec/containers")
+        .at("/spec/containers")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -195,7 +196,7 @@ impl Lookup<'_> {
             }
             let pod = self.cluster.value(o);
             let tolerations = pod
-                .pointer("/spec/tolerations")
+                .at("/spec/tolerations")
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
             // The plugin's marks first (no lookup for a pod without one), then whether the
@@ -208,7 +209,7 @@ impl Lookup<'_> {
                 continue;
             }
             let Some(owner) = pod
-                .pointer("/metadata/ownerReferences")
+                .at("/metadata/ownerReferences")
                 .and_then(Value::as_array)
                 .and_then(|o| o.first())
             else {
@@ -223,7 +224,7 @@ impl Lookup<'_> {
             ) else {
                 continue;
             };
-            let Some(template) = ov.pointer("/spec/template/spec") else {
+            let Some(template) = ov.at("/spec/template/spec") else {
                 continue;
             };
             let in_template = |t: &Value| {

@@ -23,6 +23,7 @@ use crate::diagnosis::{Diagnosis, Missing};
 use crate::engine::{Engine, Options};
 use crate::error::FitError;
 use crate::index::{Hypothesis, Index, ObjId};
+use crate::json::At as _;
 use serde_json::Value;
 
 /// What `fit` does not model, said in every diagnosis it writes.
@@ -429,7 +430,7 @@ fn index_with(
     }
     let mut ix = Index::build(cluster, threads);
     let ident = |v: &Value| {
-        let s = |p: &str| v.pointer(p).and_then(Value::as_str);
+        let s = |p: &str| v.at(p).and_then(Value::as_str);
         (
             group_of(s("/apiVersion").unwrap_or("")).to_string(),
             s("/kind").unwrap_or("").to_string(),

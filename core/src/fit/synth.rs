@@ -9,6 +9,7 @@
 
 use super::kueue::PodSet;
 use super::lookup::Lookup;
+use crate::json::At as _;
 use crate::json::str_at;
 use serde_json::{Map, Value, json};
 
@@ -74,7 +75,7 @@ pub(super) fn owner_ref(owner: &Value, uid: &str) -> Value {
     json!({
         "apiVersion": owner["apiVersion"],
         "kind": owner["kind"],
-        "name": owner.pointer("/metadata/name"),
+        "name": owner.at("/metadata/name"),
         "uid": uid,
         "controller": true,
         "blockOwnerDeletion": true,
@@ -86,13 +87,13 @@ fn obj_map(v: Option<&Value>) -> Map<String, Value> {
 }
 
 fn count_at(v: &Value, ptr: &str, default: u64) -> u64 {
-    v.pointer(ptr).and_then(Value::as_u64).unwrap_or(default)
+    v.at(ptr).and_then(Value::as_u64).unwrap_or(default)
 }
 
 /// Pods a Job runs at once: `parallelism` (1 when unset), no more than `completions`.
 fn job_pods(job_spec: &Value) -> u64 {
     let parallelism = count_at(job_spec, "/parallelism", 1);
-    match job_spec.pointer("/completions").and_then(Value::as_u64) {
+    match job_spec.at("/completions").and_then(Value::as_u64) {
         Some(c) => parallelism.min(c),
         None => parallelism,
     }
@@ -140,11 +141,11 @@ impl Ctx<'_, '_> {
             return None;
         }
         self.pods_made += 1;
-        let mut l = obj_map(template.pointer("/metadata/labels"));
+        let mut l = obj_map(template.at("/metadata/labels"));
         for (k, v) in labels {
             l.insert(k.to_string(), json!(v));
         }
-        let mut a = obj_map(template.pointer("/metadata/annotations"));
+        let mut a = obj_map(template.at("/metadata/annotations"));
         for (k, v) in annotations {
             a.insert(k.to_string(), json!(v));
         }
@@ -169,7 +170,7 @@ impl Ctx<'_, '_> {
     /// whose template is nowhere stays ungenerated: the device layer says so.
     fn claims_from_templates(&mut self, pod: &mut Value, pod_uid: &str, pod_name: &str, ns: &str) {
         let entries = pod
-            .pointer("/spec/resourceClaims")
+            .at("/spec/resourceClaims")
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
@@ -193,7 +194,7 @@ impl Ctx<'_, '_> {
                 "apiVersion": template["apiVersion"],
                 "kind": "ResourceClaim",
                 "metadata": meta,
-                "spec": template.pointer("/spec/spec").cloned().unwrap_or_else(|| json!({})),
+                "spec": template.at("/spec/spec").cloned().unwrap_or_else(|| json!({})),
             }));
             statuses.push(json!({"name": entry, "resourceClaimName": claim}));
         }
@@ -216,7 +217,7 @@ impl Ctx<'_, '_> {
 /// be indexed (namespace and uid set), `kueue` whether Kueue would suspend it and admit it
 /// later.
 pub(super) fn make(ctx: &mut Ctx, work: &mut Value, kind: &str, uid: &str, kueue: bool) -> Made {
-    let suspended = work.pointer("/spec/suspend") == Some(&Value::Bool(true));
+    let suspended = work.at("/spec/suspend") == Some(&Value::Bool(true));
     if kueue && matches!(kind, "Job" | "JobSet") {
         work["spec"]["suspend"] = json!(true);
     }
@@ -294,17 +295,14 @@ fn job_labels(job: &str, uid: &str) -> Vec<(&'static str, String)> {
 
 fn job_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
     let (name, ns) = name_ns(work);
-    let suspend = work
-        .pointer("/spec/suspend")
-        .cloned()
-        .unwrap_or(json!(false));
+    let suspend = work.at("/spec/suspend").cloned().unwrap_or(json!(false));
     let rjobs = work
-        .pointer("/spec/replicatedJobs")
+        .at("/spec/replicatedJobs")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
     // JobSet copies its exclusive-topology annotations onto its Jobs and their pods.
-    let topology: Vec<(String, Value)> = obj_map(work.pointer("/metadata/annotations"))
+    let topology: Vec<(String, Value)> = obj_map(work.at("/metadata/annotations"))
         .into_iter()
         .filter(|(k, _)| k.starts_with("alpha.jobset.sigs.k8s.io/"))
         .collect();
@@ -339,8 +337,8 @@ fn job_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
                 ("jobset.sigs.k8s.io/restart-attempt", "0".to_string()),
             ];
             global_index += 1;
-            let mut labels = obj_map(jt.pointer("/metadata/labels"));
-            let mut annotations = obj_map(jt.pointer("/metadata/annotations"));
+            let mut labels = obj_map(jt.at("/metadata/labels"));
+            let mut annotations = obj_map(jt.at("/metadata/annotations"));
             for (k, v) in &js_labels {
                 labels.insert(k.to_string(), json!(v));
                 annotations.insert(k.to_string(), json!(v));
@@ -392,7 +390,7 @@ fn lws(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
     let (name, ns) = name_ns(work);
     let replicas = count_at(work, "/spec/replicas", 1);
     let tmpl = work
-        .pointer("/spec/leaderWorkerTemplate")
+        .at("/spec/leaderWorkerTemplate")
         .cloned()
         .unwrap_or_default();
     let size = count_at(&tmpl, "/size", 1).max(1);
@@ -498,9 +496,9 @@ fn lws(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
 fn deployment(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
     let (name, ns) = name_ns(work);
     let replicas = count_at(work, "/spec/replicas", 1);
-    let template = work.pointer("/spec/template").cloned().unwrap_or_default();
+    let template = work.at("/spec/template").cloned().unwrap_or_default();
     let rs_name = format!("{name}-fit");
-    let mut labels = obj_map(template.pointer("/metadata/labels"));
+    let mut labels = obj_map(template.at("/metadata/labels"));
     labels.insert("pod-template-hash".into(), json!("fit"));
     let (rs, rs_uid) = ctx.controller(Controller {
         api_version: "apps/v1",
@@ -536,7 +534,7 @@ fn deployment(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
 fn stateful_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
     let (name, ns) = name_ns(work);
     let replicas = count_at(work, "/spec/replicas", 1);
-    let template = work.pointer("/spec/template").cloned().unwrap_or_default();
+    let template = work.at("/spec/template").cloned().unwrap_or_default();
     for i in 0..replicas {
         let pod = format!("{name}-{i}");
         ctx.pod(
@@ -588,7 +586,7 @@ fn add_extended_tolerations(pod: &mut Value) {
 /// made here with the pods' `pod-group-name` annotation, as the grouper writes them.
 fn kai_pod_group(ctx: &mut Ctx, objects: &mut Vec<Value>, uid: &str, kind: &str) {
     let kai = |o: &Value| {
-        o["kind"] == "Pod" && o.pointer("/spec/schedulerName") == Some(&json!("kai-scheduler"))
+        o["kind"] == "Pod" && o.at("/spec/schedulerName") == Some(&json!("kai-scheduler"))
     };
     let pods: Vec<usize> = (0..objects.len()).filter(|&i| kai(&objects[i])).collect();
     let Some(&first) = pods.first() else {

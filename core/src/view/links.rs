@@ -8,6 +8,7 @@ use crate::bundle::group_of;
 use crate::diagnosis::{Missing, PodSummary};
 use crate::facts;
 use crate::index::{Index, ObjId, POD_GROUP_KEYS};
+use crate::json::At as _;
 use crate::json::{label, request_device_classes, str_at};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -87,11 +88,11 @@ impl Builder<'_> {
 
 /// A label or annotation value (annotation first: Kueue moved some labels to annotations).
 fn meta_value<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/annotations")
+    v.at("/metadata/annotations")
         .and_then(|a| a.get(key))
         .and_then(Value::as_str)
         .or_else(|| {
-            v.pointer("/metadata/labels")
+            v.at("/metadata/labels")
                 .and_then(|l| l.get(key))
                 .and_then(Value::as_str)
         })
@@ -221,7 +222,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         }
         for (key, api_group, is_annotation) in POD_GROUP_KEYS {
             let v = if *is_annotation {
-                pv.pointer("/metadata/annotations")
+                pv.at("/metadata/annotations")
                     .and_then(|a| a.get(*key))
                     .and_then(Value::as_str)
             } else {
@@ -349,7 +350,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                 let cqv = b.value(id);
                 let mut flavors: Vec<ObjId> = Vec::new();
                 for rg in cqv
-                    .pointer("/spec/resourceGroups")
+                    .at("/spec/resourceGroups")
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
@@ -628,7 +629,7 @@ fn link_dra(b: &mut Builder, pv: &Value) {
     let ns = str_at(pv, "/metadata/namespace");
     let mut claims = Vec::new();
     for rc in pv
-        .pointer("/spec/resourceClaims")
+        .at("/spec/resourceClaims")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -647,7 +648,7 @@ fn link_dra(b: &mut Builder, pv: &Value) {
     for &c in &claims {
         let v = b.value(c);
         for req in v
-            .pointer("/spec/devices/requests")
+            .at("/spec/devices/requests")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -786,7 +787,7 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
     let Some(candidates) = by_namespace.get(&t.namespace) else {
         return Vec::new();
     };
-    let labels_of = |p: ObjId| ix.value(p).pointer("/metadata/labels").cloned();
+    let labels_of = |p: ObjId| ix.value(p).at("/metadata/labels").cloned();
     let mut out: Vec<ObjId> = match OWNER_LABELS.iter().find(|(k, _)| *k == t.kind) {
         Some((_, keys)) => candidates
             .iter()

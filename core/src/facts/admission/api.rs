@@ -7,6 +7,7 @@
 use super::Ctx;
 use crate::facts::Num;
 use crate::facts::texts::say;
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -71,7 +72,7 @@ pub fn submission(ctx: &Ctx) -> Option<Submission> {
     }
     let pv = ctx.pod_value()?;
     let priority_class = pv
-        .pointer("/spec/priorityClassName")
+        .at("/spec/priorityClassName")
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())
         .map(|name| PriorityClassCheck {
@@ -94,16 +95,16 @@ pub fn submission(ctx: &Ctx) -> Option<Submission> {
         }
         let q = ix.value(id);
         // Scoped quotas count only some pods: not judged here.
-        if q.pointer("/spec/scopes").is_some() || q.pointer("/spec/scopeSelector").is_some() {
+        if q.at("/spec/scopes").is_some() || q.at("/spec/scopeSelector").is_some() {
             continue;
         }
         let hard = q
-            .pointer("/status/hard")
-            .or_else(|| q.pointer("/spec/hard"))
+            .at("/status/hard")
+            .or_else(|| q.at("/spec/hard"))
             .map(crate::facts::quantity_map)
             .unwrap_or_default();
         let used = q
-            .pointer("/status/used")
+            .at("/status/used")
             .map(crate::facts::quantity_map)
             .unwrap_or_default();
         for (resource, h) in hard {

@@ -21,6 +21,7 @@ pub use workload::{AdmissionCheck, ReasonMessage, Requeue};
 
 use super::Ctx;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use crate::json::str_at as s;
 use regex::Regex;
 use serde::Serialize;
@@ -268,7 +269,7 @@ pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
 
 /// The first condition of a type.
 fn cond<'v>(v: &'v Value, ty: &str) -> Option<&'v Value> {
-    v.pointer("/status/conditions")
+    v.at("/status/conditions")
         .and_then(Value::as_array)
         .and_then(|cs| cs.iter().find(|c| c["type"] == ty))
 }
@@ -321,7 +322,7 @@ fn scheduling_gates(sub: &Map<String, Value>) -> Gates {
     for p in &pods {
         let name = s(p, "/metadata/name").unwrap_or("").to_string();
         for g in p
-            .pointer("/spec/schedulingGates")
+            .at("/spec/schedulingGates")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -409,7 +410,7 @@ fn cluster_queue(sub: &Map<String, Value>, name: &str) -> ClusterQueue {
                 .unwrap_or("BestEffortFIFO")
                 .to_string()
         }),
-        pending_workloads: cq.and_then(|cq| cq.pointer("/status/pendingWorkloads").cloned()),
+        pending_workloads: cq.and_then(|cq| cq.at("/status/pendingWorkloads").cloned()),
     }
 }
 
@@ -418,7 +419,7 @@ fn suspended(sub: &Map<String, Value>) -> Option<bool> {
     carriers(sub)
         .into_iter()
         .filter(|v| matches!(s(v, "/kind"), Some("Job" | "JobSet")))
-        .find_map(|v| v.pointer("/spec/suspend").and_then(Value::as_bool))
+        .find_map(|v| v.at("/spec/suspend").and_then(Value::as_bool))
 }
 
 /// The integration's CRD, for kinds Kueue manages only once it has noticed their API.

@@ -3,6 +3,7 @@
 
 use crate::facts::Num;
 use crate::index::Index;
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -29,7 +30,7 @@ pub(super) fn quota_over_nodes(ix: &Index, cq: Option<&Value>) -> Vec<QuotaOverN
     };
     let mut quota: BTreeMap<String, f64> = BTreeMap::new();
     for rg in cq
-        .pointer("/spec/resourceGroups")
+        .at("/spec/resourceGroups")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

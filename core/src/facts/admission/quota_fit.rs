@@ -7,6 +7,7 @@
 use crate::facts::Num;
 use crate::facts::texts::say;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use crate::json::str_at as s;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -114,7 +115,7 @@ pub(super) fn quota_fit(
         return Some(verdict_only(&cq_name, "clusterQueueMissing", None));
     };
     let ns = s(wl, "/metadata/namespace").unwrap_or("default");
-    if let Some(sel) = cq.pointer("/spec/namespaceSelector")
+    if let Some(sel) = cq.at("/spec/namespaceSelector")
         && let Some(labels) = namespace_labels(ix, ns)
         && !crate::facts::selectors::label_selector_matches(sel, &labels)
     {
@@ -151,7 +152,7 @@ fn verdict_only(cq: &str, fit: &str, never: Option<String>) -> QuotaFit {
 fn namespace_labels(ix: &Index, ns: &str) -> Option<BTreeMap<String, String>> {
     let v = ix.value(ix.get("", "Namespace", None, ns)?);
     let mut labels: BTreeMap<String, String> = v
-        .pointer("/metadata/labels")
+        .at("/metadata/labels")
         .and_then(Value::as_object)
         .into_iter()
         .flatten()
@@ -172,7 +173,7 @@ struct PodSet {
 }
 
 fn pod_sets(wl: &Value) -> Vec<PodSet> {
-    wl.pointer("/spec/podSets")
+    wl.at("/spec/podSets")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -241,7 +242,7 @@ fn quotas(cq: &Value) -> (Vec<Group>, Quotas) {
     let mut groups = Vec::new();
     let mut q = BTreeMap::new();
     for rg in cq
-        .pointer("/spec/resourceGroups")
+        .at("/spec/resourceGroups")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -287,8 +288,8 @@ struct Group {
 /// What a ClusterQueue reports reserved: `status.flavorsReservation`, else `flavorsUsage`.
 fn reported_usage(cq: &Value) -> Option<ByFlavor> {
     let list = cq
-        .pointer("/status/flavorsReservation")
-        .or_else(|| cq.pointer("/status/flavorsUsage"))
+        .at("/status/flavorsReservation")
+        .or_else(|| cq.at("/status/flavorsUsage"))
         .and_then(Value::as_array)?;
     let mut out = ByFlavor::new();
     for f in list {
@@ -315,7 +316,7 @@ fn workload_usage(ix: &Index, cq: &str) -> ByFlavor {
         }
         let w = ix.value(id);
         let reserved = w
-            .pointer("/status/conditions")
+            .at("/status/conditions")
             .and_then(Value::as_array)
             .is_some_and(|cs| {
                 cs.iter()
@@ -325,7 +326,7 @@ fn workload_usage(ix: &Index, cq: &str) -> ByFlavor {
             continue;
         }
         for psa in w
-            .pointer("/status/admission/podSetAssignments")
+            .at("/status/admission/podSetAssignments")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -407,15 +408,15 @@ fn flavor_suits(ix: &Index, flavor: &str, sets: &[PodSet]) -> bool {
     else {
         return true;
     };
-    let labels = f.pointer("/spec/nodeLabels").and_then(Value::as_object);
+    let labels = f.at("/spec/nodeLabels").and_then(Value::as_object);
     let taints: Vec<crate::index::Taint> = f
-        .pointer("/spec/nodeTaints")
+        .at("/spec/nodeTaints")
         .and_then(|t| serde_json::from_value(t.clone()).ok())
         .unwrap_or_default();
     sets.iter().all(|p| {
         let selector = p
             .template
-            .pointer("/spec/nodeSelector")
+            .at("/spec/nodeSelector")
             .and_then(Value::as_object);
         let labels_ok = match (labels, selector) {
             (Some(l), Some(sel)) => sel
@@ -425,7 +426,7 @@ fn flavor_suits(ix: &Index, flavor: &str, sets: &[PodSet]) -> bool {
         };
         let tols = p
             .template
-            .pointer("/spec/tolerations")
+            .at("/spec/tolerations")
             .and_then(Value::as_array)
             .map_or(&[][..], Vec::as_slice);
         labels_ok
@@ -592,13 +593,13 @@ fn judge(ix: &Index, name: &str, cq: &Value, sets: &[PodSet]) -> QuotaFit {
 fn admission_checks(cq: &Value) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let names = cq
-        .pointer("/spec/admissionChecks")
+        .at("/spec/admissionChecks")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
         .chain(
-            cq.pointer("/spec/admissionChecksStrategy/admissionChecks")
+            cq.at("/spec/admissionChecksStrategy/admissionChecks")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()

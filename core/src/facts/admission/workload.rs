@@ -3,6 +3,7 @@
 
 use super::{cond_true, display};
 use crate::index::Index;
+use crate::json::At as _;
 use crate::json::str_at as s;
 use regex::Regex;
 use serde::Serialize;
@@ -64,7 +65,7 @@ pub(super) fn reason_message(c: Option<&Value>) -> Option<ReasonMessage> {
 
 /// The Workload has no conditions at all: Kueue has not attempted it yet.
 pub(super) fn no_conditions(w: &Value) -> bool {
-    w.pointer("/status/conditions")
+    w.at("/status/conditions")
         .and_then(Value::as_array)
         .is_none_or(Vec::is_empty)
 }
@@ -82,7 +83,7 @@ pub(super) fn preempted_by(ix: &Index, w: &Value) -> Option<String> {
 
 /// The Workload's requeue state against "now".
 pub(super) fn requeue(w: &Value, now: Option<i64>) -> Option<Requeue> {
-    let rs = w.pointer("/status/requeueState")?;
+    let rs = w.at("/status/requeueState")?;
     let at = s(rs, "/requeueAt");
     let in_secs = at
         .and_then(crate::time::parse_rfc3339)
@@ -99,7 +100,7 @@ pub(super) fn requeue(w: &Value, now: Option<i64>) -> Option<Requeue> {
 /// Why the Workload is deactivated (`spec.active: false`): the `DeactivationTarget` condition,
 /// else `Evicted`, else a reason of our own.
 pub(super) fn deactivated(w: &Value) -> Option<ReasonMessage> {
-    if w.pointer("/spec/active") != Some(&Value::Bool(false)) {
+    if w.at("/spec/active") != Some(&Value::Bool(false)) {
         return None;
     }
     let c = cond_true(w, "DeactivationTarget").or_else(|| cond_true(w, "Evicted"));
@@ -111,7 +112,7 @@ pub(super) fn deactivated(w: &Value) -> Option<ReasonMessage> {
 
 /// The Workload's admission checks.
 pub(super) fn checks(w: &Value) -> Vec<AdmissionCheck> {
-    w.pointer("/status/admissionChecks")
+    w.at("/status/admissionChecks")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()

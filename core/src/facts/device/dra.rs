@@ -4,6 +4,7 @@
 
 use super::Ctx;
 use crate::facts::texts::say;
+use crate::json::At as _;
 use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
@@ -108,10 +109,10 @@ type SlicesByDriver = BTreeMap<String, (u64, BTreeSet<String>)>;
 /// publish ResourceSlices where.
 pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
     let ix = ctx.ix;
-    let entries = pv.pointer("/spec/resourceClaims").and_then(Value::as_array);
+    let entries = pv.at("/spec/resourceClaims").and_then(Value::as_array);
     let entries = entries.filter(|e| !e.is_empty())?;
-    let ns = pv.pointer("/metadata/namespace").and_then(Value::as_str);
-    let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
+    let ns = pv.at("/metadata/namespace").and_then(Value::as_str);
+    let bound = pv.at("/spec/nodeName").and_then(Value::as_str);
     // The same for every view: read once.
     let drivers = ix.once("device.sliceDrivers", || slices_by_driver(ctx));
     // Worker nodes (no control-plane label), in name order.
@@ -152,13 +153,13 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
         }
         // Requests come from the claim, else from the template's spec.
         let spec = match claim_id {
-            Some(id) => ix.value(id).pointer("/spec").cloned(),
+            Some(id) => ix.value(id).at("/spec").cloned(),
             None => template
                 .and_then(|t| ix.find("ResourceClaimTemplate", ns, t))
-                .and_then(|id| ix.value(id).pointer("/spec/spec").cloned()),
+                .and_then(|id| ix.value(id).at("/spec/spec").cloned()),
         };
         let allocated = claim_id
-            .map(|id| ix.value(id).pointer("/status/allocation").is_some())
+            .map(|id| ix.value(id).at("/status/allocation").is_some())
             .unwrap_or(false);
         if claim_id.is_some() && !allocated {
             unallocated.push(claim_name.clone().unwrap_or_default());
@@ -166,7 +167,7 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
         let mut requests = Vec::new();
         for r in spec
             .as_ref()
-            .and_then(|s| s.pointer("/devices/requests"))
+            .and_then(|s| s.at("/devices/requests"))
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -274,11 +275,11 @@ fn class_driver(ctx: &Ctx, class: &str) -> (bool, Option<String>) {
         Some(id) => {
             let v = ix.value(id);
             let d = v
-                .pointer("/spec/selectors")
+                .at("/spec/selectors")
                 .and_then(Value::as_array)
                 .into_iter()
                 .flatten()
-                .filter_map(|s| s.pointer("/cel/expression").and_then(Value::as_str))
+                .filter_map(|s| s.at("/cel/expression").and_then(Value::as_str))
                 .find_map(|e| CEL_DRIVER.captures(e).map(|c| c[1].to_string()));
             (true, d)
         }

@@ -5,6 +5,7 @@
 
 use super::Ctx;
 use super::pod_state::pod_label;
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -80,7 +81,7 @@ pub(super) fn fake_gpu_install(ctx: &Ctx) -> Option<FakeGpuInstall> {
         .get("node.k8s.io", "RuntimeClass", None, "nvidia")
         .map(|id| ix.value(id));
     let k3s_owned = rc.as_ref().is_some_and(|v| {
-        v.pointer("/metadata/annotations/objectset.rio.cattle.io~1owner-name")
+        v.at("/metadata/annotations/objectset.rio.cattle.io~1owner-name")
             .and_then(Value::as_str)
             == Some("runtimes")
     });

@@ -5,6 +5,7 @@
 use super::Ctx;
 use super::pod_state::{not_ready_container, pod_label, pod_ok};
 use crate::facts::texts::{say, word};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -84,9 +85,9 @@ pub(super) fn gpu_operator(ctx: &Ctx) -> Option<GpuOperator> {
         .iter()
         .find(|&&id| ix.object(id).group() == "nvidia.com")?;
     let v = ix.value(cp);
-    let state = v.pointer("/status/state").and_then(Value::as_str);
+    let state = v.at("/status/state").and_then(Value::as_str);
     let message = v
-        .pointer("/status/conditions")
+        .at("/status/conditions")
         .and_then(Value::as_array)
         .and_then(|cs| {
             cs.iter()
@@ -127,7 +128,7 @@ fn failing_operands(ctx: &Ctx) -> Vec<FailingOperand> {
             pod: ix.object(p).name.clone(),
             namespace: ix.object(p).namespace.clone(),
             node: pv
-                .pointer("/spec/nodeName")
+                .at("/spec/nodeName")
                 .and_then(Value::as_str)
                 .map(str::to_string),
             component: component.to_string(),

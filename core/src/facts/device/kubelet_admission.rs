@@ -2,6 +2,7 @@
 //! device manager refused and whether the pod's node explains it.
 
 use crate::index::Index;
+use crate::json::At as _;
 use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
@@ -44,12 +45,12 @@ pub struct KubeletRejection {
 
 /// The kubelet's admission rejection of a pod (phase Failed, reason from the device manager).
 pub(super) fn admission(ix: &Index, pv: &Value) -> Option<KubeletRejection> {
-    if pv.pointer("/status/phase").and_then(Value::as_str) != Some("Failed") {
+    if pv.at("/status/phase").and_then(Value::as_str) != Some("Failed") {
         return None;
     }
-    let reason = pv.pointer("/status/reason").and_then(Value::as_str)?;
+    let reason = pv.at("/status/reason").and_then(Value::as_str)?;
     let message = pv
-        .pointer("/status/message")
+        .at("/status/message")
         .and_then(Value::as_str)
         .unwrap_or("");
     let (kind, resource) = if let Some(r) = reason.strip_prefix("OutOf") {
@@ -60,7 +61,7 @@ pub(super) fn admission(ix: &Index, pv: &Value) -> Option<KubeletRejection> {
         return None;
     };
     let node_short = pv
-        .pointer("/spec/nodeName")
+        .at("/spec/nodeName")
         .and_then(Value::as_str)
         .and_then(|n| ix.nodes().get(n))
         .zip(resource.as_deref())

@@ -25,6 +25,7 @@ pub use plugins::PluginPod;
 pub use selector::SelectorLabel;
 
 use super::Ctx;
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -119,7 +120,7 @@ pub fn facts(ctx: &Ctx) -> Option<DeviceFacts> {
         .map(|p| p.requests.iter().cloned().collect())
         .unwrap_or_default();
     let requested: Vec<&String> = requests.keys().filter(|k| k.contains('/')).collect();
-    let bound = pv.pointer("/spec/nodeName").and_then(Value::as_str);
+    let bound = pv.at("/spec/nodeName").and_then(Value::as_str);
     let tables = ix.node_tables();
     let cl = cluster(ctx);
     let offered = &cl.offered;

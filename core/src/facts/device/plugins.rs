@@ -5,6 +5,7 @@
 use super::Ctx;
 use super::pod_state::{not_ready_container, pod_label, pod_ok};
 use crate::facts::texts::{say, word};
+use crate::json::At as _;
 use crate::template::SHOWN_VALUES;
 use serde::Serialize;
 use serde_json::Value;
@@ -58,7 +59,7 @@ pub(super) fn plugin_pods(ctx: &Ctx) -> Vec<PluginPod> {
             // Not a string, the index cannot decode the pod and never lists it here: as a
             // string the node reads the same as the value copied before.
             node: pv
-                .pointer("/spec/nodeName")
+                .at("/spec/nodeName")
                 .and_then(Value::as_str)
                 .map(str::to_string),
             container,

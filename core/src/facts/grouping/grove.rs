@@ -2,6 +2,7 @@
 //! it is in the bundle, and which pods still wait for it behind Grove's scheduling gate.
 
 use super::{Ctx, label};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -32,7 +33,7 @@ pub(super) fn grove(ctx: &Ctx) -> Option<GroveGang> {
     let mut gated = Vec::new();
     for &(p, v) in &pods {
         let has_gate = v
-            .pointer("/spec/schedulingGates")
+            .at("/spec/schedulingGates")
             .and_then(Value::as_array)
             .is_some_and(|g| g.iter().any(|x| x["name"] == GATE));
         let name = label(v, "grove.io/podgang");

@@ -3,6 +3,7 @@
 
 use super::label;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -54,11 +55,11 @@ pub struct ReplicatedJobReadiness {
 pub(super) fn job_set(ix: &Index, id: ObjId) -> GroupingJobSet {
     let v = ix.value(id);
     let restarts = v
-        .pointer("/status/restarts")
+        .at("/status/restarts")
         .and_then(Value::as_u64)
         .unwrap_or(0);
     let max = v
-        .pointer("/spec/failurePolicy/maxRestarts")
+        .at("/spec/failurePolicy/maxRestarts")
         .and_then(Value::as_u64)
         .unwrap_or(0);
     let stale: Vec<String> = ix
@@ -75,7 +76,7 @@ pub(super) fn job_set(ix: &Index, id: ObjId) -> GroupingJobSet {
     let rows = replicated_jobs(ix, id, &v);
     let (waiting_on, not_started) = waiting_on(&rows);
     let text = |ptr: &str, default: &str| {
-        v.pointer(ptr)
+        v.at(ptr)
             .and_then(Value::as_str)
             .unwrap_or(default)
             .to_string()
@@ -99,7 +100,7 @@ fn replicated_jobs(ix: &Index, id: ObjId, v: &Value) -> Vec<ReplicatedJobReadine
         .map(|c| ix.value(c))
         .collect();
     let status = v
-        .pointer("/status/replicatedJobsStatus")
+        .at("/status/replicatedJobsStatus")
         .and_then(Value::as_array);
     crate::facts::jobset::rows(v, &jobs)
         .into_iter()

@@ -4,6 +4,7 @@
 
 use super::{Ctx, label};
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -120,13 +121,13 @@ pub struct LwsRollout {
 }
 
 fn annotation<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/annotations")
+    v.at("/metadata/annotations")
         .and_then(|l| l.get(key))
         .and_then(Value::as_str)
 }
 
 fn cond<'v>(v: &'v Value, ty: &str) -> Option<&'v Value> {
-    v.pointer("/status/conditions")
+    v.at("/status/conditions")
         .and_then(Value::as_array)?
         .iter()
         .find(|c| c["type"] == ty)
@@ -147,10 +148,10 @@ pub(super) fn lws(ctx: &Ctx, id: ObjId) -> (GroupingLws, Vec<ObjId>) {
     let mut controllers: Vec<ObjId> = Vec::new();
     controllers.extend(ix.get("apps", "StatefulSet", ns.as_deref(), &name));
     controllers.extend(wsts);
-    let tmpl = v.pointer("/spec/leaderWorkerTemplate");
+    let tmpl = v.at("/spec/leaderWorkerTemplate");
     let fact = GroupingLws {
         startup_policy: v
-            .pointer("/spec/startupPolicy")
+            .at("/spec/startupPolicy")
             .and_then(Value::as_str)
             .unwrap_or("LeaderCreated")
             .to_string(),
@@ -183,13 +184,13 @@ fn leader_fact(ix: &Index, leader: Option<ObjId>, name: &str) -> LwsLeader {
         name: name.to_string(),
         exists: l.is_some(),
         phase: l.as_ref().map(|l| {
-            l.pointer("/status/phase")
+            l.at("/status/phase")
                 .and_then(Value::as_str)
                 .unwrap_or("Unknown")
                 .to_string()
         }),
         scheduled: l.as_ref().map(|l| {
-            l.pointer("/spec/nodeName")
+            l.at("/spec/nodeName")
                 .and_then(Value::as_str)
                 .is_some_and(|n| !n.is_empty())
         }),
@@ -203,7 +204,7 @@ fn worker_set_fact(ix: &Index, wsts: Option<ObjId>, name: &str) -> LwsWorkerStat
     let w = wsts.map(|w| ix.value(w));
     let count = |ptr: &str, default: u64| {
         w.as_ref()
-            .map(|w| w.pointer(ptr).and_then(Value::as_u64).unwrap_or(default))
+            .map(|w| w.at(ptr).and_then(Value::as_u64).unwrap_or(default))
     };
     LwsWorkerStatefulSet {
         name: name.to_string(),
@@ -255,10 +256,10 @@ fn nested_worker_sets(ix: &Index, lws: &str, ns: Option<&str>) -> Vec<String> {
 
 /// The LWS's subgroup policy, none without `subGroupPolicy`.
 fn sub_group(v: &Value) -> Option<LwsSubGroup> {
-    let t = v.pointer("/spec/leaderWorkerTemplate")?;
+    let t = v.at("/spec/leaderWorkerTemplate")?;
     let policy = t.get("subGroupPolicy")?;
     let selector = |tmpl: &str| {
-        t.pointer(&format!("/{tmpl}/spec/nodeSelector"))
+        t.at(&format!("/{tmpl}/spec/nodeSelector"))
             .cloned()
             .unwrap_or(Value::Null)
     };
@@ -285,7 +286,7 @@ fn sub_group(v: &Value) -> Option<LwsSubGroup> {
 /// no image.
 fn rollout(ctx: &Ctx, v: &Value) -> Option<LwsRollout> {
     let images_at = |v: &'_ Value, ptr: &str| -> Vec<String> {
-        v.pointer(ptr)
+        v.at(ptr)
             .and_then(Value::as_array)
             .into_iter()
             .flatten()

@@ -18,6 +18,7 @@ pub use lws::{GroupingLws, LwsLeader, LwsRollout, LwsSubGroup, LwsWorkerStateful
 
 use super::Ctx;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -121,7 +122,7 @@ fn subject_id(ctx: &Ctx, subject: &str, group: &str, kind: &str) -> Option<ObjId
 /// A label's value, empty ones included (unlike `crate::json::label`): an empty group index or
 /// PodGang name is kept as written.
 fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/labels")
+    v.at("/metadata/labels")
         .and_then(|l| l.get(key))
         .and_then(Value::as_str)
 }

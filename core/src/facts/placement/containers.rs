@@ -4,6 +4,7 @@
 use super::arr;
 use crate::facts::Num;
 use crate::index::NodeTables;
+use crate::json::At as _;
 use crate::quantity;
 use serde::Serialize;
 use serde_json::Value;
@@ -48,7 +49,7 @@ pub(super) fn containers(tables: &NodeTables, pv: &Value) -> Vec<SharedResource>
     let mut add = |c: &Value, kind: &str| {
         let mut r: BTreeMap<String, f64> = BTreeMap::new();
         for src in ["/resources/limits", "/resources/requests"] {
-            if let Some(m) = c.pointer(src).and_then(Value::as_object) {
+            if let Some(m) = c.at(src).and_then(Value::as_object) {
                 for (k, q) in m {
                     if let Some(q) = quantity::from_value(q) {
                         r.insert(k.clone(), q);

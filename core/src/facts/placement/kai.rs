@@ -2,6 +2,7 @@
 //! namespace its binder waits for GPU reservation pods in, at `$.facts.placement.reservation`.
 
 use super::{Ctx, arr};
+use crate::json::At as _;
 use crate::json::str_at as s;
 use serde::Serialize;
 use serde_json::Value;
@@ -111,9 +112,7 @@ pub(super) fn kai(ctx: &Ctx) -> Option<Kai> {
             })
             .filter_map(|c| s(&c, "/metadata/name").map(str::to_string))
             .collect();
-        let limit = v
-            .as_ref()
-            .and_then(|v| v.pointer("/spec/resources/gpu/limit"));
+        let limit = v.as_ref().and_then(|v| v.at("/spec/resources/gpu/limit"));
         KaiQueue {
             name: q.to_string(),
             exists: v.is_some(),
@@ -121,7 +120,7 @@ pub(super) fn kai(ctx: &Ctx) -> Option<Kai> {
             gpu_limit: limit.cloned().unwrap_or(Value::Null),
             gpu_quota: v
                 .as_ref()
-                .and_then(|v| v.pointer("/spec/resources/gpu/quota"))
+                .and_then(|v| v.at("/spec/resources/gpu/quota"))
                 .cloned()
                 .unwrap_or(Value::Null),
             is_parent: !children.is_empty(),
@@ -143,7 +142,7 @@ pub(super) fn kai(ctx: &Ctx) -> Option<Kai> {
     let group = ctx.subjects.get("facts").map(|f| &f["group"]);
     let running = group.and_then(|g| g["running"].as_u64()).unwrap_or(0);
     let min = pg
-        .and_then(|p| p.pointer("/spec/minMember"))
+        .and_then(|p| p.at("/spec/minMember"))
         .and_then(Value::as_u64)
         .unwrap_or(1)
         .max(1);
@@ -242,7 +241,7 @@ fn queue_fit(ctx: &Ctx, q: &KaiQueue) -> KaiQueueFit {
         let share = ctx
             .ix
             .value(p)
-            .pointer("/metadata/annotations/gpu-fraction")
+            .at("/metadata/annotations/gpu-fraction")
             .and_then(Value::as_str)
             .and_then(|f| f.parse::<f64>().ok());
         let whole = ctx
@@ -263,7 +262,7 @@ fn queue_fit(ctx: &Ctx, q: &KaiQueue) -> KaiQueueFit {
         .get("scheduling.run.ai", "Queue", None, &q.name)
         .map(|id| ctx.ix.value(id))
         .and_then(|v| {
-            v.pointer("/status/allocated")
+            v.at("/status/allocated")
                 .and_then(|a| a.get("nvidia.com/gpu"))
                 .and_then(crate::quantity::from_value)
         })

@@ -22,6 +22,7 @@ pub use volumes::{VolumeClaim, Volumes};
 
 use super::Ctx;
 use crate::index::NodeInfo;
+use crate::json::At as _;
 use crate::json::str_at as s;
 use serde::Serialize;
 use serde_json::Value;
@@ -118,7 +119,7 @@ pub fn facts(ctx: &Ctx) -> Option<PlacementFacts> {
     // Which nodes' taints and cordons keep the pod off matters only until it is bound; these
     // lists hold every such node, so a bound pod's view (most of a scan's) skips them.
     let bound = pv
-        .pointer("/spec/nodeName")
+        .at("/spec/nodeName")
         .and_then(Value::as_str)
         .is_some_and(|n| !n.is_empty());
     let (taints, cordoned, cordoned_relevant) = if bound {
@@ -154,10 +155,7 @@ pub fn facts(ctx: &Ctx) -> Option<PlacementFacts> {
 
 /// The array at a JSON pointer, empty when there is none.
 fn arr<'v>(v: &'v Value, ptr: &str) -> impl Iterator<Item = &'v Value> {
-    v.pointer(ptr)
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    v.at(ptr).and_then(Value::as_array).into_iter().flatten()
 }
 
 /// The PodGroup the pod names for Volcano or coscheduling, Volcano's first.
@@ -191,13 +189,13 @@ pub fn volcano(ctx: &Ctx) -> Option<VolcanoFacts> {
         || (t.group() == "scheduling.volcano.sh" && t.kind == "PodGroup"))
         .then(|| ctx.value(ctx.target))
         .and_then(|v| {
-            v.pointer("/spec/queue")
+            v.at("/spec/queue")
                 .and_then(Value::as_str)
                 .map(str::to_string)
         });
     let from_pod = || {
         ctx.pod_value().and_then(|p| {
-            p.pointer("/metadata/annotations/scheduling.volcano.sh~1queue-name")
+            p.at("/metadata/annotations/scheduling.volcano.sh~1queue-name")
                 .and_then(Value::as_str)
                 .map(str::to_string)
         })
@@ -208,7 +206,7 @@ pub fn volcano(ctx: &Ctx) -> Option<VolcanoFacts> {
         .map(|id| ix.value(id));
     let capability = q
         .as_ref()
-        .and_then(|v| v.pointer("/spec/capability"))
+        .and_then(|v| v.at("/spec/capability"))
         .cloned()
         .unwrap_or(Value::Null);
     let without_pods = capability

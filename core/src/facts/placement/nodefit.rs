@@ -7,6 +7,7 @@
 use crate::facts::texts::say;
 use crate::facts::{Eligibility, Num};
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -125,7 +126,7 @@ pub fn node_fit(ix: &Index, pod: ObjId) -> NodeFit {
     let amounts: Vec<f64> = want.values().copied().collect();
     let elig = Eligibility::of(&pv);
     let tolerations = pv
-        .pointer("/spec/tolerations")
+        .at("/spec/tolerations")
         .and_then(serde_json::Value::as_array)
         .map_or(&[][..], Vec::as_slice);
     let empty = BTreeMap::new();

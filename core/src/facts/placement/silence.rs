@@ -2,6 +2,7 @@
 
 use super::{Ctx, arr};
 use crate::index::ObjId;
+use crate::json::At as _;
 use crate::json::str_at as s;
 use serde::Serialize;
 use serde_json::Value;
@@ -65,7 +66,7 @@ pub(super) fn silence(ctx: &Ctx, pod: ObjId, pv: &Value) -> Silence {
     let ungrouped = silent
         && scheduler == "kai-scheduler"
         && pv
-            .pointer("/metadata/annotations/pod-group-name")
+            .at("/metadata/annotations/pod-group-name")
             .and_then(Value::as_str)
             .is_none_or(str::is_empty);
     Silence {

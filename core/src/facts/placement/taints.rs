@@ -4,6 +4,7 @@
 use super::Ctx;
 use crate::index::untolerated;
 use crate::index::{NodeInfo, NodeTables, Taint};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -55,7 +56,7 @@ pub struct TaintRow {
 fn scheduling_reasons(ctx: &Ctx, kind: &str) -> Vec<(u64, String)> {
     ctx.subjects
         .get("facts")
-        .and_then(|f| f.pointer("/scheduling/reasons"))
+        .and_then(|f| f.at("/scheduling/reasons"))
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -105,7 +106,7 @@ pub(super) fn taints(
     advertises: &dyn Fn(&NodeInfo) -> bool,
 ) -> Taints {
     let tols = pv
-        .pointer("/spec/tolerations")
+        .at("/spec/tolerations")
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice);
     // Which taints of each distinct set the pod does not tolerate: tested once per set, as

@@ -4,6 +4,7 @@
 //! schema rule paths are checked against are generated.
 
 use super::Ctx;
+use crate::json::At as _;
 use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
@@ -149,7 +150,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         }
         let v = ctx.value(o);
         for c in v
-            .pointer("/status/conditions")
+            .at("/status/conditions")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
@@ -181,7 +182,7 @@ fn runtime_class(ctx: &Ctx) -> Option<PodRuntimeClass> {
     let ix = ctx.ix;
     let pv = ctx.pod_value()?;
     let name = pv
-        .pointer("/spec/runtimeClassName")
+        .at("/spec/runtimeClassName")
         .and_then(Value::as_str)
         .filter(|n| !n.is_empty())?;
     let rc = ix
@@ -206,7 +207,7 @@ fn runtime_class(ctx: &Ctx) -> Option<PodRuntimeClass> {
                 .filter_map(|&id| {
                     let v = ix.value(id);
                     let hs: Vec<String> = v
-                        .pointer("/status/runtimeHandlers")?
+                        .at("/status/runtimeHandlers")?
                         .as_array()?
                         .iter()
                         .filter_map(|x| x["name"].as_str().map(str::to_string))
@@ -270,15 +271,15 @@ fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
         ("containerStatuses", false),
     ] {
         for c in pv
-            .pointer(&format!("/status/{key}"))
+            .at(&format!("/status/{key}"))
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
         {
-            let waiting = c.pointer("/state/waiting");
+            let waiting = c.at("/state/waiting");
             let last = c
-                .pointer("/lastState/terminated")
-                .or_else(|| c.pointer("/state/terminated"));
+                .at("/lastState/terminated")
+                .or_else(|| c.at("/state/terminated"));
             let code = last.and_then(|t| t["exitCode"].as_i64());
             let reason = last.and_then(|t| t["reason"].as_str());
             let lmsg = last.and_then(|t| t["message"].as_str()).unwrap_or("");

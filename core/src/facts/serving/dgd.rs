@@ -3,6 +3,7 @@
 
 use super::{dgd_pods, label, ready};
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -97,7 +98,7 @@ fn components(ix: &Index, dgd: ObjId) -> Vec<DgdComponent> {
         let row = PodRow {
             name: ix.object(*p).name.clone(),
             ready: ready(v),
-            pending: v.pointer("/status/phase").and_then(Value::as_str) == Some("Pending"),
+            pending: v.at("/status/phase").and_then(Value::as_str) == Some("Pending"),
         };
         match comps.iter_mut().find(|c| c.0 == comp) {
             Some(c) => c.2.push(row),

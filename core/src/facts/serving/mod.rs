@@ -16,6 +16,7 @@ pub use pool::{PoolCondition, PoolEpp, ServingPool};
 
 use super::Ctx;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -114,22 +115,22 @@ pub fn facts(ctx: &Ctx) -> Option<ServingFacts> {
 /// The object a view subject stands for, found again in the index by its kind.
 fn subject(ctx: &Ctx, name: &str) -> Option<ObjId> {
     let s = ctx.subjects.get(name)?;
-    let ns = s.pointer("/metadata/namespace").and_then(Value::as_str);
-    let n = s.pointer("/metadata/name").and_then(Value::as_str)?;
+    let ns = s.at("/metadata/namespace").and_then(Value::as_str);
+    let n = s.at("/metadata/name").and_then(Value::as_str)?;
     let kind = s.get("kind").and_then(Value::as_str)?;
     ctx.ix.find(kind, ns, n)
 }
 
 /// A label's value, empty ones included (unlike `crate::json::label`).
 fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.pointer("/metadata/labels")
+    v.at("/metadata/labels")
         .and_then(|l| l.get(key))
         .and_then(Value::as_str)
 }
 
 /// Whether a pod's `Ready` condition is `True`.
 fn ready(v: &Value) -> bool {
-    v.pointer("/status/conditions")
+    v.at("/status/conditions")
         .and_then(Value::as_array)
         .is_some_and(|cs| {
             cs.iter()
@@ -154,12 +155,12 @@ fn dgd_pods(ix: &Index, dgd: ObjId) -> Vec<(ObjId, Value)> {
 /// operator or chart wrote the pod, its probes included.
 fn stack_of(pod: &Value) -> Option<&'static str> {
     let labels = pod
-        .pointer("/metadata/labels")
+        .at("/metadata/labels")
         .and_then(Value::as_object)
         .into_iter()
         .flat_map(|l| l.keys().map(String::as_str));
     let images = pod
-        .pointer("/spec/containers")
+        .at("/spec/containers")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -175,7 +176,7 @@ fn stack_of(pod: &Value) -> Option<&'static str> {
 /// The pod's simulator containers that ask for GPUs.
 fn simulator_gpu(ix: &Index, pod: ObjId, v: &Value) -> Vec<SimulatorGpu> {
     let name = ix.object(pod).name.clone();
-    v.pointer("/spec/containers")
+    v.at("/spec/containers")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -185,7 +186,7 @@ fn simulator_gpu(ix: &Index, pod: ObjId, v: &Value) -> Vec<SimulatorGpu> {
                 .filter(|i| i.contains("llm-d-inference-sim"))?;
             let gpus = ["requests", "limits"]
                 .iter()
-                .filter_map(|k| c.pointer(&format!("/resources/{k}/nvidia.com~1gpu")))
+                .filter_map(|k| c.at(&format!("/resources/{k}/nvidia.com~1gpu")))
                 .filter_map(crate::quantity::from_value)
                 .fold(0.0_f64, f64::max);
             (gpus > 0.0).then(|| SimulatorGpu {

@@ -4,6 +4,7 @@
 
 use super::ready;
 use crate::index::{Index, ObjId};
+use crate::json::At as _;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -74,14 +75,14 @@ pub struct PoolEpp {
 }
 
 fn parents_of(v: &Value) -> Option<&Vec<Value>> {
-    v.pointer("/status/parents")
-        .or_else(|| v.pointer("/status/parent"))
+    v.at("/status/parents")
+        .or_else(|| v.at("/status/parent"))
         .and_then(Value::as_array)
 }
 
 fn first_parent(v: &Value) -> Option<&Value> {
-    v.pointer("/status/parents/0")
-        .or_else(|| v.pointer("/status/parent/0"))
+    v.at("/status/parents/0")
+        .or_else(|| v.at("/status/parent/0"))
 }
 
 fn condition(parent: Option<&Value>, ty: &str) -> Option<PoolCondition> {
@@ -111,13 +112,13 @@ fn gateway_writes_status(ix: &Index) -> bool {
 /// The endpoint picker a pool references, none when it references none.
 fn epp(ix: &Index, pool: ObjId, v: &Value) -> Option<PoolEpp> {
     let r = v
-        .pointer("/spec/endpointPickerRef")
-        .or_else(|| v.pointer("/spec/extensionRef"))?;
+        .at("/spec/endpointPickerRef")
+        .or_else(|| v.at("/spec/extensionRef"))?;
     let ns = ix.object(pool).namespace.as_deref();
     let name = r["name"].as_str().unwrap_or("");
     let kind = r["kind"].as_str().unwrap_or("Service");
     let port = r
-        .pointer("/port/number")
+        .at("/port/number")
         .or_else(|| r.get("portNumber"))
         .cloned()
         .unwrap_or(Value::Null);
@@ -148,7 +149,7 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
     let v = ix.value(pool);
     let parents = parents_of(&v).map_or(0, |a| {
         a.iter()
-            .filter(|p| p.pointer("/parentRef/kind").and_then(Value::as_str) != Some("Status"))
+            .filter(|p| p.at("/parentRef/kind").and_then(Value::as_str) != Some("Status"))
             .count()
     });
     let parent = first_parent(&v);
