@@ -175,6 +175,8 @@ mod tests {
             .collect();
         items.push(wl("done", "default", 0, true));
         items.push(wl("other", "other", 0, false));
+        // Created in the same second as w29: ahead of it too, whatever the order of names.
+        items.push(wl("a-tie", "default", 29, false));
         let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
         let ix = crate::Index::new(crate::Bundle::parse(text).expect("parses"));
         let id = ix
@@ -182,11 +184,28 @@ mod tests {
             .expect("w29 is in the index");
         let view = crate::view::build(&ix, id, crate::time::parse_rfc3339("2026-11-20T10:00:00Z"));
         let queue = &view.value["facts"]["admission"]["queue"];
-        assert_eq!(queue["ahead"], 29, "{queue}");
+        assert_eq!(queue["ahead"], 30, "{queue}");
         let names = queue["aheadNames"].as_array().expect("names");
         assert_eq!(names.len(), crate::facts::admission::AHEAD_NAMES);
         assert_eq!(names[0], "ml/w00");
         assert_eq!(names[15], "ml/w15");
+        // "Now" before the Workload was created: only what was pending by then is ahead, and
+        // the Workload itself is not among it.
+        let early = crate::view::build(&ix, id, crate::time::parse_rfc3339("2026-11-20T09:10:00Z"));
+        assert_eq!(early.value["facts"]["admission"]["queue"]["ahead"], 11);
+        let first = ix
+            .get("kueue.x-k8s.io", "Workload", Some("ml"), "w00")
+            .expect("w00 is in the index");
+        let first = crate::view::build(
+            &ix,
+            first,
+            crate::time::parse_rfc3339("2026-11-20T10:00:00Z"),
+        );
+        assert_eq!(first.value["facts"]["admission"]["queue"]["ahead"], 0);
+        assert_eq!(
+            first.value["facts"]["admission"]["queue"]["aheadNames"],
+            json!([])
+        );
     }
     /// The ClusterQueue is resolved once, when the view links it: a Workload whose LocalQueue
     /// is not in the bundle but whose `QuotaReserved` message names its ClusterQueue gets that

@@ -48,19 +48,23 @@ pub(super) fn position(
     let mut ahead = 0;
     let mut names = Vec::new();
     // Created no later than this Workload and not after "now"; without a creation time of its
-    // own nothing is ahead of it.
+    // own nothing is ahead of it. Counted, not walked: on a backlog every pending Workload is
+    // diagnosed, and walking the line ahead of each was quadratic.
     if let (Some(line), Some(mine)) = (line, mine) {
         let limit = mine.min(now.unwrap_or(i64::MAX));
-        let upto = line.partition_point(|w| w.created <= limit);
-        for w in &line[..upto] {
-            if w.name == my_name && w.namespace.as_deref() == my_ns {
-                continue;
-            }
-            ahead += 1;
-            if names.len() < AHEAD_NAMES {
-                names.push(w.shown.clone());
-            }
-        }
+        let upto = line.entries.partition_point(|w| w.created <= limit);
+        let itself = |w: &InLine| w.name == my_name && w.namespace.as_deref() == my_ns;
+        let own = line
+            .created
+            .get(&(my_ns.map(str::to_string), my_name.to_string()))
+            .map_or(0, |times| times.partition_point(|&t| t <= limit));
+        ahead = upto - own;
+        names = line.entries[..upto]
+            .iter()
+            .filter(|w| !itself(w))
+            .take(AHEAD_NAMES)
+            .map(|w| w.shown.clone())
+            .collect();
     }
     Some(QueuePosition {
         cluster_queue: cq,
@@ -87,8 +91,27 @@ struct InLine {
 /// position is a binary search, not a pass over every Workload of the bundle.
 #[derive(Default)]
 struct Lines {
-    by_cluster_queue: std::collections::HashMap<String, Vec<InLine>>,
-    by_local_queue: std::collections::HashMap<(Option<String>, Option<String>), Vec<InLine>>,
+    by_cluster_queue: std::collections::HashMap<String, Line>,
+    by_local_queue: std::collections::HashMap<(Option<String>, Option<String>), Line>,
+}
+
+/// One queue's line, oldest first, and the creation times of each Workload in it (a name may
+/// be in a line more than once), so a Workload's own entries ahead of it are counted without a
+/// walk.
+#[derive(Default)]
+struct Line {
+    entries: Vec<InLine>,
+    created: std::collections::HashMap<(Option<String>, String), Vec<i64>>,
+}
+
+impl Line {
+    fn push(&mut self, w: InLine) {
+        self.created
+            .entry((w.namespace.clone(), w.name.clone()))
+            .or_default()
+            .push(w.created);
+        self.entries.push(w);
+    }
 }
 
 fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
@@ -120,7 +143,11 @@ fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
             .values_mut()
             .chain(lines.by_local_queue.values_mut())
         {
-            line.sort_by(|a, b| (a.created, &a.shown).cmp(&(b.created, &b.shown)));
+            line.entries
+                .sort_by(|a, b| (a.created, &a.shown).cmp(&(b.created, &b.shown)));
+            for times in line.created.values_mut() {
+                times.sort_unstable();
+            }
         }
         lines
     })
