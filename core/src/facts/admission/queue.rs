@@ -106,11 +106,19 @@ struct Line {
 
 impl Line {
     fn push(&mut self, w: InLine) {
-        self.created
-            .entry((w.namespace.clone(), w.name.clone()))
-            .or_default()
-            .push(w.created);
         self.entries.push(w);
+    }
+
+    /// Oldest first, then each Workload's creation times (ascending, as the entries are).
+    fn sort(&mut self) {
+        self.entries
+            .sort_by(|a, b| (a.created, &a.shown).cmp(&(b.created, &b.shown)));
+        for w in &self.entries {
+            self.created
+                .entry((w.namespace.clone(), w.name.clone()))
+                .or_default()
+                .push(w.created);
+        }
     }
 }
 
@@ -143,11 +151,7 @@ fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
             .values_mut()
             .chain(lines.by_local_queue.values_mut())
         {
-            line.entries
-                .sort_by(|a, b| (a.created, &a.shown).cmp(&(b.created, &b.shown)));
-            for times in line.created.values_mut() {
-                times.sort_unstable();
-            }
+            line.sort();
         }
         lines
     })
