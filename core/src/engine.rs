@@ -662,18 +662,20 @@ fn map_evidence(view: &View, path: &str, value: Value) -> Option<Evidence> {
     let (subject, rest) = segs.split_first()?;
     let subject = subject.trim_start_matches('\'').trim_end_matches('\'');
     if subject == "facts" {
-        let fact =
-            rest.iter()
-                .map(|s| s.trim_matches('\'').to_string())
-                .fold(String::new(), |acc, s| {
-                    if s.bytes().all(|b| b.is_ascii_digit()) {
-                        format!("{acc}[{s}]")
-                    } else if acc.is_empty() {
-                        s
-                    } else {
-                        format!("{acc}.{s}")
-                    }
-                });
+        // Written into one string: every finding of every diagnosis maps its evidence here.
+        let mut fact = String::new();
+        for s in rest.iter().map(|s| s.trim_matches('\'')) {
+            if s.bytes().all(|b| b.is_ascii_digit()) {
+                fact.push('[');
+                fact.push_str(s);
+                fact.push(']');
+            } else {
+                if !fact.is_empty() {
+                    fact.push('.');
+                }
+                fact.push_str(s);
+            }
+        }
         return Some(Evidence {
             object: view.fact_owner().clone(),
             path: None,
@@ -692,9 +694,13 @@ fn map_evidence(view: &View, path: &str, value: Value) -> Option<Evidence> {
     if subject == "events" {
         rest = event_field(&object, rest);
     }
-    let p = rest
-        .iter()
-        .fold(String::from("$"), |acc, s| format!("{acc}[{s}]"));
+    let mut p = String::with_capacity(1 + rest.iter().map(|s| s.len() + 2).sum::<usize>());
+    p.push('$');
+    for s in &rest {
+        p.push('[');
+        p.push_str(s);
+        p.push(']');
+    }
     Some(Evidence {
         object,
         path: Some(p),

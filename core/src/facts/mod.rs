@@ -88,9 +88,11 @@ pub struct Ctx<'a> {
     pub subjects: &'a Map<String, Value>,
     /// The objects of each subject, as the view linked them.
     pub ids: &'a BTreeMap<String, Vec<ObjId>>,
-    /// Every object the view parsed while linking, by id: facts read these rather than parse
-    /// the same object again ([`Ctx::value`]).
+    /// The objects the view parsed while linking and did not make subjects, and where those
+    /// it did sit among the subjects: facts read these rather than parse the same object
+    /// again ([`Ctx::value`]).
     pub values: &'a BTreeMap<ObjId, Value>,
+    pub placed: &'a BTreeMap<ObjId, (String, Option<usize>)>,
     /// The objects the work is made of, target first (what the signals are read from).
     pub linked: &'a [ObjId],
     /// The LocalQueue and ClusterQueue the work names, as the view linked them.
@@ -126,7 +128,7 @@ impl<'a> Ctx<'a> {
     /// a backlog every pending Job is diagnosed, and parsing its objects once per fact that
     /// reads them was a tenth of each diagnosis.
     pub fn value(&self, id: ObjId) -> Cow<'a, Value> {
-        match self.values.get(&id) {
+        match crate::view::held(self.subjects, self.values, self.placed, id) {
             Some(v) => Cow::Borrowed(v),
             None => Cow::Owned(self.ix.value(id)),
         }

@@ -17,27 +17,65 @@ pub(super) struct Builder<'a> {
     pub(super) ix: &'a Index,
     pub(super) map: Map<String, Value>,
     pub(super) refs: BTreeMap<String, SubjectRef>,
+    /// Objects parsed while linking that are not a subject (yet).
     pub(super) values: BTreeMap<ObjId, Value>,
+    /// Where each object that became a subject sits in `map`: the subject, and the index in
+    /// a list subject. A subject takes its object's JSON rather than a copy of it.
+    pub(super) placed: BTreeMap<ObjId, (String, Option<usize>)>,
     /// The objects of each subject, as linked: facts and the signals read them by id.
     pub(super) ids: BTreeMap<String, Vec<ObjId>>,
     pub(super) missing: Vec<Missing>,
     pub(super) event_sources: Vec<ObjId>,
 }
 
+/// An object's JSON, wherever the view holds it: parsed aside, or as (part of) a subject.
+pub(crate) fn held<'m>(
+    map: &'m Map<String, Value>,
+    values: &'m BTreeMap<ObjId, Value>,
+    placed: &BTreeMap<ObjId, (String, Option<usize>)>,
+    id: ObjId,
+) -> Option<&'m Value> {
+    values.get(&id).or_else(|| {
+        let (subject, at) = placed.get(&id)?;
+        let v = map.get(subject)?;
+        match at {
+            Some(i) => v.get(i),
+            None => Some(v),
+        }
+    })
+}
+
+static NULL: Value = Value::Null;
+
 impl Builder<'_> {
-    pub(super) fn value(&mut self, id: ObjId) -> Value {
-        self.values
-            .entry(id)
-            .or_insert_with(|| self.ix.value(id))
-            .clone()
+    /// An object's JSON, parsed once per view.
+    pub(super) fn value(&mut self, id: ObjId) -> &Value {
+        if !self.values.contains_key(&id) && !self.placed.contains_key(&id) {
+            let v = self.ix.value(id);
+            self.values.insert(id, v);
+        }
+        held(&self.map, &self.values, &self.placed, id).unwrap_or(&NULL)
+    }
+
+    /// An object's JSON to become a subject: moved out when parsed aside, copied when it is
+    /// already another subject (a pod is both `target` and `pod`).
+    fn take(&mut self, id: ObjId) -> Value {
+        if let Some(v) = self.values.remove(&id) {
+            return v;
+        }
+        match held(&self.map, &self.values, &self.placed, id) {
+            Some(v) => v.clone(),
+            None => self.ix.value(id),
+        }
     }
 
     fn set_one(&mut self, subject: &str, id: ObjId) {
         if self.refs.contains_key(subject) {
             return;
         }
-        let v = self.value(id);
+        let v = self.take(id);
         self.map.insert(subject.into(), v);
+        self.placed.entry(id).or_insert((subject.into(), None));
         self.refs
             .insert(subject.into(), SubjectRef::One(object_ref(self.ix, id)));
         self.ids.insert(subject.into(), vec![id]);
@@ -47,8 +85,11 @@ impl Builder<'_> {
         if ids.is_empty() || self.refs.contains_key(subject) {
             return;
         }
-        let vals: Vec<Value> = ids.iter().map(|&id| self.value(id)).collect();
+        let vals: Vec<Value> = ids.iter().map(|&id| self.take(id)).collect();
         self.map.insert(subject.into(), Value::Array(vals));
+        for (i, &id) in ids.iter().enumerate() {
+            self.placed.entry(id).or_insert((subject.into(), Some(i)));
+        }
         self.refs.insert(
             subject.into(),
             SubjectRef::Many(ids.iter().map(|&id| object_ref(self.ix, id)).collect()),
@@ -118,6 +159,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         map: Map::new(),
         refs: BTreeMap::new(),
         values: BTreeMap::new(),
+        placed: BTreeMap::new(),
         ids: BTreeMap::new(),
         missing: Vec::new(),
         event_sources: Vec::new(),
@@ -180,7 +222,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         );
     }
 
-    let pod_value = pod.map(|p| b.value(p));
+    let pod_value = pod.map(|p| b.value(p).clone());
     if let Some(p) = pod {
         b.set_one("pod", p);
         if p != target {
@@ -233,7 +275,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                 Some(id) => {
                     b.set_one("podGroup", id);
                     b.event_sources.push(id);
-                    let pg = b.value(id);
+                    let pg = b.value(id).clone();
                     let queue = str_at(&pg, "/spec/queue")
                         .map(str::to_string)
                         .or_else(|| label(pv, "kai.scheduler/queue").map(str::to_string));
@@ -298,19 +340,16 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     if let Some(w) = workload_id {
         b.event_sources.push(w);
     }
-    let wl = workload_id.map(|w| b.value(w));
+    let wl = workload_id.map(|w| b.value(w).clone());
     let label_on = chain_all
         .iter()
         .chain(pod.iter())
         .copied()
-        .find(|&id| label(&b.value(id), "kueue.x-k8s.io/queue-name").is_some());
+        .find(|&id| label(b.value(id), "kueue.x-k8s.io/queue-name").is_some());
     let queue_name = wl
         .as_ref()
         .and_then(|w| str_at(w, "/spec/queueName").map(str::to_string))
-        .or_else(|| {
-            let v = b.value(label_on?);
-            label(&v, "kueue.x-k8s.io/queue-name").map(str::to_string)
-        });
+        .or_else(|| label(b.value(label_on?), "kueue.x-k8s.io/queue-name").map(str::to_string));
     let mut cq_name = wl
         .as_ref()
         .and_then(|w| str_at(w, "/status/admission/clusterQueue").map(str::to_string));
@@ -318,9 +357,8 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         match ix.get("kueue.x-k8s.io", "LocalQueue", ns.as_deref(), q) {
             Some(id) => {
                 b.set_one("localQueue", id);
-                let lq = b.value(id);
                 if cq_name.is_none() {
-                    cq_name = str_at(&lq, "/spec/clusterQueue").map(str::to_string);
+                    cq_name = str_at(b.value(id), "/spec/clusterQueue").map(str::to_string);
                 }
             }
             None => b.miss(
@@ -347,7 +385,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         match ix.get("kueue.x-k8s.io", "ClusterQueue", None, cq) {
             Some(id) => {
                 b.set_one("clusterQueue", id);
-                let cqv = b.value(id);
+                let cqv = b.value(id).clone();
                 let mut flavors: Vec<ObjId> = Vec::new();
                 for rg in cqv
                     .at("/spec/resourceGroups")
@@ -646,7 +684,7 @@ fn link_dra(b: &mut Builder, pv: &Value) {
     }
     let mut classes = Vec::new();
     for &c in &claims {
-        let v = b.value(c);
+        let v = b.value(c).clone();
         for req in v
             .at("/spec/devices/requests")
             .and_then(Value::as_array)
@@ -704,7 +742,7 @@ fn link_serving(b: &mut Builder, pv: &Value) {
         {
             continue;
         }
-        let v = b.value(id);
+        let v = b.value(id).clone();
         // v1: selector.matchLabels; v1alpha2: selector is a plain map.
         if crate::json::match_labels(&v, true).is_some_and(|s| crate::json::selects(s, labels)) {
             b.set_one("inferencePool", id);

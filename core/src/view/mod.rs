@@ -8,6 +8,7 @@
 //! table over them.
 
 mod links;
+pub(crate) use links::held;
 
 use crate::diagnosis::{Missing, ObjectRef, PodSummary};
 use crate::facts;
@@ -81,7 +82,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
         pod_summaries,
         queues,
     } = links::link(ix, target);
-    let state = match b.values.get(&target) {
+    let state = match links::held(&b.map, &b.values, &b.placed, target) {
         Some(tv) => facts::work::judge(ix, target, tv, &pods),
         None => facts::work::judge(ix, target, &ix.value(target), &pods),
     };
@@ -104,6 +105,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
             subjects: &b.map,
             ids: &b.ids,
             values: &b.values,
+            placed: &b.placed,
             linked: &linked,
             queues: &queues,
             state: &state,
