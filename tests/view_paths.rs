@@ -397,6 +397,26 @@ fn general(path: &jsonpath_rust::parser::model::JpQuery, view: &Value) -> Vec<(S
         .collect()
 }
 
+/// The WASM module leaves jsonpath-rust's general engine out and refuses a builtin path that
+/// needs it: every builtin rule path must be plain or walked.
+#[test]
+fn every_builtin_path_is_plain_or_walked() {
+    let engine = layer_core::Engine::builtin().expect("the built-in rules load");
+    let general: Vec<String> = engine
+        .rules()
+        .iter()
+        .flat_map(|r| r.when.tests().into_iter().map(move |t| (r, t)))
+        .filter(|(_, t)| t.steps.is_none() && t.walk.is_none())
+        .map(|(r, t)| format!("{}: {}", r.id, t.source))
+        .collect();
+    assert!(
+        general.is_empty(),
+        "these paths need the general engine, which the WASM module does not have; write them \
+         with names, indexes, [*] and filters of comparisons, existence, search() and match(): \
+         {general:#?}"
+    );
+}
+
 #[test]
 fn walked_paths_find_what_the_jsonpath_engine_finds() {
     let engine = layer_core::Engine::builtin().expect("the built-in rules load");

@@ -136,6 +136,15 @@ fn eval_test(t: &Test, view: &Value) -> Option<Match> {
         });
         return any.then_some(m);
     }
+    general(t, view)
+}
+
+/// A path neither plain nor walkable, through jsonpath-rust's general engine. Only rules read
+/// at run time can have one: every builtin path walks (a test holds that), so builds without
+/// `rule-authoring` (the WASM module) leave the engine out and refuse such a path when rules
+/// load.
+#[cfg(feature = "rule-authoring")]
+fn general(t: &Test, view: &Value) -> Option<Match> {
     let hits = jsonpath_rust::query::js_path_process(&t.path, view).unwrap_or_default();
     if let Op::Exists(false) = t.op {
         return hits.is_empty().then(Match::default);
@@ -158,6 +167,11 @@ fn eval_test(t: &Test, view: &Value) -> Option<Match> {
         }
     }
     any.then_some(m)
+}
+
+#[cfg(not(feature = "rule-authoring"))]
+fn general(_: &Test, _: &Value) -> Option<Match> {
+    None
 }
 
 fn holds(op: &Op, v: &Value) -> bool {

@@ -804,6 +804,12 @@ fn compile<'p>(
         Some(_) => None,
         None => crate::walk::Walk::compile(&path),
     };
+    if cfg!(not(feature = "rule-authoring")) && steps.is_none() && walk.is_none() {
+        return Err(invalid(&format!(
+            "path `{source}` needs jsonpath-rust's general engine, which this build leaves out \
+             (it reads builtin rules only; every builtin path walks)"
+        )));
+    }
     Ok(Cond::Test(Test {
         source,
         path,
