@@ -3,7 +3,7 @@
 
 use crate::index::{Index, ObjId};
 use crate::json::At as _;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Status of a pod as kubectl's STATUS column would show it, and whether it is settled
 /// (Running and Ready, or Succeeded).
@@ -132,12 +132,86 @@ pub(crate) fn superseded_pod(ix: &Index, id: ObjId) -> bool {
 type PodsByNamespace = std::collections::HashMap<Option<String>, Vec<ObjId>>;
 
 /// The pods of each namespace, read once per index.
-pub(crate) fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
+fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
     ix.once("view.podsByNamespace", || {
         let mut m = PodsByNamespace::default();
         for &p in ix.of_kind("Pod") {
             m.entry(ix.object(p).namespace.clone()).or_default().push(p);
         }
+        m
+    })
+}
+
+/// Pods by namespace and label: which pods carry `key: value`, each list in id order. A
+/// Deployment, StatefulSet or pool finds its pods by selector; reading every pod of its
+/// namespace for each one was quadratic (most of `scan` on 100,000 pods).
+#[derive(Default)]
+pub(crate) struct PodsByLabel {
+    /// (namespace, key, the value as JSON text) → pods. JSON text, so that a value compares as
+    /// serde_json compares it (`"4"` and `4` differ) without hashing a `Value`.
+    with: std::collections::HashMap<(Option<String>, String, String), Vec<ObjId>>,
+}
+
+impl PodsByLabel {
+    /// The pods of `namespace` whose label `key` is `value`.
+    pub(crate) fn with(&self, namespace: &Option<String>, key: &str, value: &Value) -> &[ObjId] {
+        let text = serde_json::to_string(value).unwrap_or_default();
+        self.with
+            .get(&(namespace.clone(), key.to_string(), text))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The pods of `namespace` that carry every `key: value` of `selector` (none for an empty
+    /// one), in id order.
+    pub(crate) fn selected(
+        &self,
+        namespace: &Option<String>,
+        selector: &Map<String, Value>,
+    ) -> Vec<ObjId> {
+        let lists: Vec<&[ObjId]> = selector
+            .iter()
+            .map(|(k, v)| self.with(namespace, k, v))
+            .collect();
+        let Some(shortest) = lists.iter().min_by_key(|l| l.len()) else {
+            return Vec::new();
+        };
+        shortest
+            .iter()
+            .copied()
+            .filter(|p| lists.iter().all(|l| l.binary_search(p).is_ok()))
+            .collect()
+    }
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct LabelsOnly {
+    metadata: LabelsMeta,
+}
+
+#[derive(serde::Deserialize, Default)]
+#[serde(default)]
+struct LabelsMeta {
+    labels: Map<String, Value>,
+}
+
+/// [`PodsByLabel`], read once per index.
+pub(crate) fn pods_by_label(ix: &Index) -> std::sync::Arc<PodsByLabel> {
+    ix.once("view.podsByLabel", || {
+        let mut m = PodsByLabel::default();
+        for &p in ix.of_kind("Pod") {
+            let ns = &ix.object(p).namespace;
+            let labels = ix
+                .typed::<LabelsOnly>(p)
+                .unwrap_or_default()
+                .metadata
+                .labels;
+            for (k, v) in labels {
+                let text = serde_json::to_string(&v).unwrap_or_default();
+                m.with.entry((ns.clone(), k, text)).or_default().push(p);
+            }
+        }
+        // Each list is in id order, as `of_kind` lists them: `selected` relies on it.
         m
     })
 }

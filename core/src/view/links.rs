@@ -821,32 +821,25 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             .take(256)
             .collect();
     }
-    let by_namespace = facts::pods_by_namespace(ix);
-    let Some(candidates) = by_namespace.get(&t.namespace) else {
-        return Vec::new();
-    };
-    let labels_of = |p: ObjId| ix.value(p).at("/metadata/labels").cloned();
+    let by_label = facts::pods_by_label(ix);
     let mut out: Vec<ObjId> = match OWNER_LABELS.iter().find(|(k, _)| *k == t.kind) {
-        Some((_, keys)) => candidates
-            .iter()
-            .copied()
-            .filter(|&p| {
-                labels_of(p).is_some_and(|l| {
-                    keys.iter()
-                        .any(|k| l.get(*k).and_then(Value::as_str) == Some(t.name.as_str()))
-                })
-            })
-            .collect(),
+        Some((_, keys)) => {
+            let name = Value::from(t.name.as_str());
+            let mut pods: Vec<ObjId> = keys
+                .iter()
+                .flat_map(|k| by_label.with(&t.namespace, k, &name))
+                .copied()
+                .collect();
+            pods.sort_unstable();
+            pods.dedup();
+            pods
+        }
         None => {
             let v = ix.value(target);
             let Some(sel) = crate::json::match_labels(&v, t.kind == "InferencePool") else {
                 return Vec::new();
             };
-            candidates
-                .iter()
-                .copied()
-                .filter(|&p| labels_of(p).is_some_and(|l| crate::json::selects(sel, l.as_object())))
-                .collect()
+            by_label.selected(&t.namespace, sel)
         }
     };
     out.sort_by(|a, b| ix.object(*a).name.cmp(&ix.object(*b).name));
