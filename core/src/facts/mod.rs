@@ -76,6 +76,23 @@ pub fn quantity_map(v: &Value) -> BTreeMap<String, f64> {
 
 use std::borrow::Cow;
 
+/// An object's JSON, wherever the view holds it: parsed aside, or as (part of) a subject.
+pub(crate) fn held<'m>(
+    map: &'m Map<String, Value>,
+    values: &'m BTreeMap<ObjId, Value>,
+    placed: &BTreeMap<ObjId, (String, Option<usize>)>,
+    id: ObjId,
+) -> Option<&'m Value> {
+    values.get(&id).or_else(|| {
+        let (subject, at) = placed.get(&id)?;
+        let v = map.get(subject)?;
+        match at {
+            Some(i) => v.get(i),
+            None => Some(v),
+        }
+    })
+}
+
 /// What a fact may look at: the index, the target and what the view linked to it.
 pub struct Ctx<'a> {
     pub ix: &'a Index,
@@ -128,7 +145,7 @@ impl<'a> Ctx<'a> {
     /// a backlog every pending Job is diagnosed, and parsing its objects once per fact that
     /// reads them was a tenth of each diagnosis.
     pub fn value(&self, id: ObjId) -> Cow<'a, Value> {
-        match crate::view::held(self.subjects, self.values, self.placed, id) {
+        match held(self.subjects, self.values, self.placed, id) {
             Some(v) => Cow::Borrowed(v),
             None => Cow::Owned(self.ix.value(id)),
         }

@@ -6,7 +6,7 @@
 use super::{SubjectRef, object_ref};
 use crate::bundle::group_of;
 use crate::diagnosis::{Missing, PodSummary};
-use crate::facts;
+use crate::facts::{self, held};
 use crate::index::{Index, ObjId, POD_GROUP_KEYS};
 use crate::json::At as _;
 use crate::json::{label, request_device_classes, str_at};
@@ -26,23 +26,6 @@ pub(super) struct Builder<'a> {
     pub(super) ids: BTreeMap<String, Vec<ObjId>>,
     pub(super) missing: Vec<Missing>,
     pub(super) event_sources: Vec<ObjId>,
-}
-
-/// An object's JSON, wherever the view holds it: parsed aside, or as (part of) a subject.
-pub(crate) fn held<'m>(
-    map: &'m Map<String, Value>,
-    values: &'m BTreeMap<ObjId, Value>,
-    placed: &BTreeMap<ObjId, (String, Option<usize>)>,
-    id: ObjId,
-) -> Option<&'m Value> {
-    values.get(&id).or_else(|| {
-        let (subject, at) = placed.get(&id)?;
-        let v = map.get(subject)?;
-        match at {
-            Some(i) => v.get(i),
-            None => Some(v),
-        }
-    })
 }
 
 static NULL: Value = Value::Null;

@@ -8,7 +8,6 @@
 //! table over them.
 
 mod links;
-pub(crate) use links::held;
 
 use crate::diagnosis::{Missing, ObjectRef, PodSummary};
 use crate::facts;
@@ -82,7 +81,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
         pod_summaries,
         queues,
     } = links::link(ix, target);
-    let state = match links::held(&b.map, &b.values, &b.placed, target) {
+    let state = match facts::held(&b.map, &b.values, &b.placed, target) {
         Some(tv) => facts::work::judge(ix, target, tv, &pods),
         None => facts::work::judge(ix, target, &ix.value(target), &pods),
     };
