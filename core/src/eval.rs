@@ -61,12 +61,7 @@ pub fn walk<'v>(view: &'v Value, steps: &[Step]) -> Option<&'v Value> {
             Step::Name(n) => at.as_object()?.get(n)?,
             Step::Index(i) => {
                 let a = at.as_array()?;
-                let i = if *i < 0 {
-                    a.len().checked_sub(i.unsigned_abs() as usize)?
-                } else {
-                    *i as usize
-                };
-                a.get(i)?
+                a.get(crate::walk::element(a.len(), *i)?)?
             }
         };
     }
@@ -100,41 +95,68 @@ pub fn normalized(view: &Value, steps: &[Step]) -> String {
     out
 }
 
+/// What a test keeps of the values its path yields: whether any satisfies it, at most
+/// [`MAX_EVIDENCE_PER_TEST`] of those as evidence (a path is written only for these), and all
+/// of them under its capture. One for every way a path is walked.
+struct Kept<'t> {
+    test: &'t Test,
+    found: Match,
+    any: bool,
+}
+
+impl<'t> Kept<'t> {
+    fn new(test: &'t Test) -> Kept<'t> {
+        Kept {
+            test,
+            found: Match::default(),
+            any: false,
+        }
+    }
+
+    fn offer(&mut self, v: &Value, path: impl FnOnce() -> String) {
+        let t = self.test;
+        if !holds(&t.op, v) {
+            return;
+        }
+        self.any = true;
+        if t.evidence && self.found.evidence.len() < MAX_EVIDENCE_PER_TEST {
+            self.found.evidence.push((path(), v.clone()));
+        }
+        if let Some(cap) = &t.capture {
+            self.found
+                .captures
+                .entry(cap.clone())
+                .or_default()
+                .push(v.clone());
+        }
+    }
+
+    fn done(self) -> Option<Match> {
+        self.any.then_some(self.found)
+    }
+}
+
 fn eval_test(t: &Test, view: &Value) -> Option<Match> {
     if let Some(steps) = &t.steps {
         let hit = walk(view, steps);
         if let Op::Exists(false) = t.op {
             return hit.is_none().then(Match::default);
         }
-        let v = hit.filter(|v| holds(&t.op, v))?;
-        let mut m = Match::default();
-        if t.evidence {
-            m.evidence.push((normalized(view, steps), v.clone()));
+        let mut kept = Kept::new(t);
+        if let Some(v) = hit {
+            kept.offer(v, || normalized(view, steps));
         }
-        if let Some(cap) = &t.capture {
-            m.captures.insert(cap.clone(), vec![v.clone()]);
-        }
-        return Some(m);
+        return kept.done();
     }
     if let Some(walk) = &t.walk {
         if let Op::Exists(false) = t.op {
             return (!walk.any(view)).then(Match::default);
         }
-        let mut m = Match::default();
-        let mut any = false;
+        let mut kept = Kept::new(t);
         walk.each(view, &mut |trail, v| {
-            if !holds(&t.op, v) {
-                return;
-            }
-            any = true;
-            if t.evidence && m.evidence.len() < MAX_EVIDENCE_PER_TEST {
-                m.evidence.push((crate::walk::normalized(trail), v.clone()));
-            }
-            if let Some(cap) = &t.capture {
-                m.captures.entry(cap.clone()).or_default().push(v.clone());
-            }
+            kept.offer(v, || crate::walk::normalized(trail))
         });
-        return any.then_some(m);
+        return kept.done();
     }
     general(t, view)
 }
@@ -149,24 +171,11 @@ fn general(t: &Test, view: &Value) -> Option<Match> {
     if let Op::Exists(false) = t.op {
         return hits.is_empty().then(Match::default);
     }
-    let mut m = Match::default();
-    let mut any = false;
+    let mut kept = Kept::new(t);
     for h in hits {
-        if !holds(&t.op, h.val) {
-            continue;
-        }
-        any = true;
-        if t.evidence && m.evidence.len() < MAX_EVIDENCE_PER_TEST {
-            m.evidence.push((h.path.clone(), h.val.clone()));
-        }
-        if let Some(cap) = &t.capture {
-            m.captures
-                .entry(cap.clone())
-                .or_default()
-                .push(h.val.clone());
-        }
+        kept.offer(h.val, || h.path.clone());
     }
-    any.then_some(m)
+    kept.done()
 }
 
 #[cfg(not(feature = "rule-authoring"))]

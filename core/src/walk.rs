@@ -11,10 +11,10 @@
 //! comparisons between a member path of `@` and a literal, existence tests of a member path of
 //! `@`, and `search`/`match` of a member path of `@` against a literal pattern (compiled once,
 //! where the general engine compiles it for every candidate). Anything else (slices,
-//! descendants, other functions, `$` inside a filter) stays with the general engine. Comparisons follow that engine exactly: numbers are equal within
-//! `f64::EPSILON`, a missing member equals nothing but another missing member (so
-//! `@.state != 'Ready'` holds where there is no `state`), and `<` orders two numbers or two
-//! strings and is false for anything else. `tests/view_paths.rs` holds the two engines to the
+//! descendants, other functions, `$` inside a filter) stays with the general engine.
+//! Comparisons follow that engine exactly: numbers are equal within `f64::EPSILON`, a missing
+//! member equals nothing but another missing member (so `@.state != 'Ready'` holds where there
+//! is no `state`), and `<` orders two numbers or two strings and is false for anything else. `tests/view_paths.rs` holds the two engines to the
 //! same hits, paths and values on every rule path over every case's view.
 
 use jsonpath_rust::parser::model::{
@@ -244,15 +244,11 @@ fn descend<'v>(
             }
         }
         Seg::Index(i) => {
-            if let Some(a) = at.as_array() {
-                let i = if *i < 0 {
-                    a.len().checked_sub(i.unsigned_abs() as usize)
-                } else {
-                    Some(*i as usize)
-                };
-                if let Some((i, v)) = i.and_then(|i| Some((i, a.get(i)?))) {
-                    child(Part::Index(i), v, trail);
-                }
+            if let Some(a) = at.as_array()
+                && let Some(i) = element(a.len(), *i)
+                && let Some(v) = a.get(i)
+            {
+                child(Part::Index(i), v, trail);
             }
         }
         Seg::Wildcard | Seg::Filter(_) => {
@@ -278,6 +274,16 @@ fn descend<'v>(
                 _ => {}
             }
         }
+    }
+}
+
+/// The position a JSONPath index (negative: from the end) names in an array of `len` elements;
+/// None when a negative one reaches before the first (one past the end is for `get` to refuse).
+pub(crate) fn element(len: usize, index: i64) -> Option<usize> {
+    if index < 0 {
+        len.checked_sub(index.unsigned_abs() as usize)
+    } else {
+        Some(index as usize)
     }
 }
 
