@@ -703,7 +703,6 @@ to scan: a row per node per pod, copied twice, and every message hashing thousan
 now keep ten rows per distinct taint (every node still named): 0.78 s, identical report. The same with the device \
 plugin down on 3,000 nodes took 2.0 s, mostly JSONPath building a path string for each of thousands of hits: the rule now reads a per-index fact of the silent nodes' labels, 1.15 s. No rule reads `gpuLabelledNodes` any more: it is gone from the view, and with it the lending of cluster-sized facts to views (`view::Lender`, above).\n\n";
 
-/// Decisions the figures above rest on, measured once (2026-11-29, same machine, same run each).
 /// Issue 16's before and after, measured on 2026-12-03 (see its closing note).
 const SHAPES_BEFORE_AFTER: &str = "## Before and after the backlog work (issue 16)\n\
 \n\
@@ -735,6 +734,7 @@ What remains, for the backlog (profile at 250 nodes / 5,000 pods after the chang
 \n\
 ";
 
+/// Decisions the figures above rest on, measured once (2026-11-29, same machine, same run each).
 const NOTES: &str = "## What is in the module\n\n\
 The npm package's module must stay at or under 900 KiB (921,600 B) gzipped, issue 16's \"900 KB\" in the binary units it measures the old 1 MiB budget in (`cargo xtask wasm` fails above it); until 2026-12-03 the check stopped at 900,000 B. Measured on 2026-12-01 on the shared 2-core machine (load 5 to 7 from other builds): gzip -9 of the module after wasm-bindgen (names removed); speed in Node against the \"s\" build of the same core, in the same process, best of 6 to 10 interleaved rounds (ranges where two runs differed): every scenario scanned, and `diagnose` and `scan` of a 20 MB `gen-cluster` bundle.\n\n\
 With the core of issue 16's first merge:\n\n\
