@@ -204,31 +204,37 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 threads: args.input.threads,
             };
             let namespace = namespace.as_deref();
-            if let ScanFormat::Json = args.output {
+            let scan = || layer_core::target::scan_namespace(&engine, &ix, &opts, namespace);
+            let (body, report) = match args.output {
                 // Each diagnosis is written as JSON on the thread that made it, and the report
                 // streamed: a backlog's report is larger than its bundle.
-                let report = layer_core::target::scan_json(&engine, &ix, &opts, namespace);
-                let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
-                written(
-                    report
-                        .write_pretty(&mut w)
-                        .and_then(|()| w.write_all(b"\n"))
-                        .and_then(|()| w.flush()),
-                )?;
-                let worst = report.parts().iter().map(|p| exit_for(p.state)).max();
-                return Ok(worst.unwrap_or(0));
-            }
-            let report = layer_core::target::scan_namespace(&engine, &ix, &opts, namespace);
-            match args.output {
-                ScanFormat::Text => write(out, &render::scan_text(&report, style))?,
-                ScanFormat::Markdown => write(out, &render::scan_markdown(&report))?,
-                // Written above without the diagnoses as values; the same bytes either way.
-                ScanFormat::Json => stream_json(out, &report)?,
-                ScanFormat::Prometheus => {
-                    let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());
-                    write(out, &metrics::exposition(&report, ix.len(), unreadable))?
+                ScanFormat::Json => {
+                    let report = layer_core::target::scan_json(&engine, &ix, &opts, namespace);
+                    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+                    written(
+                        report
+                            .write_pretty(&mut w)
+                            .and_then(|()| w.write_all(b"\n"))
+                            .and_then(|()| w.flush()),
+                    )?;
+                    let worst = report.parts().iter().map(|p| exit_for(p.state)).max();
+                    return Ok(worst.unwrap_or(0));
                 }
-            }
+                ScanFormat::Text => {
+                    let report = scan();
+                    (render::scan_text(&report, style), report)
+                }
+                ScanFormat::Markdown => {
+                    let report = scan();
+                    (render::scan_markdown(&report), report)
+                }
+                ScanFormat::Prometheus => {
+                    let report = scan();
+                    let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());
+                    (metrics::exposition(&report, ix.len(), unreadable), report)
+                }
+            };
+            write(out, &body)?;
             let worst = report
                 .diagnoses
                 .iter()
@@ -428,16 +434,6 @@ fn exit_for(state: LayerState) -> u8 {
         LayerState::Blocked | LayerState::Warn => 1,
         _ => 0,
     }
-}
-
-/// `v` as pretty JSON and a newline, written as it is serialized.
-fn stream_json<T: serde::Serialize + ?Sized>(out: &mut dyn Write, v: &T) -> Result<(), Failure> {
-    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
-    let done = serde_json::to_writer_pretty(&mut w, v)
-        .map_err(std::io::Error::from)
-        .and_then(|()| w.write_all(b"\n"))
-        .and_then(|()| w.flush());
-    written(done)
 }
 
 /// The outcome of writing the output. A closed pipe (`| head`) is not an error.
