@@ -76,21 +76,44 @@ pub fn quantity_map(v: &Value) -> BTreeMap<String, f64> {
 
 use std::borrow::Cow;
 
-/// An object's JSON, wherever the view holds it: parsed aside, or as (part of) a subject.
-pub(crate) fn held<'m>(
-    map: &'m Map<String, Value>,
-    values: &'m BTreeMap<ObjId, Value>,
-    placed: &BTreeMap<ObjId, (String, Option<usize>)>,
-    id: ObjId,
-) -> Option<&'m Value> {
-    values.get(&id).or_else(|| {
-        let (subject, at) = placed.get(&id)?;
-        let v = map.get(subject)?;
-        match at {
-            Some(i) => v.get(i),
-            None => Some(v),
+/// The objects a view has parsed: those not (yet) a subject, and where each one that became
+/// a subject sits among the subjects (the subject, and the index in a list subject). A subject
+/// takes its object's JSON rather than a copy, and each object is parsed once per view.
+#[derive(Default)]
+pub(crate) struct Parsed {
+    pub(crate) aside: BTreeMap<ObjId, Value>,
+    pub(crate) placed: BTreeMap<ObjId, (String, Option<usize>)>,
+}
+
+impl Parsed {
+    /// An object's JSON, wherever the view holds it.
+    pub(crate) fn get<'m>(
+        &'m self,
+        subjects: &'m Map<String, Value>,
+        id: ObjId,
+    ) -> Option<&'m Value> {
+        self.aside.get(&id).or_else(|| {
+            let (subject, at) = self.placed.get(&id)?;
+            let v = subjects.get(subject)?;
+            match at {
+                Some(i) => v.get(i),
+                None => Some(v),
+            }
+        })
+    }
+
+    /// [`Parsed::get`], else the object read from the index.
+    pub(crate) fn value<'m>(
+        &'m self,
+        subjects: &'m Map<String, Value>,
+        ix: &Index,
+        id: ObjId,
+    ) -> Cow<'m, Value> {
+        match self.get(subjects, id) {
+            Some(v) => Cow::Borrowed(v),
+            None => Cow::Owned(ix.value(id)),
         }
-    })
+    }
 }
 
 /// What a fact may look at: the index, the target and what the view linked to it.
@@ -105,11 +128,9 @@ pub struct Ctx<'a> {
     pub subjects: &'a Map<String, Value>,
     /// The objects of each subject, as the view linked them.
     pub ids: &'a BTreeMap<String, Vec<ObjId>>,
-    /// The objects the view parsed while linking and did not make subjects, and where those
-    /// it did sit among the subjects: facts read these rather than parse the same object
-    /// again ([`Ctx::value`]).
-    pub values: &'a BTreeMap<ObjId, Value>,
-    pub placed: &'a BTreeMap<ObjId, (String, Option<usize>)>,
+    /// The objects the view parsed while linking: facts read these rather than parse the same
+    /// object again ([`Ctx::value`]).
+    pub(crate) parsed: &'a Parsed,
     /// The objects the work is made of, target first (what the signals are read from).
     pub linked: &'a [ObjId],
     /// The LocalQueue and ClusterQueue the work names, as the view linked them.
@@ -145,10 +166,7 @@ impl<'a> Ctx<'a> {
     /// a backlog every pending Job is diagnosed, and parsing its objects once per fact that
     /// reads them was a tenth of each diagnosis.
     pub fn value(&self, id: ObjId) -> Cow<'a, Value> {
-        match held(self.subjects, self.values, self.placed, id) {
-            Some(v) => Cow::Borrowed(v),
-            None => Cow::Owned(self.ix.value(id)),
-        }
+        self.parsed.value(self.subjects, self.ix, id)
     }
 
     /// The representative pod's JSON: the view's copy when it holds one, else read from the

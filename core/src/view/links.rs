@@ -6,7 +6,7 @@
 use super::{SubjectRef, object_ref};
 use crate::bundle::group_of;
 use crate::diagnosis::{Missing, PodSummary};
-use crate::facts::{self, held};
+use crate::facts::{self, Parsed};
 use crate::index::{Index, ObjId, POD_GROUP_KEYS};
 use crate::json::At as _;
 use crate::json::{label, request_device_classes, str_at};
@@ -17,11 +17,8 @@ pub(super) struct Builder<'a> {
     pub(super) ix: &'a Index,
     pub(super) map: Map<String, Value>,
     pub(super) refs: BTreeMap<String, SubjectRef>,
-    /// Objects parsed while linking that are not a subject (yet).
-    pub(super) values: BTreeMap<ObjId, Value>,
-    /// Where each object that became a subject sits in `map`: the subject, and the index in
-    /// a list subject. A subject takes its object's JSON rather than a copy of it.
-    pub(super) placed: BTreeMap<ObjId, (String, Option<usize>)>,
+    /// The objects parsed so far, aside or as subjects of `map`.
+    pub(super) parsed: Parsed,
     /// The objects of each subject, as linked: facts and the signals read them by id.
     pub(super) ids: BTreeMap<String, Vec<ObjId>>,
     pub(super) missing: Vec<Missing>,
@@ -33,22 +30,19 @@ static NULL: Value = Value::Null;
 impl Builder<'_> {
     /// An object's JSON, parsed once per view.
     pub(super) fn value(&mut self, id: ObjId) -> &Value {
-        if !self.values.contains_key(&id) && !self.placed.contains_key(&id) {
+        if self.parsed.get(&self.map, id).is_none() {
             let v = self.ix.value(id);
-            self.values.insert(id, v);
+            self.parsed.aside.insert(id, v);
         }
-        held(&self.map, &self.values, &self.placed, id).unwrap_or(&NULL)
+        self.parsed.get(&self.map, id).unwrap_or(&NULL)
     }
 
     /// An object's JSON to become a subject: moved out when parsed aside, copied when it is
     /// already another subject (a pod is both `target` and `pod`).
     fn take(&mut self, id: ObjId) -> Value {
-        if let Some(v) = self.values.remove(&id) {
-            return v;
-        }
-        match held(&self.map, &self.values, &self.placed, id) {
-            Some(v) => v.clone(),
-            None => self.ix.value(id),
+        match self.parsed.aside.remove(&id) {
+            Some(v) => v,
+            None => self.parsed.value(&self.map, self.ix, id).into_owned(),
         }
     }
 
@@ -58,7 +52,10 @@ impl Builder<'_> {
         }
         let v = self.take(id);
         self.map.insert(subject.into(), v);
-        self.placed.entry(id).or_insert((subject.into(), None));
+        self.parsed
+            .placed
+            .entry(id)
+            .or_insert((subject.into(), None));
         self.refs
             .insert(subject.into(), SubjectRef::One(object_ref(self.ix, id)));
         self.ids.insert(subject.into(), vec![id]);
@@ -71,7 +68,10 @@ impl Builder<'_> {
         let vals: Vec<Value> = ids.iter().map(|&id| self.take(id)).collect();
         self.map.insert(subject.into(), Value::Array(vals));
         for (i, &id) in ids.iter().enumerate() {
-            self.placed.entry(id).or_insert((subject.into(), Some(i)));
+            self.parsed
+                .placed
+                .entry(id)
+                .or_insert((subject.into(), Some(i)));
         }
         self.refs.insert(
             subject.into(),
@@ -141,8 +141,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         ix,
         map: Map::new(),
         refs: BTreeMap::new(),
-        values: BTreeMap::new(),
-        placed: BTreeMap::new(),
+        parsed: Parsed::default(),
         ids: BTreeMap::new(),
         missing: Vec::new(),
         event_sources: Vec::new(),

@@ -81,10 +81,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
         pod_summaries,
         queues,
     } = links::link(ix, target);
-    let state = match facts::held(&b.map, &b.values, &b.placed, target) {
-        Some(tv) => facts::work::judge(ix, target, tv, &pods),
-        None => facts::work::judge(ix, target, &ix.value(target), &pods),
-    };
+    let state = facts::work::judge(ix, target, &b.parsed.value(&b.map, ix, target), &pods);
     let linked = links::linked_objects(ix, target, pod, &chain, &b.ids);
 
     // The facts, stage by stage: each stage reads the subjects and the facts of the stages
@@ -103,8 +100,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
             pods: &pods,
             subjects: &b.map,
             ids: &b.ids,
-            values: &b.values,
-            placed: &b.placed,
+            parsed: &b.parsed,
             linked: &linked,
             queues: &queues,
             state: &state,

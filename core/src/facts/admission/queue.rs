@@ -105,10 +105,6 @@ struct Line {
 }
 
 impl Line {
-    fn push(&mut self, w: InLine) {
-        self.entries.push(w);
-    }
-
     /// Oldest first, then each Workload's creation times (ascending, as the entries are).
     fn sort(&mut self) {
         self.entries
@@ -138,12 +134,14 @@ fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
                     .by_cluster_queue
                     .entry(cq.clone())
                     .or_default()
+                    .entries
                     .push(entry());
             }
             lines
                 .by_local_queue
                 .entry((w.namespace.clone(), w.queue.clone()))
                 .or_default()
+                .entries
                 .push(entry());
         }
         for line in lines
