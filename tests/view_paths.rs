@@ -8,6 +8,33 @@ use crate::support;
 use serde_json::Value;
 use std::collections::BTreeSet;
 
+/// The view of every case's target (scenario targets and real incidents): the case's name,
+/// the target, the view.
+fn case_views() -> Vec<(String, String, Value)> {
+    crate::verdicts::cases()
+        .into_iter()
+        .map(|(name, ix, target)| {
+            let spec = layer_core::TargetSpec::parse(&target, None);
+            let id = layer_core::target::resolve(&ix, &spec).expect("targets resolve");
+            let view = layer_core::view::build(&ix, id, None).value;
+            (name, target, view)
+        })
+        .collect()
+}
+
+/// The built-in rules' path tests that `pick` chooses.
+fn builtin_tests(
+    engine: &layer_core::Engine,
+    pick: fn(&layer_core::rule::Test) -> bool,
+) -> Vec<&layer_core::rule::Test> {
+    engine
+        .rules()
+        .iter()
+        .flat_map(|r| r.when.tests())
+        .filter(|t| pick(t))
+        .collect()
+}
+
 /// Key paths of a JSON value: `facts.resources[].name`, array elements folded into `[]`.
 fn keys(v: &Value, at: &str, out: &mut BTreeSet<String>) {
     match v {
@@ -115,10 +142,8 @@ fn named_keys(path: &str) -> Vec<String> {
 fn every_key_a_rule_names_appears_in_some_view() {
     let mut seen = BTreeSet::new();
     let mut views = 0;
-    for (_, ix, target) in crate::verdicts::cases() {
-        let id = layer_core::target::resolve(&ix, &layer_core::TargetSpec::parse(&target, None))
-            .expect("targets resolve");
-        keys(&layer_core::view::build(&ix, id, None).value, "", &mut seen);
+    for (_, _, view) in case_views() {
+        keys(&view, "", &mut seen);
         views += 1;
     }
     // The views of work `fit` placed, which the fit rules read.
@@ -220,10 +245,7 @@ fn named_keys_reads_dots_brackets_and_filters() {
 #[test]
 fn the_catalog_lists_exactly_the_facts_views_hold() {
     let want: BTreeSet<&str> = layer_core::facts::FACTS.iter().map(|f| f.name).collect();
-    for (name, ix, target) in crate::verdicts::cases() {
-        let spec = layer_core::TargetSpec::parse(&target, None);
-        let id = layer_core::target::resolve(&ix, &spec).expect("targets resolve");
-        let view = layer_core::view::build(&ix, id, None).value;
+    for (name, target, view) in case_views() {
         let facts = view["facts"].as_object().expect("facts");
         let mut have: BTreeSet<&str> = facts.keys().map(String::as_str).collect();
         // The engine adds where "now" came from once it has chosen the time (Engine::evaluate).
@@ -334,33 +356,26 @@ fn a_misspelt_fact_field_fails_to_load_with_rule_and_path_named() {
 #[test]
 fn plain_paths_walk_like_the_jsonpath_engine() {
     let engine = layer_core::Engine::builtin().expect("the built-in rules load");
-    let tests: Vec<&layer_core::rule::Test> = engine
-        .rules()
-        .iter()
-        .flat_map(|r| r.when.tests())
-        .filter(|t| t.steps.is_some())
-        .collect();
+    let tests = builtin_tests(&engine, |t| t.steps.is_some());
     assert!(tests.len() > 300, "only {} plain paths", tests.len());
     let check = |view: &Value, t: &layer_core::rule::Test| {
         let steps = t.steps.as_deref().expect("plain");
-        let general = jsonpath_rust::query::js_path_process(&t.path, view).unwrap_or_default();
         let fast = layer_core::eval::walk(view, steps)
             .map(|v| (layer_core::eval::normalized(view, steps), v.clone()));
-        let general: Option<(String, Value)> =
-            general.first().map(|h| (h.path.clone(), h.val.clone()));
-        assert_eq!(fast, general, "{}", t.source);
+        assert_eq!(
+            fast,
+            general(&t.path, view).into_iter().next(),
+            "{}",
+            t.source
+        );
     };
-    let mut views = 0;
-    for (_, ix, target) in crate::verdicts::cases() {
-        let id = layer_core::target::resolve(&ix, &layer_core::TargetSpec::parse(&target, None))
-            .expect("targets resolve");
-        let view = layer_core::view::build(&ix, id, None).value;
+    let views = case_views();
+    for (_, _, view) in &views {
         for t in &tests {
-            check(&view, t);
+            check(view, t);
         }
-        views += 1;
     }
-    assert!(views > 50);
+    assert!(views.len() > 50);
     let odd = serde_json::json!({"a": {"it's \\ \n\u{1}": [1, {"b": 2}]}});
     for path in [
         "$.a['it\\'s \\\\ \\n\\u0001'][1].b",
@@ -369,14 +384,9 @@ fn plain_paths_walk_like_the_jsonpath_engine() {
     ] {
         let parsed = jsonpath_rust::parser::parse_json_path(path).expect("parses");
         let steps = layer_core::rule::plain_steps(&parsed).expect("plain");
-        let general = jsonpath_rust::query::js_path_process(&parsed, &odd).unwrap_or_default();
         let fast = layer_core::eval::walk(&odd, &steps)
             .map(|v| (layer_core::eval::normalized(&odd, &steps), v.clone()));
-        assert_eq!(
-            fast,
-            general.first().map(|h| (h.path.clone(), h.val.clone())),
-            "{path}"
-        );
+        assert_eq!(fast, general(&parsed, &odd).into_iter().next(), "{path}");
     }
 }
 
@@ -420,29 +430,24 @@ fn every_builtin_path_is_plain_or_walked() {
 #[test]
 fn walked_paths_find_what_the_jsonpath_engine_finds() {
     let engine = layer_core::Engine::builtin().expect("the built-in rules load");
-    let tests: Vec<&layer_core::rule::Test> = engine
-        .rules()
-        .iter()
-        .flat_map(|r| r.when.tests())
-        .filter(|t| t.walk.is_some())
-        .collect();
+    let tests = builtin_tests(&engine, |t| t.walk.is_some());
     // Most paths with a wildcard or a filter compile; a change that quietly sends them all
     // back to the general engine shows here.
     assert!(tests.len() > 200, "only {} walked paths", tests.len());
-    let mut views = 0;
+    let views = case_views();
     let mut hits = 0;
-    for (_, ix, target) in crate::verdicts::cases() {
-        let id = layer_core::target::resolve(&ix, &layer_core::TargetSpec::parse(&target, None))
-            .expect("targets resolve");
-        let view = layer_core::view::build(&ix, id, None).value;
+    for (_, _, view) in &views {
         for t in &tests {
-            let fast = walked(t.walk.as_ref().expect("walked"), &view);
-            assert_eq!(fast, general(&t.path, &view), "{}", t.source);
+            let fast = walked(t.walk.as_ref().expect("walked"), view);
+            assert_eq!(fast, general(&t.path, view), "{}", t.source);
             hits += fast.len();
         }
-        views += 1;
     }
-    assert!(views > 50 && hits > 1_000, "{views} views, {hits} hits");
+    assert!(
+        views.len() > 50 && hits > 1_000,
+        "{} views, {hits} hits",
+        views.len()
+    );
 
     // What the cases may not hold: filters over an object's members, a missing member against
     // `!=`, numbers written two ways, negation, existence of a null, literals on the left,
