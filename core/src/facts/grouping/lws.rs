@@ -237,18 +237,20 @@ fn recreate_events(ix: &Index, id: ObjId, leader: Option<ObjId>) -> u64 {
 /// leader's name, and LWS makes worker sets for it in turn, recursively.
 fn nested_worker_sets(ix: &Index, lws: &str, ns: Option<&str>) -> Vec<String> {
     let prefix = format!("{lws}-");
+    // Named like one first: reading a StatefulSet's labels parses it, and a cluster has many.
+    let named_like_one = |n: &str| {
+        n.strip_prefix(&prefix).is_some_and(|rest| {
+            let parts: Vec<&str> = rest.split('-').collect();
+            parts.len() >= 2 && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
     let mut out: Vec<String> = ix
         .of_kind("StatefulSet")
         .iter()
         .filter(|&&id| ix.object(id).namespace.as_deref() == ns)
+        .filter(|&&id| named_like_one(&ix.object(id).name))
         .filter(|&&id| label(&ix.value(id), "leaderworkerset.sigs.k8s.io/name") == Some(lws))
         .map(|&id| ix.object(id).name.clone())
-        .filter(|n| {
-            n.strip_prefix(&prefix).is_some_and(|rest| {
-                let parts: Vec<&str> = rest.split('-').collect();
-                parts.len() >= 2 && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()))
-            })
-        })
         .collect();
     out.sort();
     out
