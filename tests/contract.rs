@@ -510,7 +510,7 @@ fn fake_gpu_facts_share_the_configured_pool_label() {
        "status":{"phase":"Pending"}}]}"#;
     let ix = Index::new(Bundle::parse(text).unwrap());
     let id = layer_core::target::resolve(&ix, &TargetSpec::parse("pod/p", Some("ml"))).unwrap();
-    let view = layer_core::view::build(&ix, id, None).value;
+    let view = layer_core::view::build(&ix, id, None).into_value();
     assert_eq!(
         view["facts"]["fakeGpu"]["poolLabelKey"],
         "example.com/gpu-pool"

@@ -16,7 +16,7 @@ fn case_views() -> Vec<(String, String, Value)> {
         .map(|(name, ix, target)| {
             let spec = layer_core::TargetSpec::parse(&target, None);
             let id = layer_core::target::resolve(&ix, &spec).expect("targets resolve");
-            let view = layer_core::view::build(&ix, id, None).value;
+            let view = layer_core::view::build(&ix, id, None).into_value();
             (name, target, view)
         })
         .collect()
@@ -394,7 +394,8 @@ fn plain_paths_walk_like_the_jsonpath_engine() {
 fn walked(walk: &layer_core::walk::Walk, view: &Value) -> Vec<(String, Value)> {
     let mut hits = Vec::new();
     walk.each(view, &mut |trail, v| {
-        hits.push((layer_core::walk::normalized(trail), v.clone()))
+        hits.push((layer_core::walk::normalized(trail), v.clone()));
+        true
     });
     hits
 }

@@ -19,7 +19,7 @@
 //! - A blocked verdict's `outlook` (does waiting help?) is the deciding rule's `outlook:`.
 
 use crate::diagnosis::*;
-use crate::eval::{Match, eval};
+use crate::eval::{Captured, Match, eval};
 use crate::index::{Index, ObjId};
 use crate::lang::Lang;
 use crate::layer::{Layer, LayerState, Severity};
@@ -70,10 +70,10 @@ pub struct Engine {
 struct Fired<'r> {
     rule: &'r Rule,
     /// What matched; its captures are in `vars`.
-    m: Match,
+    m: Match<'r>,
     /// The rule's captures, and its `absent` words for names neither they nor the built-ins
     /// hold. The built-ins stay in one map per diagnosis ([`Fired::vars`] looks there next).
-    vars: BTreeMap<String, Vec<Value>>,
+    vars: Captures<'r>,
     builtins: &'r Vars,
     /// The rule's commands, rendered; those naming an absent value are left out.
     next: Vec<String>,
@@ -81,9 +81,18 @@ struct Fired<'r> {
 
 type Vars = BTreeMap<String, Vec<Value>>;
 
+/// A rule's captures, by name.
+struct Captures<'v>(BTreeMap<String, Captured<'v>>);
+
+impl crate::template::Vars for Captures<'_> {
+    fn values(&self, name: &str) -> Option<crate::template::Values<'_>> {
+        self.0.get(name).map(Captured::values)
+    }
+}
+
 impl Fired<'_> {
     /// The names this rule's texts see: its captures, then the diagnosis's built-ins.
-    fn vars(&self) -> (&Vars, &Vars) {
+    fn vars(&self) -> (&Captures<'_>, &Vars) {
         (&self.vars, self.builtins)
     }
 }
@@ -262,14 +271,19 @@ impl Engine {
     fn diagnose_view(&self, ix: &Index, view: &View, now: Option<Now>) -> (Diagnosis, Vec<String>) {
         let t = ix.object(view.target);
         let builtins = builtins(ix, view);
+        let scope = crate::eval::Scope {
+            root: &view.value,
+            lent: view.lent(),
+        };
         let mut fired: Vec<Fired> = Vec::new();
         for rule in &self.rules {
             if !rule.applies_to.iter().all(|s| view.has(s)) {
                 continue;
             }
-            if let Some(mut m) = eval(&rule.when, &view.value) {
-                let mut vars = std::mem::take(&mut m.captures);
-                let known = |vars: &Vars, k: &str| vars.contains_key(k) || builtins.contains_key(k);
+            if let Some(mut m) = eval(&rule.when, &scope) {
+                let mut vars = Captures(std::mem::take(&mut m.captures));
+                let known =
+                    |vars: &Captures, k: &str| vars.0.contains_key(k) || builtins.contains_key(k);
                 let unknown: Vec<&str> = rule
                     .absent
                     .keys()
@@ -289,7 +303,10 @@ impl Engine {
                     .collect();
                 for (k, words) in &rule.absent {
                     if !known(&vars, k) {
-                        vars.insert(k.clone(), vec![Value::String(words.clone())]);
+                        vars.0.insert(
+                            k.clone(),
+                            Captured::Words(vec![Value::String(words.clone())]),
+                        );
                     }
                 }
                 fired.push(Fired {
@@ -918,5 +935,75 @@ mod builtin_tests {
     fn builtin_rules_load() {
         let e = super::Engine::builtin().unwrap_or_else(|e| panic!("{e}"));
         assert!(!e.rules().is_empty());
+    }
+
+    /// The view of the pending pod `ml/train`.
+    fn silent_nodes_view(ix: &crate::Index) -> crate::view::View {
+        let id = ix.get("", "Pod", Some("ml"), "train").expect("the pod");
+        crate::view::build(ix, id, None)
+    }
+
+    #[test]
+    fn a_capture_of_a_list_on_loan_holds_what_the_same_list_found_would() {
+        // Twelve nodes labelled with GPUs that advertise none, and a pod waiting for one: the
+        // silent nodes are on loan in its view.
+        let items: Vec<serde_json::Value> = (0..12)
+            .map(|i| {
+                serde_json::json!({"apiVersion": "v1", "kind": "Node",
+                    "metadata": {"name": format!("gpu-{i:02}"), "labels": {"nvidia.com/gpu.present": "true"}},
+                    "status": {"allocatable": {"cpu": "8"}, "capacity": {"cpu": "8"}}})
+            })
+            .chain([serde_json::json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": "train", "namespace": "ml"},
+                "spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+                "status": {"phase": "Pending"}})])
+            .collect();
+        let text =
+            serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+        let ix = crate::Index::new(crate::Bundle::parse(text).expect("parses"));
+        let view = silent_nodes_view(&ix);
+        let builtin = crate::embedded::RULES
+            .iter()
+            .find(|r| r.path == "device/gpu-not-advertised.yaml")
+            .expect("the rule is built in");
+        let rule = crate::rule::Rule::load_builtin(builtin.path, builtin.text, builtin.paths)
+            .expect("loads");
+        let lent = crate::eval::Scope {
+            root: &view.value,
+            lent: view.lent(),
+        };
+        assert!(!lent.lent.is_empty(), "the silent nodes are on loan");
+        let held = crate::eval::Scope {
+            root: &view.value,
+            lent: Vec::new(),
+        };
+        let (on_loan, found) = (
+            crate::eval::eval(&rule.when, &lent).expect("fires"),
+            crate::eval::eval(&rule.when, &held).expect("fires"),
+        );
+        assert_eq!(on_loan.evidence, found.evidence);
+        assert_eq!(
+            on_loan
+                .evidence
+                .iter()
+                .filter(|(p, _)| p.contains("silentDetail"))
+                .count(),
+            crate::eval::MAX_EVIDENCE_PER_TEST
+        );
+        let values = |m: &crate::eval::Match, name: &str| -> Vec<serde_json::Value> {
+            m.captures[name].values().iter().cloned().collect()
+        };
+        for name in ["nodes", "nodeNames", "labels", "request"] {
+            assert_eq!(values(&on_loan, name), values(&found, name), "{name}");
+        }
+        assert_eq!(values(&on_loan, "nodeNames").len(), 12);
+        assert!(matches!(
+            on_loan.captures["nodeNames"],
+            crate::eval::Captured::Lent(..)
+        ));
+        assert!(matches!(
+            found.captures["nodeNames"],
+            crate::eval::Captured::Found(..)
+        ));
     }
 }

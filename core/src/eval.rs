@@ -2,25 +2,104 @@
 //! what matched (evidence paths and captured values). Tests are existential: a test on a path
 //! holds when any value the path yields satisfies it; `exists: false` holds when none exists.
 
+use crate::lend::Shared;
 use crate::quantity;
 use crate::rule::{Cmp, Cond, Op, Step, Test};
+use crate::template::Values;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// At most this many evidence entries per test; a path over 10,000 conditions must not flood
 /// the output.
-const MAX_EVIDENCE_PER_TEST: usize = 8;
+pub(crate) const MAX_EVIDENCE_PER_TEST: usize = 8;
 
-/// What a matching condition observed.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Match {
+/// What a matching condition observed, borrowed from the view it was evaluated on.
+#[derive(Debug, Clone, Default)]
+pub struct Match<'v> {
     /// (normalized JSONPath into the view, value).
     pub evidence: Vec<(String, Value)>,
-    pub captures: BTreeMap<String, Vec<Value>>,
+    pub captures: BTreeMap<String, Captured<'v>>,
 }
 
-impl Match {
-    fn absorb(&mut self, other: Match) {
+/// What one capture holds.
+#[derive(Debug, Clone)]
+pub enum Captured<'v> {
+    /// The values the rule's paths found.
+    Found(Vec<&'v Value>),
+    /// Every element of a list the view holds on loan ([`crate::lend`]), which templates
+    /// read once per list rather than once per view.
+    /// `within` is the list's member name when the value on loan is the object holding it
+    /// (empty when the list itself is on loan).
+    Lent(&'v [Value], &'v Shared, &'v str),
+    /// A rule's own words, for a name its paths did not capture.
+    Words(Vec<Value>),
+}
+
+impl Default for Captured<'_> {
+    fn default() -> Self {
+        Captured::Found(Vec::new())
+    }
+}
+
+impl<'v> Captured<'v> {
+    /// The values as a template reads them.
+    pub fn values(&self) -> Values<'_> {
+        match self {
+            Captured::Found(v) => Values::Found(v),
+            Captured::Lent(list, shared, within) => Values::Lent(list, shared, within),
+            Captured::Words(v) => Values::Owned(v),
+        }
+    }
+
+    /// These values, then `more`'s.
+    fn extend(&mut self, more: Captured<'v>) {
+        match (&mut *self, more) {
+            (Captured::Found(v), more) if v.is_empty() => *self = more,
+            (Captured::Found(v), Captured::Found(more)) => v.extend(more),
+            (_, more) => {
+                let mut all: Vec<&'v Value> = self.found();
+                all.extend(more.found());
+                *self = Captured::Found(all);
+            }
+        }
+    }
+
+    fn found(&self) -> Vec<&'v Value> {
+        match self {
+            Captured::Found(v) => v.clone(),
+            Captured::Lent(list, ..) => list.iter().collect(),
+            // Words only come after evaluation, never into `extend`.
+            Captured::Words(_) => Vec::new(),
+        }
+    }
+}
+
+/// A view as rules read it: its JSON, and the lists in it that are on loan.
+pub struct Scope<'v> {
+    pub root: &'v Value,
+    pub lent: Vec<(&'v Value, &'v Shared)>,
+}
+
+impl<'v> Scope<'v> {
+    /// Whose `list` is, when it is on loan: the value lent, or a member of an object lent.
+    fn lent_list(&self, list: &'v [Value]) -> Option<(&'v Shared, &'v str)> {
+        let is = |v: &Value| {
+            v.as_array()
+                .is_some_and(|a| std::ptr::eq(a.as_slice(), list))
+        };
+        self.lent.iter().find_map(|&(v, shared)| match v {
+            v if is(v) => Some((shared, "")),
+            Value::Object(m) => m
+                .iter()
+                .find(|(_, member)| is(member))
+                .map(|(k, _)| (shared, k.as_str())),
+            _ => None,
+        })
+    }
+}
+
+impl<'v> Match<'v> {
+    fn absorb(&mut self, other: Match<'v>) {
         for e in other.evidence {
             if !self.evidence.contains(&e) {
                 self.evidence.push(e);
@@ -33,12 +112,12 @@ impl Match {
 }
 
 /// Evaluate a condition; `None` when it does not hold.
-pub fn eval(c: &Cond, view: &Value) -> Option<Match> {
+pub fn eval<'v>(c: &Cond, scope: &Scope<'v>) -> Option<Match<'v>> {
     match c {
         Cond::All(cs) => {
             let mut m = Match::default();
             for c in cs {
-                match eval(c, view) {
+                match eval(c, scope) {
                     Some(x) => m.absorb(x),
                     // A test that only feeds the words (`absent:`) never gates the rule.
                     None if matches!(c, Cond::Test(t) if t.optional) => {}
@@ -47,9 +126,9 @@ pub fn eval(c: &Cond, view: &Value) -> Option<Match> {
             }
             Some(m)
         }
-        Cond::Any(cs) => cs.iter().find_map(|c| eval(c, view)),
-        Cond::Not(c) => eval(c, view).is_none().then(Match::default),
-        Cond::Test(t) => eval_test(t, view),
+        Cond::Any(cs) => cs.iter().find_map(|c| eval(c, scope)),
+        Cond::Not(c) => eval(c, scope).is_none().then(Match::default),
+        Cond::Test(t) => eval_test(t, scope),
     }
 }
 
@@ -98,45 +177,57 @@ pub fn normalized(view: &Value, steps: &[Step]) -> String {
 /// What a test keeps of the values its path yields: whether any satisfies it, at most
 /// [`MAX_EVIDENCE_PER_TEST`] of those as evidence (a path is written only for these), and all
 /// of them under its capture. One for every way a path is walked.
-struct Kept<'t> {
+struct Kept<'t, 'v> {
     test: &'t Test,
-    found: Match,
+    evidence: Vec<(String, Value)>,
     any: bool,
+    /// What the capture holds: the values kept, or the whole list on loan the path walks.
+    captured: Captured<'v>,
 }
 
-impl<'t> Kept<'t> {
-    fn new(test: &'t Test) -> Kept<'t> {
+impl<'t, 'v> Kept<'t, 'v> {
+    fn new(test: &'t Test) -> Kept<'t, 'v> {
         Kept {
             test,
-            found: Match::default(),
+            evidence: Vec::new(),
             any: false,
+            captured: Captured::default(),
         }
     }
 
-    fn offer(&mut self, v: &Value, path: impl FnOnce() -> String) {
+    /// Keep `v` if it satisfies the test; false once nothing more would be kept.
+    fn offer(&mut self, v: &'v Value, path: impl FnOnce() -> String) -> bool {
         let t = self.test;
-        if !holds(&t.op, v) {
-            return;
+        let capturing = t.capture.is_some() && !matches!(self.captured, Captured::Lent(..));
+        if holds(&t.op, v) {
+            self.any = true;
+            if t.evidence && self.evidence.len() < MAX_EVIDENCE_PER_TEST {
+                self.evidence.push((path(), v.clone()));
+            }
+            if capturing && let Captured::Found(vals) = &mut self.captured {
+                vals.push(v);
+            }
         }
-        self.any = true;
-        if t.evidence && self.found.evidence.len() < MAX_EVIDENCE_PER_TEST {
-            self.found.evidence.push((path(), v.clone()));
-        }
-        if let Some(cap) = &t.capture {
-            self.found
-                .captures
-                .entry(cap.clone())
-                .or_default()
-                .push(v.clone());
-        }
+        capturing || (t.evidence && self.evidence.len() < MAX_EVIDENCE_PER_TEST) || !self.any
     }
 
-    fn done(self) -> Option<Match> {
-        self.any.then_some(self.found)
+    fn done(self) -> Option<Match<'v>> {
+        if !self.any {
+            return None;
+        }
+        let mut captures = BTreeMap::new();
+        if let Some(cap) = &self.test.capture {
+            captures.insert(cap.clone(), self.captured);
+        }
+        Some(Match {
+            evidence: self.evidence,
+            captures,
+        })
     }
 }
 
-fn eval_test(t: &Test, view: &Value) -> Option<Match> {
+fn eval_test<'v>(t: &Test, scope: &Scope<'v>) -> Option<Match<'v>> {
+    let view = scope.root;
     if let Some(steps) = &t.steps {
         let hit = walk(view, steps);
         if let Op::Exists(false) = t.op {
@@ -153,6 +244,14 @@ fn eval_test(t: &Test, view: &Value) -> Option<Match> {
             return (!walk.any(view)).then(Match::default);
         }
         let mut kept = Kept::new(t);
+        // Capturing every element of a list on loan: the capture is the list.
+        if let (Op::Exists(true), Some(_)) = (&t.op, &t.capture)
+            && let Some(list) = walk.whole_list(view)
+            && !list.is_empty()
+            && let Some((shared, within)) = scope.lent_list(list)
+        {
+            kept.captured = Captured::Lent(list, shared, within);
+        }
         walk.each(view, &mut |trail, v| {
             kept.offer(v, || crate::walk::normalized(trail))
         });
@@ -166,20 +265,22 @@ fn eval_test(t: &Test, view: &Value) -> Option<Match> {
 /// `rule-authoring` (the WASM module) leave the engine out and refuse such a path when rules
 /// load.
 #[cfg(feature = "rule-authoring")]
-fn general(t: &Test, view: &Value) -> Option<Match> {
+fn general<'v>(t: &Test, view: &'v Value) -> Option<Match<'v>> {
     let hits = jsonpath_rust::query::js_path_process(&t.path, view).unwrap_or_default();
     if let Op::Exists(false) = t.op {
         return hits.is_empty().then(Match::default);
     }
     let mut kept = Kept::new(t);
     for h in hits {
-        kept.offer(h.val, || h.path.clone());
+        if !kept.offer(h.val, || h.path.clone()) {
+            break;
+        }
     }
     kept.done()
 }
 
 #[cfg(not(feature = "rule-authoring"))]
-fn general(_: &Test, _: &Value) -> Option<Match> {
+fn general<'v>(_: &Test, _: &'v Value) -> Option<Match<'v>> {
     None
 }
 

@@ -36,6 +36,7 @@ pub mod json;
 pub mod kinds;
 pub mod lang;
 pub mod layer;
+pub mod lend;
 pub mod par;
 pub mod pathcode;
 pub mod picture;

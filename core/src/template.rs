@@ -43,15 +43,22 @@ fn parse(body: &str) -> Option<Placeholder<'_>> {
 }
 
 /// Whether values read as one thing: one distinct value that is not a number other than 1.
-fn is_one(vals: &[Value]) -> bool {
-    let mut distinct = vals.iter().map(display).collect::<Vec<_>>();
-    distinct.sort();
-    distinct.dedup();
-    match (distinct.len(), vals.first()) {
-        (1, Some(Value::Number(n))) => n.as_f64() == Some(1.0),
-        (1, Some(Value::String(s))) => s.parse::<f64>().map_or(true, |n| n == 1.0),
-        (1, _) => true,
-        _ => false,
+fn is_one(vals: Values) -> bool {
+    if let Values::Lent(list, shared, within) = vals {
+        return shared.remember("template.isOne", within, || is_one(Values::Owned(list)));
+    }
+    let mut all = vals.iter();
+    let Some(first) = all.next() else {
+        return false;
+    };
+    let shown = shown(first);
+    if !all.all(|v| self::shown(v) == shown) {
+        return false;
+    }
+    match first {
+        Value::Number(n) => n.as_f64() == Some(1.0),
+        Value::String(s) => s.parse::<f64>().map_or(true, |n| n == 1.0),
+        _ => true,
     }
 }
 
@@ -72,17 +79,39 @@ fn is_name(s: &str) -> bool {
 /// a rule's captures in front of the diagnosis's built-ins, without copying the built-ins
 /// (which hold the target's name, however long) into every rule that matched.
 pub trait Vars {
-    fn values(&self, name: &str) -> Option<&[Value]>;
+    fn values(&self, name: &str) -> Option<Values<'_>>;
+}
+
+/// The values of one name.
+#[derive(Clone, Copy)]
+pub enum Values<'a> {
+    Owned(&'a [Value]),
+    /// What a rule's path found in the view.
+    Found(&'a [&'a Value]),
+    /// Every element of a list the view holds on loan ([`crate::lend`]): what a template
+    /// makes of it is worked out once per list, not once per view.
+    /// `within`: the list's member name when what is on loan is the object holding it.
+    Lent(&'a [Value], &'a crate::lend::Shared, &'a str),
+}
+
+impl<'a> Values<'a> {
+    pub fn iter(self) -> impl Iterator<Item = &'a Value> {
+        let (owned, found): (&[Value], &[&Value]) = match self {
+            Values::Owned(v) | Values::Lent(v, ..) => (v, &[]),
+            Values::Found(v) => (&[], v),
+        };
+        owned.iter().chain(found.iter().copied())
+    }
 }
 
 impl Vars for BTreeMap<String, Vec<Value>> {
-    fn values(&self, name: &str) -> Option<&[Value]> {
-        self.get(name).map(Vec::as_slice)
+    fn values(&self, name: &str) -> Option<Values<'_>> {
+        self.get(name).map(|v| Values::Owned(v))
     }
 }
 
 impl<A: Vars + ?Sized, B: Vars + ?Sized> Vars for (&A, &B) {
-    fn values(&self, name: &str) -> Option<&[Value]> {
+    fn values(&self, name: &str) -> Option<Values<'_>> {
         self.0.values(name).or_else(|| self.1.values(name))
     }
 }
@@ -106,11 +135,20 @@ pub fn render_command(t: &str, vars: &(impl Vars + ?Sized)) -> String {
 pub fn command_if_safe(t: &str, vars: &(impl Vars + ?Sized)) -> Option<String> {
     // The one flag the facts themselves put in an argument list (`describe`: `kind/name -n ns`).
     const OWN_FLAGS: &[&str] = &["-n"];
-    let flag_like = placeholders(t).into_iter().any(|p| {
-        vars.values(p).into_iter().flatten().any(|v| {
-            let v = display(v);
-            (v.starts_with('-') && !OWN_FLAGS.contains(&v.as_str())) || v.len() > QUOTED_BYTES
+    let flag_like_in = |vals: Values| {
+        vals.iter().any(|v| {
+            let v = shown(v);
+            (v.starts_with('-') && !OWN_FLAGS.contains(&&*v)) || v.len() > QUOTED_BYTES
         })
+    };
+    let flag_like = placeholders(t).into_iter().any(|p| match vars.values(p) {
+        Some(Values::Lent(list, shared, within)) => {
+            shared.remember("template.flagLike", within, || {
+                flag_like_in(Values::Owned(list))
+            })
+        }
+        Some(vals) => flag_like_in(vals),
+        None => false,
     });
     (!flag_like).then(|| render_command(t, vars))
 }
@@ -161,7 +199,7 @@ pub const SHOWN_VALUES: usize = 10;
 /// Distinct values, in first-seen order, joined for reading; past [`SHOWN_VALUES`], the rest
 /// are counted ("…, and 4990 more").
 pub fn join(vals: &[Value]) -> String {
-    join_with(vals, Joining::Sentence)
+    join_with(Values::Owned(vals), Joining::Sentence)
 }
 
 /// [`join`] for names already text (node names in a fact's sentence, say).
@@ -169,14 +207,23 @@ pub fn join_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
     join_display(names.into_iter().map(Cow::Borrowed), Joining::Sentence)
 }
 
-fn join_with(vals: &[Value], joining: Joining) -> String {
-    join_display(
-        vals.iter().map(|v| match v {
-            Value::String(s) => Cow::Borrowed(s.as_str()),
-            other => Cow::Owned(display(other)),
-        }),
-        joining,
-    )
+fn join_with(vals: Values, joining: Joining) -> String {
+    if let Values::Lent(list, shared, within) = vals {
+        let name = match joining {
+            Joining::Sentence => "template.sentence",
+            Joining::Command => "template.command",
+        };
+        return shared.remember(name, within, || join_with(Values::Owned(list), joining));
+    }
+    join_display(vals.iter().map(shown), joining)
+}
+
+/// [`display`], without copying a string.
+fn shown(v: &Value) -> Cow<'_, str> {
+    match v {
+        Value::String(s) => Cow::Borrowed(s.as_str()),
+        other => Cow::Owned(display(other)),
+    }
 }
 
 /// FNV-1a: each message is rendered from captures that may hold thousands of node names, and
@@ -213,6 +260,9 @@ fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, joining: Joining) 
         }
         if shown.len() < SHOWN_VALUES {
             shown.push(s);
+        } else if let Joining::Command = joining {
+            // A command passes what it shows and counts nothing.
+            break;
         } else {
             more += 1;
         }
@@ -286,6 +336,56 @@ pub fn display(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// One name whose values are on loan, or the same values held.
+    struct Loaned<'a>(&'a [Value], Option<&'a crate::lend::Shared>);
+
+    impl Vars for Loaned<'_> {
+        fn values(&self, name: &str) -> Option<Values<'_>> {
+            (name == "nodes").then_some(match self.1 {
+                Some(shared) => Values::Lent(self.0, shared, ""),
+                None => Values::Owned(self.0),
+            })
+        }
+    }
+
+    #[test]
+    fn a_list_on_loan_reads_as_the_same_values_held_and_is_worked_out_once() {
+        let templates = [
+            "{nodes} {nodes:is|are} off",
+            "kubectl describe node {nodes}",
+        ];
+        let lists = [
+            json!(["gpu-1"]),
+            json!(["gpu-1", "gpu-1"]),
+            json!([1]),
+            json!(["2"]),
+            (0..25)
+                .chain(0..5)
+                .map(|i| json!(format!("gpu-{i:02}")))
+                .collect::<Value>(),
+            json!(["gpu-1", "-n", "gpu-2"]),
+        ];
+        for list in lists {
+            let shared = crate::lend::Shared::new(list.clone());
+            let lent = shared.lend();
+            let (lent, held) = (lent.as_array().unwrap(), list.as_array().unwrap());
+            for t in templates {
+                let want = (
+                    render(t, &Loaned(held, None)),
+                    command_if_safe(t, &Loaned(held, None)),
+                );
+                // Twice: the second reading is the remembered one.
+                for _ in 0..2 {
+                    let got = (
+                        render(t, &Loaned(lent, Some(&shared))),
+                        command_if_safe(t, &Loaned(lent, Some(&shared))),
+                    );
+                    assert_eq!(got, want, "{t} over {list}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn long_lists_are_cut_and_counted_in_sentences_and_cut_in_commands() {

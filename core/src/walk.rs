@@ -91,8 +91,8 @@ impl Walk {
     }
 
     /// Calls `hit` with each value the path yields and where it is, in the general engine's
-    /// order.
-    pub fn each<'v>(&self, root: &'v Value, hit: &mut dyn FnMut(&[Part<'v>], &'v Value)) {
+    /// order, until `hit` says it wants no more (returns false).
+    pub fn each<'v>(&self, root: &'v Value, hit: &mut dyn FnMut(&[Part<'v>], &'v Value) -> bool) {
         let mut trail = Vec::with_capacity(self.segments.len());
         descend(&self.segments, root, &mut trail, hit);
     }
@@ -100,8 +100,27 @@ impl Walk {
     /// Whether the path yields anything.
     pub fn any(&self, root: &Value) -> bool {
         let mut found = false;
-        self.each(root, &mut |_, _| found = true);
+        self.each(root, &mut |_, _| {
+            found = true;
+            false
+        });
         found
+    }
+
+    /// The list whose every element the path yields, when it is names and a last `[*]`
+    /// (`$.facts.device.silentGpuNodes[*]`) and they lead to a list.
+    pub fn whole_list<'v>(&self, root: &'v Value) -> Option<&'v [Value]> {
+        let (Seg::Wildcard, names) = self.segments.split_last()? else {
+            return None;
+        };
+        names
+            .iter()
+            .try_fold(root, |at, seg| match seg {
+                Seg::Name(n) => at.as_object()?.get(n),
+                _ => None,
+            })?
+            .as_array()
+            .map(Vec::as_slice)
     }
 }
 
@@ -222,56 +241,50 @@ fn operand(c: &Comparable) -> Option<Operand> {
     })
 }
 
+/// Walks `segments` from `at`; false once `hit` wants no more.
 fn descend<'v>(
     segments: &[Seg],
     at: &'v Value,
     trail: &mut Vec<Part<'v>>,
-    hit: &mut dyn FnMut(&[Part<'v>], &'v Value),
-) {
+    hit: &mut dyn FnMut(&[Part<'v>], &'v Value) -> bool,
+) -> bool {
     let Some((seg, rest)) = segments.split_first() else {
-        hit(trail, at);
-        return;
+        return hit(trail, at);
     };
     let mut child = |part: Part<'v>, v: &'v Value, trail: &mut Vec<Part<'v>>| {
         trail.push(part);
-        descend(rest, v, trail, hit);
+        let more = descend(rest, v, trail, hit);
         trail.pop();
+        more
     };
     match seg {
-        Seg::Name(n) => {
-            if let Some((k, v)) = at.as_object().and_then(|m| m.get_key_value(n)) {
-                child(Part::Key(k), v, trail);
-            }
-        }
-        Seg::Index(i) => {
-            if let Some(a) = at.as_array()
-                && let Some(i) = element(a.len(), *i)
-                && let Some(v) = a.get(i)
-            {
-                child(Part::Index(i), v, trail);
-            }
-        }
+        Seg::Name(n) => match at.as_object().and_then(|m| m.get_key_value(n)) {
+            Some((k, v)) => child(Part::Key(k), v, trail),
+            None => true,
+        },
+        Seg::Index(i) => match at.as_array() {
+            Some(a) => match element(a.len(), *i).and_then(|i| Some((i, a.get(i)?))) {
+                Some((i, v)) => child(Part::Index(i), v, trail),
+                None => true,
+            },
+            None => true,
+        },
         Seg::Wildcard | Seg::Filter(_) => {
             let keep = |v: &Value| match seg {
                 Seg::Filter(p) => holds(p, v),
                 _ => true,
             };
             match at {
-                Value::Array(a) => {
-                    for (i, v) in a.iter().enumerate() {
-                        if keep(v) {
-                            child(Part::Index(i), v, trail);
-                        }
-                    }
-                }
-                Value::Object(m) => {
-                    for (k, v) in m {
-                        if keep(v) {
-                            child(Part::Key(k), v, trail);
-                        }
-                    }
-                }
-                _ => {}
+                Value::Array(a) => a
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| keep(v))
+                    .all(|(i, v)| child(Part::Index(i), v, trail)),
+                Value::Object(m) => m
+                    .iter()
+                    .filter(|(_, v)| keep(v))
+                    .all(|(k, v)| child(Part::Key(k), v, trail)),
+                _ => true,
             }
         }
     }

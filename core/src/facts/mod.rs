@@ -142,6 +142,9 @@ pub struct Ctx<'a> {
     pub now_source: Option<&'a str>,
     /// The signals, read once for both facts that show them.
     pub(crate) signals: std::cell::OnceCell<signals::Signals>,
+    /// What the fact being built holds on loan ([`Lending`]), until the table moves it under
+    /// the fact's key.
+    pub(crate) lent: std::cell::RefCell<crate::lend::Loans>,
 }
 
 impl<'a> Ctx<'a> {
@@ -223,6 +226,27 @@ impl schemars::JsonSchema for Num {
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::json_schema!({"type": "number", "description": "a quantity; an integer when whole"})
+    }
+}
+
+/// A fact whose cluster-sized parts every view holds alike: `fact` with those parts left empty,
+/// and the value of each, built once per index and lent to the view ([`crate::lend`]).
+pub struct Lending<T> {
+    pub fact: T,
+    pub parts: Vec<(&'static str, std::sync::Arc<crate::lend::Shared>)>,
+}
+
+impl<T: serde::Serialize> Lending<T> {
+    /// The fact as the view holds it: its parts put in on loan, recorded in `ctx`.
+    pub(crate) fn into_json(self, ctx: &Ctx) -> Value {
+        let mut v = to_json(&self.fact);
+        if let Value::Object(m) = &mut v {
+            let mut lent = ctx.lent.borrow_mut();
+            for (key, shared) in &self.parts {
+                lent.lend(m, key, format!("/{key}"), shared);
+            }
+        }
+        v
     }
 }
 

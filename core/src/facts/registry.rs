@@ -36,6 +36,14 @@ pub struct FactDef {
 }
 
 #[cfg(feature = "schema")]
+fn schema_of_lending<T: schemars::JsonSchema>(
+    _builder: fn(&Ctx) -> super::Lending<T>,
+    generator: &mut schemars::SchemaGenerator,
+) -> schemars::Schema {
+    generator.subschema_for::<T>()
+}
+
+#[cfg(feature = "schema")]
 fn schema_of<T: schemars::JsonSchema>(
     _builder: fn(&Ctx) -> T,
     generator: &mut schemars::SchemaGenerator,
@@ -57,6 +65,19 @@ macro_rules! fact {
             build: |ctx| to_json(&super::$module::$build(ctx)),
             #[cfg(feature = "schema")]
             schema: |g| schema_of(super::$module::$build, g),
+        }
+    };
+    // A builder returning [`super::Lending`]: the fact's type is what it lends parts of.
+    (lending $name:literal, $stage:ident, $module:ident :: $build:ident, $source:literal, $meaning:literal) => {
+        FactDef {
+            name: $name,
+            built_by: concat!("facts::", stringify!($module), "::", stringify!($build)),
+            source: $source,
+            meaning: $meaning,
+            stage: Stage::$stage,
+            build: |ctx| super::$module::$build(ctx).into_json(ctx),
+            #[cfg(feature = "schema")]
+            schema: |g| schema_of_lending(super::$module::$build, g),
         }
     };
 }
@@ -169,7 +190,7 @@ pub static FACTS: &[FactDef] = &[
         "the Volcano queue the work names (Job or PodGroup `spec.queue`, pod annotation) and whether its capability leaves out `pods`"
     ),
     fact!(
-        "device",
+        lending "device",
         Area,
         device::facts,
         "core/src/facts/device/mod.rs",
@@ -197,7 +218,7 @@ pub static FACTS: &[FactDef] = &[
         "for work `fit` placed as if submitted: the PriorityClass its pods name and the namespace's ResourceQuotas against what its pods ask, as the API server's admission would judge them"
     ),
     fact!(
-        "placement",
+        lending "placement",
         Area,
         placement::facts,
         "core/src/facts/placement/mod.rs",
@@ -229,10 +250,20 @@ pub fn fact_names() -> String {
     FACTS.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
 }
 
-/// Build the facts of one stage into `out`.
-pub(crate) fn build_stage(stage: Stage, ctx: &Ctx, out: &mut Map<String, Value>) {
+/// Build the facts of one stage into `out`; what they hold on loan is added to `loans`, at its
+/// place under `$.facts`.
+pub(crate) fn build_stage(
+    stage: Stage,
+    ctx: &Ctx,
+    out: &mut Map<String, Value>,
+    loans: &mut crate::lend::Loans,
+) {
     for def in FACTS.iter().filter(|f| f.stage == stage) {
         out.insert(def.name.to_string(), (def.build)(ctx));
+        let lent = ctx.lent.take();
+        if !lent.is_empty() {
+            loans.extend(lent.under(&format!("/facts/{}", def.name)));
+        }
     }
 }
 

@@ -38,11 +38,30 @@ pub struct View {
     /// The target is work `fit` placed as if submitted now.
     pub not_submitted: bool,
     pub missing: Vec<Missing>,
+    /// What `value` holds on loan ([`crate::lend`]), given back when the view is dropped.
+    loans: crate::lend::Loans,
+}
+
+impl Drop for View {
+    fn drop(&mut self) {
+        self.loans.give_back(&mut self.value);
+    }
 }
 
 impl View {
     pub fn has(&self, subject: &str) -> bool {
         subject == "facts" || self.refs.contains_key(subject)
+    }
+
+    /// The view's JSON, kept: what it holds on loan is no longer given back.
+    pub fn into_value(mut self) -> Value {
+        self.loans = crate::lend::Loans::default();
+        std::mem::take(&mut self.value)
+    }
+
+    /// Each value the view holds on loan ([`crate::lend`]), and whose it is.
+    pub fn lent(&self) -> Vec<(&Value, &crate::lend::Shared)> {
+        self.loans.in_doc(&self.value)
     }
 
     /// The object the facts are about: the pod if there is one, else the target.
@@ -87,6 +106,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
     // The facts, stage by stage: each stage reads the subjects and the facts of the stages
     // before it.
     b.map.insert("facts".into(), Value::Object(Map::new()));
+    let mut loans = crate::lend::Loans::default();
     for stage in [
         facts::Stage::Work,
         facts::Stage::Derived,
@@ -107,8 +127,9 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
             now,
             now_source,
             signals: Default::default(),
+            lent: Default::default(),
         };
-        facts::registry::build_stage(stage, &ctx, &mut built);
+        facts::registry::build_stage(stage, &ctx, &mut built, &mut loans);
         if let Some(Value::Object(f)) = b.map.get_mut("facts") {
             f.extend(built);
         }
@@ -130,6 +151,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
             m.dedup();
             m
         },
+        loans,
     }
 }
 

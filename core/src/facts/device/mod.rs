@@ -24,11 +24,13 @@ pub use nodes::{DegradedDevice, SharedRename};
 pub use plugins::PluginPod;
 pub use selector::SelectorLabel;
 
-use super::Ctx;
+use super::{Ctx, Lending};
 use crate::json::At as _;
+use crate::lend::Shared;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 /// What the device layer shows of the view's pod against the cluster's nodes and GPU software.
 /// Every list may be empty.
@@ -95,22 +97,45 @@ pub struct AdvertisedResource {
     pub free: f64,
 }
 
-/// What the device facts say the same way for every view, computed once per index.
+/// What the device facts say the same way for every view, computed once per index. The lists
+/// as JSON, to lend to each view ([`crate::lend`]): they name every silent node and every
+/// plugin pod, thousands on the day the plugin is down everywhere. None when empty.
 struct Cluster {
-    silent: nodes::SilentNodes,
+    silent_gpu_nodes: Option<Arc<Shared>>,
+    silent_detail: Option<Arc<Shared>>,
+    silent_labels: Option<Arc<Shared>>,
+    plugins: Option<Arc<Shared>>,
     offered: BTreeSet<String>,
-    plugins: Vec<PluginPod>,
     plugin_summary: String,
     gpu_operator: Option<GpuOperator>,
     fake_gpu_install: Option<FakeGpuInstall>,
 }
 
-fn cluster(ctx: &Ctx) -> std::sync::Arc<Cluster> {
+fn cluster(ctx: &Ctx) -> Arc<Cluster> {
     ctx.ix.once("device.cluster", || cluster_facts(ctx))
 }
 
-/// The device layer's facts for one view.
-pub fn facts(ctx: &Ctx) -> Option<DeviceFacts> {
+/// The device layer's facts for one view; the cluster's silent nodes and plugin pods on loan.
+pub fn facts(ctx: &Ctx) -> Lending<Option<DeviceFacts>> {
+    let fact = view_facts(ctx);
+    let cl = cluster(ctx);
+    let parts = match fact {
+        None => Vec::new(),
+        Some(_) => [
+            ("silentGpuNodes", &cl.silent_gpu_nodes),
+            ("silentDetail", &cl.silent_detail),
+            ("silentLabels", &cl.silent_labels),
+            ("pluginPods", &cl.plugins),
+        ]
+        .into_iter()
+        .filter_map(|(key, shared)| Some((key, shared.clone()?)))
+        .collect(),
+    };
+    Lending { fact, parts }
+}
+
+/// The facts, with the lists [`Cluster`] lends left empty.
+fn view_facts(ctx: &Ctx) -> Option<DeviceFacts> {
     let ix = ctx.ix;
     let pod = ctx.pod?;
     let pv = ctx.pod_value()?;
@@ -140,15 +165,15 @@ pub fn facts(ctx: &Ctx) -> Option<DeviceFacts> {
         advertised: offered.iter().cloned().collect(),
         advertised_text,
         not_advertised,
-        silent_gpu_nodes: cl.silent.names.clone(),
-        silent_detail: cl.silent.detail.clone(),
-        silent_labels: cl.silent.labels.clone(),
+        silent_gpu_nodes: Vec::new(),
+        silent_detail: Vec::new(),
+        silent_labels: Vec::new(),
         degraded: nodes::degraded(&tables, &requests, &requested, bound),
         shared_rename: nodes::shared_renames(&tables, &requested),
         selector: selector::selector(&tables, pv),
         admission: kubelet_admission::admission(ix, pv),
         gpu_operator: cl.gpu_operator.clone(),
-        plugin_pods: cl.plugins.clone(),
+        plugin_pods: Vec::new(),
         plugin_summary: cl.plugin_summary.clone(),
         fake_gpu_install: cl.fake_gpu_install.clone(),
         dra: dra::dra(ctx, pv),
@@ -158,16 +183,24 @@ pub fn facts(ctx: &Ctx) -> Option<DeviceFacts> {
 /// The parts of the device facts that do not depend on the view.
 fn cluster_facts(ctx: &Ctx) -> Cluster {
     let plugins = plugins::plugin_pods(ctx);
+    let silent = nodes::silent_gpu_nodes(ctx.ix);
     Cluster {
-        silent: nodes::silent_gpu_nodes(ctx.ix),
+        silent_gpu_nodes: lent_list(&silent.names),
+        silent_detail: lent_list(&silent.detail),
+        silent_labels: lent_list(&silent.labels),
         offered: advertising(&ctx.ix.node_tables())
             .map(|(name, _)| name.clone())
             .collect(),
         plugin_summary: plugins::plugin_summary(&plugins),
-        plugins,
+        plugins: lent_list(&plugins),
         gpu_operator: gpu_operator::gpu_operator(ctx),
         fake_gpu_install: fake_gpu_install::fake_gpu_install(ctx),
     }
+}
+
+/// A list to lend, when it has anything in it.
+fn lent_list<T: Serialize>(list: &[T]) -> Option<Arc<Shared>> {
+    (!list.is_empty()).then(|| Shared::new(super::to_json(&list)))
 }
 
 /// What the nodes advertise of each device resource (names with a `/`), whatever the view's

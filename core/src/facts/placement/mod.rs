@@ -20,12 +20,15 @@ pub use silence::Silence;
 pub use taints::{TaintRow, Taints};
 pub use volumes::{VolumeClaim, Volumes};
 
-use super::Ctx;
+use super::{Ctx, Lending, to_json};
 use crate::index::NodeInfo;
 use crate::json::At as _;
 use crate::json::str_at as s;
+use crate::lend::Shared;
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// What keeps the view's pod off nodes, or what the scheduler it names has (not) said.
 #[derive(Debug, Clone, Serialize)]
@@ -90,8 +93,29 @@ pub struct VolcanoFacts {
     pub capability_without_pods: bool,
 }
 
-/// The placement layer's facts for one view; None without a pod.
-pub fn facts(ctx: &Ctx) -> Option<PlacementFacts> {
+/// The placement layer's facts for one view; None without a pod. What keeps an unbound pod
+/// off nodes (its taints, the cordoned nodes) is on loan: it names every such node, and pods
+/// of one template are kept off the same ones.
+pub fn facts(ctx: &Ctx) -> Lending<Option<PlacementFacts>> {
+    let mut parts = Vec::new();
+    let fact = view_facts(ctx, &mut parts);
+    Lending { fact, parts }
+}
+
+/// Taints and cordons that keep pods off nodes, as JSON to lend: computed once for each
+/// (tolerations, nodeSelector, extended resources) that pods share.
+struct KeptOff {
+    taints: Arc<Shared>,
+    cordoned_relevant: Arc<Shared>,
+}
+
+/// Distinct (tolerations, nodeSelector, extended resources) whose [`KeptOff`] is kept; past
+/// this, pods hardly share theirs, and each view builds its own.
+const KEPT_OFF_KEPT: usize = 1024;
+
+type KeptOffByPod = Mutex<HashMap<String, Arc<KeptOff>>>;
+
+fn view_facts(ctx: &Ctx, parts: &mut Vec<(&'static str, Arc<Shared>)>) -> Option<PlacementFacts> {
     let pod = ctx.pod?;
     let pv = ctx.pod_value()?;
     let pv: &Value = &pv;
@@ -122,23 +146,66 @@ pub fn facts(ctx: &Ctx) -> Option<PlacementFacts> {
         .at("/spec/nodeName")
         .and_then(Value::as_str)
         .is_some_and(|n| !n.is_empty());
-    let (taints, cordoned, cordoned_relevant) = if bound {
-        (Taints::default(), Vec::new(), Vec::new())
-    } else {
-        (
-            taints::taints(ctx, &tables, pv, &advertises),
-            tables
+    let mut taints = Taints::default();
+    let mut cordoned_relevant = Vec::new();
+    if !bound {
+        let kept_off = || KeptOff {
+            taints: Shared::new(to_json(&taints::taints(ctx, &tables, pv, &advertises))),
+            cordoned_relevant: Shared::new(to_json(&taints::cordoned_relevant(
+                &tables,
+                &advertises,
+            ))),
+        };
+        // Without Node objects the taints come from the view's own scheduler message.
+        let shared = match ctx.ix.nodes().is_empty() {
+            true => None,
+            false => {
+                let key = serde_json::to_string(&(
+                    pv.at("/spec/tolerations"),
+                    pv.at("/spec/nodeSelector"),
+                    &extended,
+                ))
+                .unwrap_or_default();
+                let memo = ctx.ix.once("placement.keptOff", KeptOffByPod::default);
+                let known = memo
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&key)
+                    .cloned();
+                Some(known.unwrap_or_else(|| {
+                    let made = Arc::new(kept_off());
+                    let mut memo = memo.lock().unwrap_or_else(|e| e.into_inner());
+                    match memo.len() < KEPT_OFF_KEPT {
+                        true => memo.entry(key).or_insert(made).clone(),
+                        false => made,
+                    }
+                }))
+            }
+        };
+        match shared {
+            Some(k) => {
+                parts.push(("taints", k.taints.clone()));
+                parts.push(("cordonedRelevant", k.cordoned_relevant.clone()));
+            }
+            None => {
+                taints = taints::taints(ctx, &tables, pv, &advertises);
+                cordoned_relevant = taints::cordoned_relevant(&tables, &advertises);
+            }
+        }
+        let all_cordoned = ctx.ix.once("placement.cordoned", || {
+            let names: Vec<&String> = tables
                 .unschedulable
                 .iter()
-                .map(|&p| tables.nodes[p].name.clone())
-                .collect(),
-            taints::cordoned_relevant(&tables, &advertises),
-        )
-    };
+                .map(|&p| &tables.nodes[p].name)
+                .collect();
+            Shared::new(to_json(&names))
+        });
+        parts.push(("cordoned", (*all_cordoned).clone()));
+    }
     Some(PlacementFacts {
         taints,
         selector: selector::selector(&tables, pv),
-        cordoned,
+        cordoned: Vec::new(),
         cordoned_relevant,
         silence: silence::silence(ctx, pod, pv),
         containers: containers::containers(&tables, pv),

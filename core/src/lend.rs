@@ -1,0 +1,197 @@
+//! JSON that many views hold alike, lent to each view instead of built into it.
+//!
+//! On the day the device plugin is down on every GPU node, each pod's view holds every plugin
+//! pod and every silent node of the cluster; in a taint storm, every node its taints keep it
+//! off. Built into JSON and dropped again once per diagnosis, those lists made a scan grow with
+//! the square of the cluster. A [`Shared`] value is built once; a view takes a copy by move
+//! ([`Shared::lend`]) and gives it back when it is dropped ([`Loans::give_back`]), so a scan
+//! makes about one copy per thread whatever the number of views.
+
+use serde_json::Value;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Copies a pool keeps at most: one per thread diagnosing at once, and a few for views kept
+/// alive (a clone of a view gives its copies back too).
+const SPARE_COPIES: usize = 8;
+
+/// By what was worked out, and of which member (empty: of the whole value).
+type Remembered = HashMap<&'static str, HashMap<String, Arc<dyn Any + Send + Sync>>>;
+
+/// One JSON value, the copies of it not lent out at the moment, and what readers worked out
+/// from it ([`Shared::remember`]).
+pub struct Shared {
+    master: Value,
+    spare: Mutex<Vec<Value>>,
+    remembered: Mutex<Remembered>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("master", &self.master)
+            .finish()
+    }
+}
+
+impl Shared {
+    pub fn new(master: Value) -> Arc<Shared> {
+        Arc::new(Shared {
+            master,
+            spare: Mutex::new(Vec::new()),
+            remembered: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// `f` worked out once from this value (or its member `within`, when not empty) and kept
+    /// under `name`: what a message makes of a list of five thousand node names is the same in
+    /// every view that holds it.
+    pub fn remember<T: Clone + Send + Sync + 'static>(
+        &self,
+        name: &'static str,
+        within: &str,
+        f: impl FnOnce() -> T,
+    ) -> T {
+        let known = self
+            .remembered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .and_then(|of| of.get(within))
+            .and_then(|v| v.downcast_ref::<T>())
+            .cloned();
+        known.unwrap_or_else(|| {
+            let v = f();
+            self.remembered
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(name)
+                .or_default()
+                .insert(within.to_string(), Arc::new(v.clone()));
+            v
+        })
+    }
+
+    /// A copy to hold until it is given back: a spare one when there is one.
+    pub fn lend(&self) -> Value {
+        self.spares().pop().unwrap_or_else(|| self.master.clone())
+    }
+
+    fn give_back(&self, copy: Value) {
+        // A view is read, never written, once built: what comes back is what was lent.
+        debug_assert!(copy == self.master, "a lent value was changed");
+        let mut spare = self.spares();
+        if spare.len() < SPARE_COPIES {
+            spare.push(copy);
+        }
+    }
+
+    fn spares(&self) -> std::sync::MutexGuard<'_, Vec<Value>> {
+        self.spare.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The values one JSON document holds on loan: where each sits (a JSON pointer) and whose it
+/// is.
+#[derive(Debug, Clone, Default)]
+pub struct Loans(Vec<(String, Arc<Shared>)>);
+
+impl Loans {
+    /// Put a copy of `shared` at `key` of `into`, and remember it sits at `at`.
+    pub fn lend(
+        &mut self,
+        into: &mut serde_json::Map<String, Value>,
+        key: &str,
+        at: String,
+        shared: &Arc<Shared>,
+    ) {
+        into.insert(key.to_string(), shared.lend());
+        self.0.push((at, shared.clone()));
+    }
+
+    /// The same loans, sitting under `prefix` (a JSON pointer) of a larger document.
+    pub fn under(self, prefix: &str) -> Loans {
+        Loans(
+            self.0
+                .into_iter()
+                .map(|(at, s)| (format!("{prefix}{at}"), s))
+                .collect(),
+        )
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn extend(&mut self, other: Loans) {
+        self.0.extend(other.0);
+    }
+
+    /// Each value `root` holds on loan, and whose it is.
+    pub fn in_doc<'d>(&'d self, root: &'d Value) -> Vec<(&'d Value, &'d Shared)> {
+        self.0
+            .iter()
+            .filter_map(|(at, shared)| Some((root.pointer(at)?, &**shared)))
+            .collect()
+    }
+
+    /// Take every lent value out of `root` and give it back to its pool.
+    pub fn give_back(&mut self, root: &mut Value) {
+        for (at, shared) in self.0.drain(..) {
+            if let Some(v) = root.pointer_mut(&at) {
+                shared.give_back(std::mem::take(v));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_copy_given_back_is_lent_again_and_the_document_keeps_its_shape_until_then() {
+        let shared = Shared::new(json!(["a", "b"]));
+        let mut doc = json!({"facts": {"device": {}}});
+        let mut loans = Loans::default();
+        let device = doc["facts"]["device"].as_object_mut().unwrap();
+        loans.lend(device, "nodes", "/nodes".into(), &shared);
+        let mut loans = loans.under("/facts/device");
+        assert_eq!(doc, json!({"facts": {"device": {"nodes": ["a", "b"]}}}));
+        assert!(shared.spares().is_empty());
+        loans.give_back(&mut doc);
+        assert_eq!(doc, json!({"facts": {"device": {"nodes": null}}}));
+        assert_eq!(shared.spares().len(), 1);
+        // The spare goes out next, and no new copy is made while one is there.
+        assert_eq!(shared.lend(), json!(["a", "b"]));
+        assert!(shared.spares().is_empty());
+    }
+
+    #[test]
+    fn what_is_worked_out_from_a_value_is_worked_out_once_per_name() {
+        let shared = Shared::new(json!(["a", "b"]));
+        let mut calls = 0;
+        for _ in 0..3 {
+            let n = shared.remember("count", "", || {
+                calls += 1;
+                2usize
+            });
+            assert_eq!(n, 2);
+        }
+        assert_eq!(calls, 1);
+        assert_eq!(shared.remember("other", "", || "x".to_string()), "x");
+        assert_eq!(shared.remember("count", "a", || 3usize), 3);
+        assert_eq!(shared.remember("count", "", || 4usize), 2);
+    }
+
+    #[test]
+    fn the_pool_keeps_a_bounded_number_of_spares() {
+        let shared = Shared::new(json!([1]));
+        for _ in 0..SPARE_COPIES + 3 {
+            shared.give_back(json!([1]));
+        }
+        assert_eq!(shared.spares().len(), SPARE_COPIES);
+    }
+}
