@@ -9,15 +9,15 @@
 
 use serde_json::Value;
 use std::any::Any;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// Copies a pool keeps at most: one per thread diagnosing at once, and a few for views kept
 /// alive (a clone of a view gives its copies back too).
 const SPARE_COPIES: usize = 8;
 
-/// By what was worked out, and of which member (empty: of the whole value).
-type Remembered = HashMap<&'static str, HashMap<String, Arc<dyn Any + Send + Sync>>>;
+/// What was worked out, of which member (empty: of the whole value), and the result: a few
+/// per value, so a list is enough.
+type Remembered = Vec<(&'static str, String, Arc<dyn Any + Send + Sync>)>;
 
 /// One JSON value, the copies of it not lent out at the moment, and what readers worked out
 /// from it ([`Shared::remember`]).
@@ -40,7 +40,7 @@ impl Shared {
         Arc::new(Shared {
             master,
             spare: Mutex::new(Vec::new()),
-            remembered: Mutex::new(HashMap::new()),
+            remembered: Mutex::new(Vec::new()),
         })
     }
 
@@ -57,18 +57,16 @@ impl Shared {
             .remembered
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .and_then(|of| of.get(within))
-            .and_then(|v| v.downcast_ref::<T>())
+            .iter()
+            .find(|(n, w, _)| *n == name && w == within)
+            .and_then(|(_, _, v)| v.downcast_ref::<T>())
             .cloned();
         known.unwrap_or_else(|| {
             let v = f();
             self.remembered
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .entry(name)
-                .or_default()
-                .insert(within.to_string(), Arc::new(v.clone()));
+                .push((name, within.to_string(), Arc::new(v.clone())));
             v
         })
     }
