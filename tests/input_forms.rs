@@ -114,6 +114,40 @@ fn both_event_shapes_are_read() {
     );
 }
 
+/// An event is about an object when it names its uid, or names it by kind, namespace and name
+/// without another uid (that would be an earlier object of the same name); one found both ways
+/// counts once. `events_about` reads each once and agrees with `events_for` and `event`.
+#[test]
+fn events_about_an_object_are_its_own_and_each_once() {
+    let ev = |name: &str, involved: &str, time: &str| {
+        format!(
+            r#"{{"apiVersion":"v1","kind":"Event","metadata":{{"name":"{name}","namespace":"n"}},"involvedObject":{involved},"reason":"{name}","message":"m","type":"Warning","lastTimestamp":"2026-01-01T00:00:0{time}Z"}}"#
+        )
+    };
+    let text = format!(
+        "[{}]",
+        [
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"n","uid":"u1"},"status":{"phase":"Pending"}}"#.to_string(),
+            ev("byBoth", r#"{"kind":"Pod","name":"p","namespace":"n","uid":"u1"}"#, "3"),
+            ev("byName", r#"{"kind":"Pod","name":"p","namespace":"n"}"#, "1"),
+            ev("earlierPod", r#"{"kind":"Pod","name":"p","namespace":"n","uid":"u0"}"#, "2"),
+            ev("otherPod", r#"{"kind":"Pod","name":"q","namespace":"n"}"#, "4"),
+            ev("otherKind", r#"{"kind":"Job","name":"p","namespace":"n"}"#, "5"),
+        ]
+        .join(",")
+    );
+    let ix = Index::new(Bundle::parse(text).unwrap());
+    let pod = ix.find("Pod", Some("n"), "p").unwrap();
+    let about = ix.events_about(pod);
+    let reasons: Vec<&str> = about.iter().map(|(_, e)| e.reason.as_str()).collect();
+    assert_eq!(reasons, ["byName", "byBoth"], "oldest first, each once");
+    let ids: Vec<_> = about.iter().map(|(e, _)| *e).collect();
+    assert_eq!(ix.events_for(pod), ids);
+    for (e, info) in &about {
+        assert_eq!(ix.event(*e).as_ref(), Some(info));
+    }
+}
+
 /// One mistyped field costs that field, never the object's facts: an unquoted number as a
 /// label value (`version: 2` in pasted YAML) or a boolean annotation once made a Pending GPU
 /// pod "Unknown" that "asks for no GPU". The verdict stays, and the diagnosis says what it read

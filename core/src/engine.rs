@@ -277,7 +277,7 @@ impl Engine {
         };
         let mut fired: Vec<Fired> = Vec::new();
         for rule in &self.rules {
-            if !rule.applies_to.iter().all(|s| view.has(s)) {
+            if !view.subjects.holds(rule.applies_set) {
                 continue;
             }
             if let Some(mut m) = eval(&rule.when, &scope) {

@@ -347,6 +347,8 @@ pub struct Rule {
     pub said_no: Option<Layer>,
     pub summary: String,
     pub applies_to: Vec<String>,
+    /// `applies_to` as a set, checked against each view's.
+    pub applies_set: crate::catalog::SubjectSet,
     pub when: Cond,
     pub message: String,
     pub observation: Option<String>,
@@ -649,6 +651,7 @@ impl Rule {
             said_yes: file.said_yes,
             said_no: file.said_no,
             summary: file.summary,
+            applies_set: crate::catalog::SubjectSet::of(file.applies_to.iter().map(String::as_str)),
             applies_to: file.applies_to,
             when,
             message: file.message.trim().to_string(),

@@ -83,6 +83,9 @@ use std::borrow::Cow;
 pub(crate) struct Parsed {
     pub(crate) aside: BTreeMap<ObjId, Value>,
     pub(crate) placed: BTreeMap<ObjId, (String, Option<usize>)>,
+    /// The events about each object linking read them for (its event sources): the facts ask
+    /// again of the same objects, and each ask read every event from its JSON.
+    pub(crate) events: BTreeMap<ObjId, Vec<(ObjId, crate::index::EventInfo)>>,
 }
 
 impl Parsed {
@@ -161,6 +164,7 @@ impl<'a> Ctx<'a> {
                 self.linked,
                 self.state.settled || self.state.history,
                 &|id| self.value(id),
+                &|id| self.events_about(id),
             )
         })
     }
@@ -170,6 +174,14 @@ impl<'a> Ctx<'a> {
     /// reads them was a tenth of each diagnosis.
     pub fn value(&self, id: ObjId) -> Cow<'a, Value> {
         self.parsed.value(self.subjects, self.ix, id)
+    }
+
+    /// [`Index::events_about`] an object, as linking read them when it did.
+    pub fn events_about(&self, id: ObjId) -> Cow<'a, [(ObjId, crate::index::EventInfo)]> {
+        match self.parsed.events.get(&id) {
+            Some(events) => Cow::Borrowed(events),
+            None => Cow::Owned(self.ix.events_about(id)),
+        }
     }
 
     /// The representative pod's JSON: the view's copy when it holds one, else read from the

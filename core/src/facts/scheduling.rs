@@ -72,7 +72,7 @@ pub struct Preemption {
 /// FailedScheduling (or KAI `Unschedulable`) event, parsed; null when the scheduler said
 /// nothing.
 pub fn fact(ctx: &Ctx) -> Option<Scheduling> {
-    let (ix, pod) = (ctx.ix, ctx.pod?);
+    let pod = ctx.pod?;
     let pv = ctx.pod_value()?;
     let cond = pv
         .at("/status/conditions")
@@ -86,10 +86,10 @@ pub fn fact(ctx: &Ctx) -> Option<Scheduling> {
         });
     let scheduler = str_at(&pv, "/spec/schedulerName").unwrap_or("default-scheduler");
     let from_event = || {
-        ix.events_for(pod)
-            .into_iter()
+        ctx.events_about(pod)
+            .iter()
             .rev()
-            .filter_map(|e| ix.event(e))
+            .map(|(_, e)| e.clone())
             .find(|e| {
                 e.reason == "FailedScheduling"
                     || (e.reason == "Unschedulable" && e.type_ == "Warning")

@@ -141,13 +141,14 @@ pub fn signals<'v>(
     objects: &[ObjId],
     settled: bool,
     value: &dyn Fn(ObjId) -> std::borrow::Cow<'v, Value>,
+    events: &dyn Fn(ObjId) -> std::borrow::Cow<'v, [(ObjId, crate::index::EventInfo)]>,
 ) -> Signals {
     let mut out: Vec<Signal> = Vec::new();
     for (i, &id) in objects.iter().take(OBJECT_LIMIT).enumerate() {
         let current = !settled && !crate::facts::superseded_pod(ix, id);
         let first = out.len();
         read_object(ix, id, value, current, &mut out);
-        read_events(ix, id, current, &mut out);
+        read_events(ix, id, &events(id), current, &mut out);
         for s in &mut out[first..] {
             s.on_target = i == 0;
         }
@@ -491,9 +492,14 @@ fn read_containers(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Ve
     }
 }
 
-fn read_events(ix: &Index, id: ObjId, current: bool, out: &mut Vec<Signal>) {
-    for e in ix.events_for(id).into_iter().rev().take(50) {
-        let Some(ev) = ix.event(e) else { continue };
+fn read_events(
+    ix: &Index,
+    id: ObjId,
+    events: &[(ObjId, crate::index::EventInfo)],
+    current: bool,
+    out: &mut Vec<Signal>,
+) {
+    for (_, ev) in events.iter().rev().take(50) {
         if ev.type_ != "Warning" {
             continue;
         }

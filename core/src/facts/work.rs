@@ -166,9 +166,13 @@ pub fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState 
     // settled only while it reports nothing wrong.
     if !by_kind
         && settled
-        && !super::signals::signals(ix, &[target], false, &|id| {
-            std::borrow::Cow::Owned(ix.value(id))
-        })
+        && !super::signals::signals(
+            ix,
+            &[target],
+            false,
+            &|id| std::borrow::Cow::Owned(ix.value(id)),
+            &|id| std::borrow::Cow::Owned(ix.events_about(id)),
+        )
         .signals
         .is_empty()
     {

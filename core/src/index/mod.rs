@@ -589,34 +589,55 @@ impl Index {
     /// Events about an object: by uid, and by kind/namespace/name for events that lack a uid or
     /// name an earlier incarnation. Sorted oldest first.
     pub fn events_for(&self, id: ObjId) -> Vec<ObjId> {
+        self.events_about(id).into_iter().map(|(e, _)| e).collect()
+    }
+
+    /// [`Index::events_for`] with each event normalized: every event is read from its JSON once,
+    /// where asking [`Index::event`] of each id again would read it twice.
+    pub fn events_about(&self, id: ObjId) -> Vec<(ObjId, EventInfo)> {
         let o = self.object(id);
-        let ev = |e: ObjId| self.event(e).unwrap_or_default();
-        let mut ids: Vec<ObjId> = match o.uid.as_deref() {
+        // (event, found by uid): an event both tables hold is read once.
+        let mut candidates: Vec<(ObjId, bool)> = match o.uid.as_deref() {
             Some(u) => self
                 .events_by_uid
                 .get(uid_hash(u))
-                .filter(|&e| ev(e).involved_uid.as_deref() == Some(u))
+                .map(|e| (e, true))
                 .collect(),
             None => Vec::new(),
         };
-        for e in self
-            .events_by_ref
-            .get(ref_hash(&o.kind, o.namespace.as_deref(), &o.name))
-        {
-            let i = ev(e);
-            let same = i.involved_name == o.name
-                && i.involved_kind == o.kind
-                && i.involved_namespace == o.namespace;
+        candidates.extend(
+            self.events_by_ref
+                .get(ref_hash(&o.kind, o.namespace.as_deref(), &o.name))
+                .map(|e| (e, false)),
+        );
+        // By uid first among equal ids, so that dedup keeps that mark.
+        candidates.sort_unstable_by_key(|&(e, by_uid)| (e, !by_uid));
+        let mut about = Vec::with_capacity(candidates.len());
+        let mut i = 0;
+        while i < candidates.len() {
+            let e = candidates[i].0;
+            let by_uid = candidates[i].1;
+            let by_ref = candidates[i..]
+                .iter()
+                .take_while(|c| c.0 == e)
+                .any(|c| !c.1);
+            while i < candidates.len() && candidates[i].0 == e {
+                i += 1;
+            }
+            let Some(info) = self.event(e) else { continue };
+            let uid_matches = by_uid && info.involved_uid.is_some() && info.involved_uid == o.uid;
             // Same name but another uid is a previous object of that name: not this one.
-            let other_uid = matches!((&i.involved_uid, &o.uid), (Some(a), Some(b)) if a != b);
-            if same && !other_uid {
-                ids.push(e);
+            let ref_matches = by_ref
+                && info.involved_name == o.name
+                && info.involved_kind == o.kind
+                && info.involved_namespace == o.namespace
+                && !matches!((&info.involved_uid, &o.uid), (Some(a), Some(b)) if a != b);
+            if uid_matches || ref_matches {
+                about.push((e, info));
             }
         }
-        ids.sort_unstable();
-        ids.dedup();
-        ids.sort_by_key(|&e| (self.event_time(e), e));
-        ids
+        about.sort_by_key(|&(e, _)| (self.event_time(e), e));
+        about
     }
 
     /// An event, normalized (read from its JSON on each call).

@@ -467,19 +467,22 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     }
 
     // Events about every linked object, normalized to one shape, oldest first.
-    let mut evs: Vec<ObjId> = Vec::new();
+    let mut evs: Vec<(ObjId, crate::index::EventInfo)> = Vec::new();
     for &src in &b.event_sources.clone() {
-        for e in ix.events_for(src).into_iter().rev().take(50) {
-            if !evs.contains(&e) {
-                evs.push(e);
+        let about = b
+            .parsed
+            .events
+            .entry(src)
+            .or_insert_with(|| ix.events_about(src));
+        for (e, info) in about.iter().rev().take(50) {
+            if !evs.iter().any(|(seen, _)| seen == e) {
+                evs.push((*e, info.clone()));
             }
         }
     }
-    evs.sort_by_key(|e| (ix.event_time(*e), *e));
-    let ev_values: Vec<Value> = evs
-        .iter()
-        .filter_map(|&e| Some(ix.event(e)?.to_view()))
-        .collect();
+    evs.sort_by_key(|(e, _)| (ix.event_time(*e), *e));
+    let ev_values: Vec<Value> = evs.iter().map(|(_, info)| info.to_view()).collect();
+    let evs: Vec<ObjId> = evs.into_iter().map(|(e, _)| e).collect();
     if !ev_values.is_empty() {
         b.map.insert("events".into(), Value::Array(ev_values));
         b.refs.insert(

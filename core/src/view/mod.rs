@@ -27,6 +27,8 @@ pub enum SubjectRef {
 pub struct View {
     pub value: Value,
     pub refs: BTreeMap<String, SubjectRef>,
+    /// The subjects `refs` names, and `facts`.
+    pub subjects: crate::catalog::SubjectSet,
     pub target: ObjId,
     pub pod: Option<ObjId>,
     pub pods: Vec<PodSummary>,
@@ -137,6 +139,9 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
     links::cite_nodes(&mut b, pod_value.as_ref());
     View {
         value: Value::Object(b.map),
+        subjects: crate::catalog::SubjectSet::of(
+            b.refs.keys().map(String::as_str).chain(["facts"]),
+        ),
         refs: b.refs,
         target,
         pod,

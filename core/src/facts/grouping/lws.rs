@@ -221,10 +221,8 @@ fn recreate_events(ix: &Index, id: ObjId, leader: Option<ObjId>) -> u64 {
     sources.extend(ix.descendant_pods(id));
     sources.extend(leader);
     for s in sources {
-        for e in ix.events_for(s) {
-            if let Some(ev) = ix.event(e)
-                && (ev.reason == "RecreateGroup" || ev.reason == "RecreateGroupOnPodRestart")
-            {
+        for (_, ev) in ix.events_about(s) {
+            if ev.reason == "RecreateGroup" || ev.reason == "RecreateGroupOnPodRestart" {
                 recreate += ev.count.max(1);
             }
         }

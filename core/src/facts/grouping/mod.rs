@@ -136,9 +136,9 @@ fn quoted_after(msg: &str, marker: &str) -> Option<String> {
 
 fn create_failures(ix: &Index, id: ObjId) -> Vec<GroupCreateFailure> {
     let o = ix.object(id);
-    ix.events_for(id)
+    ix.events_about(id)
         .into_iter()
-        .filter_map(|e| ix.event(e))
+        .map(|(_, e)| e)
         .filter(|e| {
             e.type_ == "Warning" && (e.reason == "FailedCreate" || e.reason == "JobCreationFailed")
         })

@@ -39,10 +39,9 @@ pub(super) fn silence(ctx: &Ctx, pod: ObjId, pv: &Value) -> Silence {
         )
     };
     let has_event = ctx
-        .ix
-        .events_for(pod)
-        .into_iter()
-        .any(|e| ctx.ix.event(e).is_some_and(|e| answered(&e.reason)))
+        .events_about(pod)
+        .iter()
+        .any(|(_, e)| answered(&e.reason))
         || ctx
             .subjects
             .get("events")

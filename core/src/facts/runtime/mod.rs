@@ -141,8 +141,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
     };
     for &o in &objs {
         let obj = ix.object(o);
-        for e in ix.events_for(o).into_iter().rev() {
-            let Some(ev) = ix.event(e) else { continue };
+        for (_, ev) in ctx.events_about(o).iter().rev() {
             if ev.reason == "FailedCreate" && ev.type_ == "Warning" {
                 push(&obj.kind, &obj.name, "event", &ev.message, ev.count.max(1));
                 break;
@@ -261,7 +260,6 @@ fn from_marker(s: &str, marker: &str) -> Option<String> {
 type ContainerFacts = (Vec<Container>, Option<String>, Option<String>);
 
 fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
-    let ix = ctx.ix;
     let pv = ctx.value(pod);
     let mut out = Vec::new();
     let mut hook = None;
@@ -318,12 +316,8 @@ fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
             });
         }
     }
-    let events: Vec<crate::index::EventInfo> = ix
-        .events_for(pod)
-        .into_iter()
-        .rev()
-        .filter_map(|e| ix.event(e))
-        .collect();
+    let about = ctx.events_about(pod);
+    let events: Vec<&crate::index::EventInfo> = about.iter().rev().map(|(_, e)| e).collect();
     if hook.is_none() {
         hook = events.iter().find_map(|e| hook_line(&e.message));
     }
