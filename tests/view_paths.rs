@@ -390,6 +390,46 @@ fn plain_paths_walk_like_the_jsonpath_engine() {
     }
 }
 
+/// A test whose path starts with two member names reads them once per view, from its head slot
+/// (`core/src/eval.rs`): every rule matches, captures and cites the same through the slots as
+/// walked from the root, on the view of every case. The slots are shared: a test that finds
+/// its head missing must not hide it from one that finds it present, whatever the order.
+#[test]
+fn rules_read_the_same_through_head_slots_as_from_the_root() {
+    let engine = layer_core::Engine::builtin().expect("the built-in rules load");
+    let slotted = builtin_tests(&engine, |t| t.head.is_some()).len();
+    assert!(slotted > 500, "only {slotted} tests have a head slot");
+    assert!(
+        engine.head_slots() < slotted / 4,
+        "slots are shared by tests that start alike"
+    );
+    let said = |m: Option<layer_core::eval::Match>| {
+        m.map(|m| format!("{:?} {:?}", m.evidence, m.captures))
+    };
+    let views = case_views();
+    let mut fired = 0;
+    for (_, _, view) in &views {
+        let slots = layer_core::eval::Scope::new(view, Vec::new(), engine.head_slots());
+        let root = layer_core::eval::Scope::new(view, Vec::new(), 0);
+        // Backwards too, so that each slot is first filled by another test.
+        for rule in engine.rules().iter().chain(engine.rules().iter().rev()) {
+            let through = said(layer_core::eval::eval(&rule.when, &slots));
+            fired += usize::from(through.is_some());
+            assert_eq!(
+                through,
+                said(layer_core::eval::eval(&rule.when, &root)),
+                "{}",
+                rule.id
+            );
+        }
+    }
+    assert!(
+        views.len() > 50 && fired > 500,
+        "{} views, {fired} fired",
+        views.len()
+    );
+}
+
 /// Every hit of a walked path (`core/src/walk.rs`): value and normalized path, in order.
 fn walked(walk: &layer_core::walk::Walk, view: &Value) -> Vec<(String, Value)> {
     let mut hits = Vec::new();

@@ -59,6 +59,8 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct Engine {
     rules: Vec<Rule>,
+    /// How many head slots the rules' tests use ([`crate::eval::assign_heads`]).
+    head_slots: usize,
     texts: EngineTexts,
     /// The language its texts are in.
     lang: Lang,
@@ -151,8 +153,10 @@ impl Engine {
                 }
             }
         }
+        let head_slots = crate::eval::assign_heads(&mut rules);
         Ok(Engine {
             rules,
+            head_slots,
             texts,
             lang: Lang::En,
             english: None,
@@ -188,6 +192,7 @@ impl Engine {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Engine {
             rules,
+            head_slots: english.head_slots,
             texts,
             lang,
             english: Some(Box::new(english.clone())),
@@ -201,6 +206,11 @@ impl Engine {
 
     pub fn rules(&self) -> &[Rule] {
         &self.rules
+    }
+
+    /// How many head slots its rules' tests use: the room a [`crate::eval::Scope`] needs.
+    pub fn head_slots(&self) -> usize {
+        self.head_slots
     }
 
     pub fn rule(&self, id: &str) -> Option<&Rule> {
@@ -271,10 +281,7 @@ impl Engine {
     fn diagnose_view(&self, ix: &Index, view: &View, now: Option<Now>) -> (Diagnosis, Vec<String>) {
         let t = ix.object(view.target);
         let builtins = builtins(ix, view);
-        let scope = crate::eval::Scope {
-            root: &view.value,
-            lent: view.lent(),
-        };
+        let scope = crate::eval::Scope::new(&view.value, view.lent(), self.head_slots);
         let mut fired: Vec<Fired> = Vec::new();
         for rule in &self.rules {
             if !view.subjects.holds(rule.applies_set) {
@@ -968,15 +975,9 @@ mod builtin_tests {
             .expect("the rule is built in");
         let rule = crate::rule::Rule::load_builtin(builtin.path, builtin.text, builtin.paths)
             .expect("loads");
-        let lent = crate::eval::Scope {
-            root: &view.value,
-            lent: view.lent(),
-        };
+        let lent = crate::eval::Scope::new(&view.value, view.lent(), 0);
         assert!(!lent.lent.is_empty(), "the silent nodes are on loan");
-        let held = crate::eval::Scope {
-            root: &view.value,
-            lent: Vec::new(),
-        };
+        let held = crate::eval::Scope::new(&view.value, Vec::new(), 0);
         let (on_loan, found) = (
             crate::eval::eval(&rule.when, &lent).expect("fires"),
             crate::eval::eval(&rule.when, &held).expect("fires"),

@@ -291,6 +291,9 @@ pub struct Test {
     /// It captures a value that only the rule's words use (`absent:`): when it does not hold,
     /// the `all` it stands in still can.
     pub optional: bool,
+    /// Where its first two member names lead is looked up once per view, in this slot of the
+    /// view's scope (see `eval::assign_heads`, which gives it when the engine is assembled).
+    pub head: Option<usize>,
 }
 
 /// One step of a plain path: a member name or an array index (negative from the end).
@@ -822,6 +825,7 @@ fn compile<'p>(
         capture: c.capture.clone(),
         evidence: c.evidence.unwrap_or(true),
         optional: c.capture.as_ref().is_some_and(|k| absent.contains_key(k)),
+        head: None,
     }))
 }
 

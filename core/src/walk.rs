@@ -107,15 +107,44 @@ impl Walk {
         found
     }
 
+    /// Its first two segments, when both are member names (`$.facts.admission…`): where a
+    /// view's scope (the rule engine's `Scope`) can look the path up once for every test that starts
+    /// there.
+    pub fn head(&self) -> Option<[&str; 2]> {
+        match self.segments.get(..2)? {
+            [Seg::Name(a), Seg::Name(b)] => Some([a, b]),
+            _ => None,
+        }
+    }
+
+    /// [`Walk::each`] from where [`Walk::head`] leads, `keys` being its names as the view
+    /// spells them.
+    pub fn each_below<'v>(
+        &self,
+        keys: [&'v str; 2],
+        at: &'v Value,
+        hit: &mut dyn FnMut(&[Part<'v>], &'v Value) -> bool,
+    ) {
+        let mut trail = Vec::with_capacity(self.segments.len());
+        trail.extend(keys.map(Part::Key));
+        descend(&self.segments[2..], at, &mut trail, hit);
+    }
+
     /// The list whose every element the path yields, when it is names and a last `[*]`
     /// (`$.facts.device.silentGpuNodes[*]`) and they lead to a list.
     pub fn whole_list<'v>(&self, root: &'v Value) -> Option<&'v [Value]> {
+        self.whole_list_below(0, root)
+    }
+
+    /// [`Walk::whole_list`] from the value the first `skip` segments lead to.
+    pub fn whole_list_below<'v>(&self, skip: usize, at: &'v Value) -> Option<&'v [Value]> {
         let (Seg::Wildcard, names) = self.segments.split_last()? else {
             return None;
         };
         names
+            .get(skip..)?
             .iter()
-            .try_fold(root, |at, seg| match seg {
+            .try_fold(at, |at, seg| match seg {
                 Seg::Name(n) => at.as_object()?.get(n),
                 _ => None,
             })?
