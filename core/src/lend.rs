@@ -104,8 +104,14 @@ impl Loans {
         at: String,
         shared: &Arc<Shared>,
     ) {
-        into.insert(key.to_string(), shared.lend());
+        let copy = self.lent(at, shared);
+        into.insert(key.to_string(), copy);
+    }
+
+    /// A copy of `shared` to put at `at` of the document.
+    pub fn lent(&mut self, at: String, shared: &Arc<Shared>) -> Value {
         self.0.push((at, shared.clone()));
+        shared.lend()
     }
 
     /// The same loans, sitting under `prefix` (a JSON pointer) of a larger document.

@@ -23,9 +23,26 @@ pub(super) struct Builder<'a> {
     pub(super) ids: BTreeMap<String, Vec<ObjId>>,
     pub(super) missing: Vec<Missing>,
     pub(super) event_sources: Vec<ObjId>,
+    /// The subjects' objects on loan ([`LENT_SUBJECTS`]).
+    pub(super) loans: crate::lend::Loans,
 }
 
 static NULL: Value = Value::Null;
+
+/// Subjects whose objects many views hold alike: a backlog's thousands of Workloads wait in a
+/// few queues, and their pods' closest nodes are the same few. Each such object is parsed once
+/// per index and lent to every view that holds it ([`crate::lend`]), where parsing it into
+/// each view was a third of the JSON a backlog's scan read.
+const LENT_SUBJECTS: &[&str] = &[
+    "clusterQueue",
+    "localQueue",
+    "resourceFlavors",
+    "kaiQueue",
+    "runtimeClass",
+    "deviceClasses",
+    "node",
+    "nodes",
+];
 
 impl Builder<'_> {
     /// An object's JSON, parsed once per view.
@@ -46,11 +63,24 @@ impl Builder<'_> {
         }
     }
 
+    /// [`Builder::take`] for `subject`, whose object is to sit at `at` (a JSON pointer): lent
+    /// when the subject is one of [`LENT_SUBJECTS`] and linking has not parsed it already.
+    fn take_into(&mut self, subject: &str, id: ObjId, at: impl FnOnce() -> String) -> Value {
+        if !LENT_SUBJECTS.contains(&subject) || self.parsed.aside.contains_key(&id) {
+            return self.take(id);
+        }
+        let ix = self.ix;
+        let shared = ix.once_for("lent subject object", id, || {
+            crate::lend::Shared::new(ix.value(id))
+        });
+        self.loans.lent(at(), &shared)
+    }
+
     fn set_one(&mut self, subject: &str, id: ObjId) {
         if self.refs.contains_key(subject) {
             return;
         }
-        let v = self.take(id);
+        let v = self.take_into(subject, id, || format!("/{subject}"));
         self.map.insert(subject.into(), v);
         self.parsed
             .placed
@@ -65,7 +95,11 @@ impl Builder<'_> {
         if ids.is_empty() || self.refs.contains_key(subject) {
             return;
         }
-        let vals: Vec<Value> = ids.iter().map(|&id| self.take(id)).collect();
+        let vals: Vec<Value> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| self.take_into(subject, id, || format!("/{subject}/{i}")))
+            .collect();
         self.map.insert(subject.into(), Value::Array(vals));
         for (i, &id) in ids.iter().enumerate() {
             self.parsed
@@ -145,6 +179,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         ids: BTreeMap::new(),
         missing: Vec::new(),
         event_sources: Vec::new(),
+        loans: Default::default(),
     };
     let t = ix.object(target);
     let target_is_pod = t.kind == "Pod";
@@ -367,28 +402,27 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         match ix.get("kueue.x-k8s.io", "ClusterQueue", None, cq) {
             Some(id) => {
                 b.set_one("clusterQueue", id);
-                let cqv = b.value(id).clone();
-                let mut flavors: Vec<ObjId> = Vec::new();
-                for rg in cqv
+                let names: Vec<String> = b
+                    .value(id)
                     .at("/spec/resourceGroups")
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
-                {
-                    for f in rg["flavors"].as_array().into_iter().flatten() {
-                        if let Some(name) = f["name"].as_str() {
-                            match ix.get("kueue.x-k8s.io", "ResourceFlavor", None, name) {
-                                Some(fid) if !flavors.contains(&fid) => flavors.push(fid),
-                                Some(_) => {}
-                                None => b.miss(
-                                    "ResourceFlavor",
-                                    Some("kueue.x-k8s.io/v1beta2"),
-                                    None,
-                                    name,
-                                    "not in the bundle",
-                                ),
-                            }
-                        }
+                    .flat_map(|rg| rg["flavors"].as_array().into_iter().flatten())
+                    .filter_map(|f| f["name"].as_str().map(str::to_string))
+                    .collect();
+                let mut flavors: Vec<ObjId> = Vec::new();
+                for name in &names {
+                    match ix.get("kueue.x-k8s.io", "ResourceFlavor", None, name) {
+                        Some(fid) if !flavors.contains(&fid) => flavors.push(fid),
+                        Some(_) => {}
+                        None => b.miss(
+                            "ResourceFlavor",
+                            Some("kueue.x-k8s.io/v1beta2"),
+                            None,
+                            name,
+                            "not in the bundle",
+                        ),
                     }
                 }
                 b.set_many("resourceFlavors", &flavors);

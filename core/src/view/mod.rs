@@ -108,7 +108,7 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
     // The facts, stage by stage: each stage reads the subjects and the facts of the stages
     // before it.
     b.map.insert("facts".into(), Value::Object(Map::new()));
-    let mut loans = crate::lend::Loans::default();
+    let mut loans = std::mem::take(&mut b.loans);
     for stage in [
         facts::Stage::Work,
         facts::Stage::Derived,
@@ -182,6 +182,67 @@ pub fn status_of(ix: &Index, target: ObjId) -> (String, bool) {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    /// Views of Workloads in one queue hold its LocalQueue, ClusterQueue and flavors on loan,
+    /// each the object as parsed; their own Workload and pod are theirs; a dropped view gives
+    /// its copies back, whole, and the next view takes them again.
+    #[test]
+    fn queue_objects_are_lent_to_every_view_of_their_work() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/scenarios/kueue-admitted-no-gpu-room/bundle.json"
+        ))
+        .expect("the scenario's bundle");
+        let ix = crate::Index::new(crate::Bundle::parse(text).expect("parses"));
+        let job = ix
+            .get("batch", "Job", Some("ml"), "trainer")
+            .expect("the Job");
+        let lent_at = |view: &crate::view::View| -> Vec<String> {
+            let mut at: Vec<String> = view
+                .value
+                .as_object()
+                .expect("an object")
+                .iter()
+                .flat_map(|(k, v)| match v {
+                    serde_json::Value::Array(vs) => {
+                        (0..vs.len()).map(|i| format!("{k}/{i}")).collect()
+                    }
+                    _ => vec![k.clone()],
+                })
+                .filter(|k| {
+                    let v = view.value.pointer(&format!("/{k}")).expect("there");
+                    view.lent().iter().any(|(l, _)| std::ptr::eq(*l, v))
+                })
+                .collect();
+            at.sort();
+            at
+        };
+        let first = super::build(&ix, job, None);
+        let lent = lent_at(&first);
+        assert!(lent.contains(&"clusterQueue".to_string()), "{lent:?}");
+        assert!(lent.contains(&"localQueue".to_string()), "{lent:?}");
+        assert!(
+            lent.iter().any(|k| k.starts_with("resourceFlavors/")),
+            "{lent:?}"
+        );
+        assert!(
+            !lent
+                .iter()
+                .any(|k| k == "workload" || k == "pod" || k == "target")
+        );
+        let Some(super::SubjectRef::One(cq)) = first.refs.get("clusterQueue") else {
+            panic!("the ClusterQueue is one object")
+        };
+        let cq = ix
+            .get("kueue.x-k8s.io", &cq.kind, None, &cq.name)
+            .expect("in the index");
+        assert_eq!(first.value["clusterQueue"], ix.value(cq));
+        let whole = first.value.clone();
+        drop(first);
+        let second = super::build(&ix, job, None);
+        assert_eq!(lent_at(&second), lent);
+        assert_eq!(second.value, whole, "the copies came back whole");
+    }
 
     /// A Workload's place in a long line: every older pending Workload of its queue counts, a
     /// finished one, a younger one and one of another queue do not, and the names stop at
