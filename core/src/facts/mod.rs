@@ -85,7 +85,8 @@ pub(crate) struct Parsed {
     pub(crate) placed: BTreeMap<ObjId, (String, Option<usize>)>,
     /// The events about each object linking read them for (its event sources): the facts ask
     /// again of the same objects, and each ask read every event from its JSON.
-    pub(crate) events: BTreeMap<ObjId, Vec<(ObjId, crate::index::EventInfo)>>,
+    /// A list: a view has a handful of event sources.
+    pub(crate) events: Vec<(ObjId, Vec<(ObjId, crate::index::EventInfo)>)>,
 }
 
 impl Parsed {
@@ -178,8 +179,8 @@ impl<'a> Ctx<'a> {
 
     /// [`Index::events_about`] an object, as linking read them when it did.
     pub fn events_about(&self, id: ObjId) -> Cow<'a, [(ObjId, crate::index::EventInfo)]> {
-        match self.parsed.events.get(&id) {
-            Some(events) => Cow::Borrowed(events),
+        match self.parsed.events.iter().find(|(of, _)| *of == id) {
+            Some((_, events)) => Cow::Borrowed(events),
             None => Cow::Owned(self.ix.events_about(id)),
         }
     }

@@ -596,47 +596,34 @@ impl Index {
     /// where asking [`Index::event`] of each id again would read it twice.
     pub fn events_about(&self, id: ObjId) -> Vec<(ObjId, EventInfo)> {
         let o = self.object(id);
-        // (event, found by uid): an event both tables hold is read once.
-        let mut candidates: Vec<(ObjId, bool)> = match o.uid.as_deref() {
-            Some(u) => self
-                .events_by_uid
-                .get(uid_hash(u))
-                .map(|e| (e, true))
-                .collect(),
+        let by_uid: Vec<ObjId> = match o.uid.as_deref() {
+            Some(u) => self.events_by_uid.get(uid_hash(u)).collect(),
             None => Vec::new(),
         };
-        candidates.extend(
-            self.events_by_ref
-                .get(ref_hash(&o.kind, o.namespace.as_deref(), &o.name))
-                .map(|e| (e, false)),
-        );
-        // By uid first among equal ids, so that dedup keeps that mark.
-        candidates.sort_unstable_by_key(|&(e, by_uid)| (e, !by_uid));
-        let mut about = Vec::with_capacity(candidates.len());
-        let mut i = 0;
-        while i < candidates.len() {
-            let e = candidates[i].0;
-            let by_uid = candidates[i].1;
-            let by_ref = candidates[i..]
-                .iter()
-                .take_while(|c| c.0 == e)
-                .any(|c| !c.1);
-            while i < candidates.len() && candidates[i].0 == e {
-                i += 1;
-            }
+        let by_ref: Vec<ObjId> = self
+            .events_by_ref
+            .get(ref_hash(&o.kind, o.namespace.as_deref(), &o.name))
+            .collect();
+        // An event both tables hold is read once, oldest first.
+        let mut ids: Vec<ObjId> = by_uid.iter().chain(&by_ref).copied().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.sort_by_key(|&e| (self.event_time(e), e));
+        let mut about = Vec::with_capacity(ids.len());
+        for e in ids {
             let Some(info) = self.event(e) else { continue };
-            let uid_matches = by_uid && info.involved_uid.is_some() && info.involved_uid == o.uid;
+            let uid_matches =
+                info.involved_uid.is_some() && info.involved_uid == o.uid && by_uid.contains(&e);
             // Same name but another uid is a previous object of that name: not this one.
-            let ref_matches = by_ref
-                && info.involved_name == o.name
+            let ref_matches = info.involved_name == o.name
                 && info.involved_kind == o.kind
                 && info.involved_namespace == o.namespace
-                && !matches!((&info.involved_uid, &o.uid), (Some(a), Some(b)) if a != b);
+                && !matches!((&info.involved_uid, &o.uid), (Some(a), Some(b)) if a != b)
+                && by_ref.contains(&e);
             if uid_matches || ref_matches {
                 about.push((e, info));
             }
         }
-        about.sort_by_key(|&(e, _)| (self.event_time(e), e));
         about
     }
 

@@ -402,15 +402,18 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         match ix.get("kueue.x-k8s.io", "ClusterQueue", None, cq) {
             Some(id) => {
                 b.set_one("clusterQueue", id);
-                let names: Vec<String> = b
+                let mut names: Vec<String> = Vec::new();
+                for rg in b
                     .value(id)
                     .at("/spec/resourceGroups")
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
-                    .flat_map(|rg| rg["flavors"].as_array().into_iter().flatten())
-                    .filter_map(|f| f["name"].as_str().map(str::to_string))
-                    .collect();
+                {
+                    for f in rg["flavors"].as_array().into_iter().flatten() {
+                        names.extend(f["name"].as_str().map(str::to_string));
+                    }
+                }
                 let mut flavors: Vec<ObjId> = Vec::new();
                 for name in &names {
                     match ix.get("kueue.x-k8s.io", "ResourceFlavor", None, name) {
@@ -501,22 +504,28 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     }
 
     // Events about every linked object, normalized to one shape, oldest first.
-    let mut evs: Vec<(ObjId, crate::index::EventInfo)> = Vec::new();
+    let mut evs: Vec<ObjId> = Vec::new();
     for &src in &b.event_sources.clone() {
-        let about = b
-            .parsed
-            .events
-            .entry(src)
-            .or_insert_with(|| ix.events_about(src));
-        for (e, info) in about.iter().rev().take(50) {
-            if !evs.iter().any(|(seen, _)| seen == e) {
-                evs.push((*e, info.clone()));
+        if !b.parsed.events.iter().any(|(of, _)| *of == src) {
+            b.parsed.events.push((src, ix.events_about(src)));
+        }
+        let Some((_, about)) = b.parsed.events.iter().find(|(of, _)| *of == src) else {
+            continue;
+        };
+        for (e, _) in about.iter().rev().take(50) {
+            if !evs.contains(e) {
+                evs.push(*e);
             }
         }
     }
-    evs.sort_by_key(|(e, _)| (ix.event_time(*e), *e));
-    let ev_values: Vec<Value> = evs.iter().map(|(_, info)| info.to_view()).collect();
-    let evs: Vec<ObjId> = evs.into_iter().map(|(e, _)| e).collect();
+    evs.sort_by_key(|e| (ix.event_time(*e), *e));
+    // Each event as read for its source above.
+    let read = b.parsed.events.iter().flat_map(|(_, about)| about);
+    let ev_values: Vec<Value> = evs
+        .iter()
+        .filter_map(|e| read.clone().find(|(x, _)| x == e))
+        .map(|(_, info)| info.to_view())
+        .collect();
     if !ev_values.is_empty() {
         b.map.insert("events".into(), Value::Array(ev_values));
         b.refs.insert(
