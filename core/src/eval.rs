@@ -298,13 +298,19 @@ impl<'t, 'v> Kept<'t, 'v> {
 
 fn eval_test<'v>(t: &Test, scope: &Scope<'v>) -> Option<Match<'v>> {
     let view = scope.root;
-    let below = scope.head(t);
+    // Where the path starts: the root, or where its head leads (the names there done).
+    let head_keys;
+    let (at, done): (&'v Value, &[crate::walk::Part<'v>]) = match scope.head(t) {
+        None => (view, &[]),
+        // The head leads nowhere: the path yields nothing.
+        Some(None) => return matches!(t.op, Op::Exists(false)).then(Match::default),
+        Some(Some((keys, at))) => {
+            head_keys = keys.map(crate::walk::Part::Key);
+            (at, &head_keys)
+        }
+    };
     if let Some(steps) = &t.steps {
-        let hit = match below {
-            Some(Some((_, at))) => walk(at, &steps[2..]),
-            Some(None) => None,
-            None => walk(view, steps),
-        };
+        let hit = walk(at, &steps[done.len()..]);
         if let Op::Exists(false) = t.op {
             return hit.is_none().then(Match::default);
         }
@@ -315,34 +321,21 @@ fn eval_test<'v>(t: &Test, scope: &Scope<'v>) -> Option<Match<'v>> {
         return kept.done();
     }
     if let Some(walk) = &t.walk {
-        let each = |hit: &mut dyn FnMut(&[crate::walk::Part<'v>], &'v Value) -> bool| match below {
-            Some(Some((keys, at))) => walk.each_below(keys, at, hit),
-            Some(None) => {}
-            None => walk.each(view, hit),
-        };
         if let Op::Exists(false) = t.op {
-            let mut found = false;
-            each(&mut |_, _| {
-                found = true;
-                false
-            });
-            return (!found).then(Match::default);
+            return (!walk.any_from(at, done)).then(Match::default);
         }
         let mut kept = Kept::new(t);
-        let whole_list = match below {
-            Some(Some((_, at))) => walk.whole_list_below(2, at),
-            Some(None) => None,
-            None => walk.whole_list(view),
-        };
         // Capturing every element of a list on loan: the capture is the list.
         if let (Op::Exists(true), Some(_)) = (&t.op, &t.capture)
-            && let Some(list) = whole_list
+            && let Some(list) = walk.whole_list_from(at, done.len())
             && !list.is_empty()
             && let Some((shared, within)) = scope.lent_list(list)
         {
             kept.captured = Captured::Lent(list, shared, within);
         }
-        each(&mut |trail, v| kept.offer(v, || crate::walk::normalized(trail)));
+        walk.each_from(at, done, &mut |trail, v| {
+            kept.offer(v, || crate::walk::normalized(trail))
+        });
         return kept.done();
     }
     general(t, view)

@@ -93,14 +93,29 @@ impl Walk {
     /// Calls `hit` with each value the path yields and where it is, in the general engine's
     /// order, until `hit` says it wants no more (returns false).
     pub fn each<'v>(&self, root: &'v Value, hit: &mut dyn FnMut(&[Part<'v>], &'v Value) -> bool) {
-        let mut trail = Vec::with_capacity(self.segments.len());
-        descend(&self.segments, root, &mut trail, hit);
+        self.each_from(root, &[], hit);
     }
 
-    /// Whether the path yields anything.
-    pub fn any(&self, root: &Value) -> bool {
+    /// [`Walk::each`] from `at`, where the path's first segments lead (`done`, as the view
+    /// spells them: the hits' paths start with them).
+    pub fn each_from<'v>(
+        &self,
+        at: &'v Value,
+        done: &[Part<'v>],
+        hit: &mut dyn FnMut(&[Part<'v>], &'v Value) -> bool,
+    ) {
+        let Some(rest) = self.segments.get(done.len()..) else {
+            return;
+        };
+        let mut trail = Vec::with_capacity(self.segments.len());
+        trail.extend_from_slice(done);
+        descend(rest, at, &mut trail, hit);
+    }
+
+    /// Whether the path yields anything from `at` ([`Walk::each_from`]).
+    pub fn any_from<'v>(&self, at: &'v Value, done: &[Part<'v>]) -> bool {
         let mut found = false;
-        self.each(root, &mut |_, _| {
+        self.each_from(at, done, &mut |_, _| {
             found = true;
             false
         });
@@ -108,8 +123,8 @@ impl Walk {
     }
 
     /// Its first two segments, when both are member names (`$.facts.admission…`): where a
-    /// view's scope (the rule engine's `Scope`) can look the path up once for every test that starts
-    /// there.
+    /// view's scope (the rule engine's `Scope`) can look the path up once for every test that
+    /// starts there.
     pub fn head(&self) -> Option<[&str; 2]> {
         match self.segments.get(..2)? {
             [Seg::Name(a), Seg::Name(b)] => Some([a, b]),
@@ -117,27 +132,10 @@ impl Walk {
         }
     }
 
-    /// [`Walk::each`] from where [`Walk::head`] leads, `keys` being its names as the view
-    /// spells them.
-    pub fn each_below<'v>(
-        &self,
-        keys: [&'v str; 2],
-        at: &'v Value,
-        hit: &mut dyn FnMut(&[Part<'v>], &'v Value) -> bool,
-    ) {
-        let mut trail = Vec::with_capacity(self.segments.len());
-        trail.extend(keys.map(Part::Key));
-        descend(&self.segments[2..], at, &mut trail, hit);
-    }
-
     /// The list whose every element the path yields, when it is names and a last `[*]`
-    /// (`$.facts.device.silentGpuNodes[*]`) and they lead to a list.
-    pub fn whole_list<'v>(&self, root: &'v Value) -> Option<&'v [Value]> {
-        self.whole_list_below(0, root)
-    }
-
-    /// [`Walk::whole_list`] from the value the first `skip` segments lead to.
-    pub fn whole_list_below<'v>(&self, skip: usize, at: &'v Value) -> Option<&'v [Value]> {
+    /// (`$.facts.device.silentGpuNodes[*]`) and they lead to a list; from `at`, where the
+    /// path's first `skip` segments lead (0: the root).
+    pub fn whole_list_from<'v>(&self, at: &'v Value, skip: usize) -> Option<&'v [Value]> {
         let (Seg::Wildcard, names) = self.segments.split_last()? else {
             return None;
         };

@@ -90,6 +90,30 @@ pub(crate) struct Parsed {
 }
 
 impl Parsed {
+    /// The events linking read about `id`, if it did.
+    pub(crate) fn events(&self, id: ObjId) -> Option<&[(ObjId, crate::index::EventInfo)]> {
+        self.events
+            .iter()
+            .find(|(of, _)| *of == id)
+            .map(|(_, events)| events.as_slice())
+    }
+
+    /// The events about `id`, read from the index the first time.
+    pub(crate) fn read_events(
+        &mut self,
+        ix: &Index,
+        id: ObjId,
+    ) -> &[(ObjId, crate::index::EventInfo)] {
+        let at = match self.events.iter().position(|(of, _)| *of == id) {
+            Some(at) => at,
+            None => {
+                self.events.push((id, ix.events_about(id)));
+                self.events.len() - 1
+            }
+        };
+        &self.events[at].1
+    }
+
     /// An object's JSON, wherever the view holds it.
     pub(crate) fn get<'m>(
         &'m self,
@@ -179,8 +203,8 @@ impl<'a> Ctx<'a> {
 
     /// [`Index::events_about`] an object, as linking read them when it did.
     pub fn events_about(&self, id: ObjId) -> Cow<'a, [(ObjId, crate::index::EventInfo)]> {
-        match self.parsed.events.iter().find(|(of, _)| *of == id) {
-            Some((_, events)) => Cow::Borrowed(events),
+        match self.parsed.events(id) {
+            Some(events) => Cow::Borrowed(events),
             None => Cow::Owned(self.ix.events_about(id)),
         }
     }

@@ -89,11 +89,12 @@ pub fn fact(ctx: &Ctx) -> Option<Scheduling> {
         ctx.events_about(pod)
             .iter()
             .rev()
-            .map(|(_, e)| e.clone())
+            .map(|(_, e)| e)
             .find(|e| {
                 e.reason == "FailedScheduling"
                     || (e.reason == "Unschedulable" && e.type_ == "Warning")
             })
+            .cloned()
     };
     let (message, source) = match cond
         .and_then(|c| c["message"].as_str())

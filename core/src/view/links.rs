@@ -506,13 +506,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     // Events about every linked object, normalized to one shape, oldest first.
     let mut evs: Vec<ObjId> = Vec::new();
     for &src in &b.event_sources.clone() {
-        if !b.parsed.events.iter().any(|(of, _)| *of == src) {
-            b.parsed.events.push((src, ix.events_about(src)));
-        }
-        let Some((_, about)) = b.parsed.events.iter().find(|(of, _)| *of == src) else {
-            continue;
-        };
-        for (e, _) in about.iter().rev().take(50) {
+        for (e, _) in b.parsed.read_events(ix, src).iter().rev().take(50) {
             if !evs.contains(e) {
                 evs.push(*e);
             }
