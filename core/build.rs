@@ -20,7 +20,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../rules");
+    // Read when the script runs, not when it was compiled: cargo shares a compiled build
+    // script between checkouts of this workspace that build into one CARGO_TARGET_DIR, and a
+    // path fixed at compile time read another checkout's rules (or failed once it was gone).
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let root = Path::new(&manifest_dir).join("../rules");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files: Vec<PathBuf> = Vec::new();
     collect(&root, &mut files);
