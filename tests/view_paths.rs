@@ -552,3 +552,70 @@ fn walked_paths_find_what_the_jsonpath_engine_finds() {
         assert!(layer_core::walk::Walk::compile(&parsed).is_none(), "{path}");
     }
 }
+
+/// Every string in a JSON value.
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Natively, a rule's `matches:` asks `regex` when the text is ASCII (faster) and `regex-lite`
+/// otherwise, and the module asks `regex-lite` alone: one answer in every build only if the
+/// two engines agree on ASCII text. Held here for every builtin pattern against every string of
+/// every case's view, ASCII or not, including texts made to sit on the patterns' edges.
+#[test]
+fn every_builtin_pattern_answers_as_regex_lite_on_every_case_s_strings() {
+    let engine = layer_core::Engine::builtin().expect("rules");
+    let patterns: Vec<&layer_core::pattern::Pattern> = builtin_tests(&engine, |t| {
+        matches!(t.op, layer_core::rule::Op::Matches(_))
+    })
+    .into_iter()
+    .map(|t| match &t.op {
+        layer_core::rule::Op::Matches(p) => p,
+        _ => unreachable!("picked for Matches"),
+    })
+    .collect();
+    assert!(patterns.len() > 30, "{} patterns", patterns.len());
+    let views = case_views();
+    let mut texts: BTreeSet<&str> = BTreeSet::new();
+    for (_, _, view) in &views {
+        let mut all = Vec::new();
+        strings(view, &mut all);
+        texts.extend(all);
+    }
+    // Texts on the edges where Unicode and ASCII meanings part: a Kelvin sign for `k`, a
+    // no-break space for white space, a Greek letter beside a word boundary.
+    let edges = [
+        "Liveness probe failed: HTTP probe failed with statuscode: 404",
+        "Liveness probe failed: \u{212A}\u{212A} not found",
+        "readiness PROBE FAILED: file not found\u{a0}",
+        "LocalQueue\u{a0}team-a doesn't exist",
+        "LocalQueue team-δ doesn't exist",
+        "probe failed: δnot foundδ",
+    ];
+    texts.extend(edges);
+    let (mut ascii, mut matched, mut parted) = (0, 0, 0);
+    for p in &patterns {
+        let lite = regex_lite::Regex::new(p.as_str()).expect("regex-lite compiles it");
+        let unicode = regex::Regex::new(p.as_str()).expect("regex compiles it");
+        for t in &texts {
+            let answer = p.is_match(t);
+            assert_eq!(answer, lite.is_match(t), "`{}` on {t:?}", p.as_str());
+            if unicode.is_match(t) != answer {
+                // Where the engines part, the text is not ASCII: the premise of the split.
+                assert!(!t.is_ascii(), "`{}` on {t:?}", p.as_str());
+                parted += 1;
+            }
+            ascii += usize::from(t.is_ascii());
+            matched += usize::from(answer);
+        }
+    }
+    // Both engines were asked, and the patterns do match some of the texts.
+    assert!(ascii > 0 && ascii < patterns.len() * texts.len(), "{ascii}");
+    assert!(matched > patterns.len(), "{matched}");
+    assert!(parted > 0, "the edge texts part the two engines somewhere");
+}

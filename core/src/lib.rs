@@ -39,6 +39,7 @@ pub mod layer;
 pub mod lend;
 pub mod par;
 pub mod pathcode;
+pub mod pattern;
 pub mod picture;
 pub mod practice;
 pub mod quantity;

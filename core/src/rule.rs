@@ -8,8 +8,8 @@
 
 use crate::error::RuleError;
 use crate::layer::{Layer, LayerState, Severity};
+use crate::pattern::Pattern;
 use jsonpath_rust::parser::model::JpQuery;
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -322,7 +322,7 @@ pub enum Op {
     Exists(bool),
     Equals(Value),
     In(Vec<Value>),
-    Matches(Regex),
+    Matches(Pattern),
     Contains(String),
     Compare(Cmp, f64),
 }
@@ -776,7 +776,7 @@ fn compile<'p>(
         c.matches
             .as_ref()
             .map(|m| {
-                Regex::new(m)
+                Pattern::new(m)
                     .map(Op::Matches)
                     .map_err(|e| invalid(&format!("`matches: {m}`: {e}")))
             })

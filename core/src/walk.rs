@@ -48,7 +48,7 @@ enum Pred {
     Exists(Vec<String>),
     /// `search(@.a, 're')` (anywhere) or `match(@.a, 're')` (whole): the member is a string
     /// and the pattern finds it. A pattern that does not compile finds nothing, as there.
-    Regex(Vec<String>, Option<regex::Regex>),
+    Regex(Vec<String>, Option<crate::pattern::Pattern>),
     Compare(CmpOp, Operand, Operand),
 }
 
@@ -210,7 +210,7 @@ fn regex_pred(on: &FnArg, pattern: &FnArg, whole: bool) -> Option<Pred> {
     let FnArg::Literal(Literal::String(pattern)) = pattern else {
         return None;
     };
-    let re = regex::Regex::new(&i_regexp(pattern, whole)).ok();
+    let re = crate::pattern::Pattern::new(&i_regexp(pattern, whole)).ok();
     Some(Pred::Regex(member_names(segments)?, re))
 }
 

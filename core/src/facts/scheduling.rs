@@ -3,17 +3,17 @@
 use super::Ctx;
 use crate::json::At as _;
 use crate::json::str_at;
-use regex::Regex;
+use crate::pattern::Pattern;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::LazyLock;
 
-static AVAILABLE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^0/(\d+) nodes are available:?\s*").expect("static regex"));
-static ENTRY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^(\d+) (.+)$").expect("static regex"));
-static KAI_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^no nodes with enough resources were found:\s*").expect("static regex")
+static AVAILABLE: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^0/(\d+) nodes are available:?\s*").expect("static pattern"));
+static ENTRY: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"^(\d+) (.+)$").expect("static pattern"));
+static KAI_PREFIX: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"(?i)^no nodes with enough resources were found:\s*").expect("static pattern")
 });
 
 /// `$.facts.scheduling`: the scheduler's last word on the pod, parsed.
@@ -141,7 +141,7 @@ pub fn parse_scheduling_message(message: &str, source: &str, scheduler: &str) ->
             post_filter = Some(rest.to_string());
         }
     } else if let Some(m) = KAI_PREFIX.find(head) {
-        let body = &head[m.end()..];
+        let body = &head[m.end..];
         reasons = body
             .split(['\n'])
             .flat_map(|s| s.split(". "))

@@ -1,31 +1,31 @@
 //! The parts of Kueue's `QuotaReserved=False` flavor-assignment message a rule needs, at
 //! `$.facts.admission.flavorAssignment`.
 
-use regex::Regex;
+use crate::pattern::Pattern;
 use serde::Serialize;
 use std::sync::LazyLock;
 
 // Kueue's flavor-assignment reasons (`pkg/scheduler/flavorassigner/flavorassigner.go`). The
 // "exceeds" form is matched loosely: v0.13 wrote `request > maximum capacity (%s > %s)`, v0.15+
 // `previously considered podsets requests (%s) + current podset request (%s) > maximum capacity (%s)`.
-static UNAVAILABLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"resource (\S+) unavailable in ClusterQueue").expect("static regex")
+static UNAVAILABLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"resource (\S+) unavailable in ClusterQueue").expect("static pattern")
 });
-static EXCEEDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+static EXCEEDS: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(
         r"insufficient quota for (\S+) in flavor (\S+?),[^;]*?(?:current podset request \(([^)]*)\) )?> maximum capacity \(([^)]*)\)",
     )
-    .expect("static regex")
+    .expect("static pattern")
 });
-static TAINT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"untolerated taint (\{[^}]*\}|\S+) in flavor (\S+?)(?:,|;|$)")
-        .expect("static regex")
+static TAINT: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"untolerated taint (\{[^}]*\}|\S+) in flavor (\S+?)(?:,|;|$)")
+        .expect("static pattern")
 });
-static AFFINITY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"flavor (\S+) doesn't match node affinity").expect("static regex")
+static AFFINITY: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"flavor (\S+) doesn't match node affinity").expect("static pattern")
 });
-static PODSET: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"couldn't assign flavors to pod set (\S+?):").expect("static regex")
+static PODSET: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"couldn't assign flavors to pod set (\S+?):").expect("static pattern")
 });
 
 /// Why Kueue could not assign a flavor, parsed from the Workload's `QuotaReserved=False`
@@ -70,11 +70,11 @@ pub struct ExceedsMaximum {
 
 /// The parts of a `QuotaReserved=False` flavor-assignment message a rule needs.
 pub(super) fn flavor_assignment(msg: &str) -> FlavorAssignment {
-    let list = |re: &Regex, g: usize| -> Vec<String> {
+    let list = |re: &Pattern, g: usize| -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for c in re.captures_iter(msg) {
             if let Some(m) = c.get(g) {
-                let v = m.as_str().trim_end_matches(['.', ',']).to_string();
+                let v = m.trim_end_matches(['.', ',']).to_string();
                 if !out.contains(&v) {
                     out.push(v);
                 }
@@ -85,7 +85,7 @@ pub(super) fn flavor_assignment(msg: &str) -> FlavorAssignment {
     let exceeds = EXCEEDS
         .captures_iter(msg)
         .map(|c| {
-            let g = |i: usize| c.get(i).map(|m| m.as_str().to_string());
+            let g = |i: usize| c.get(i).map(str::to_string);
             // Groups 1, 2 and 4 are not optional: a match always has them.
             ExceedsMaximum {
                 resource: g(1).unwrap_or_default(),

@@ -23,14 +23,14 @@ use super::Ctx;
 use crate::index::{Index, ObjId};
 use crate::json::At as _;
 use crate::json::str_at as s;
-use regex::Regex;
+use crate::pattern::Pattern;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::sync::LazyLock;
 
-static CQ_IN_MESSAGE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^ClusterQueue (\S+) (?:is inactive|doesn't exist|not found|is stopped)")
-        .expect("static regex")
+static CQ_IN_MESSAGE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"^ClusterQueue (\S+) (?:is inactive|doesn't exist|not found|is stopped)")
+        .expect("static pattern")
 });
 
 /// What the admission layer (Kueue) shows of the work. Every field is present; the Workload's
@@ -195,7 +195,7 @@ pub struct QueueNames {
 /// The ClusterQueue a Workload's `QuotaReserved` message says is inactive, missing or stopped.
 pub fn cluster_queue_in_message(wl: &Value) -> Option<&str> {
     let m = cond(wl, "QuotaReserved")?["message"].as_str()?;
-    Some(CQ_IN_MESSAGE.captures(m)?.get(1)?.as_str())
+    CQ_IN_MESSAGE.captures(m)?.get(1)
 }
 
 /// The admission layer's facts for one view; None when the work shows no sign of Kueue.

@@ -5,13 +5,13 @@ use super::{cond_true, display};
 use crate::index::Index;
 use crate::json::At as _;
 use crate::json::str_at as s;
-use regex::Regex;
+use crate::pattern::Pattern;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::LazyLock;
 
-static PREEMPTOR: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\(UID: ([0-9a-f-]+)").expect("static regex"));
+static PREEMPTOR: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"\(UID: ([0-9a-f-]+)").expect("static pattern"));
 
 /// A condition's reason and message, as the Workload gives them.
 #[derive(Debug, Clone, Serialize)]
@@ -77,7 +77,7 @@ pub(super) fn preempted_by(ix: &Index, w: &Value) -> Option<String> {
         .or_else(|| cond_true(w, "Evicted").filter(|c| c["reason"] == "Preempted"))
         .and_then(|c| c["message"].as_str())
         .and_then(|m| PREEMPTOR.captures(m))
-        .and_then(|c| ix.by_uid(c.get(1)?.as_str()))
+        .and_then(|c| ix.by_uid(c.get(1)?))
         .map(|id| display(&ix.value(id)))
 }
 

@@ -5,14 +5,14 @@
 use super::Ctx;
 use crate::facts::texts::say;
 use crate::json::At as _;
-use regex::Regex;
+use crate::pattern::Pattern;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
-static CEL_DRIVER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"device\.driver\s*==\s*["']([^"']+)["']"#).expect("static regex")
+static CEL_DRIVER: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r#"device\.driver\s*==\s*["']([^"']+)["']"#).expect("static pattern")
 });
 
 /// The pod's DRA claims and the drivers they need; null when the pod has no

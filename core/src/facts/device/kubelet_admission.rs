@@ -3,21 +3,21 @@
 
 use crate::index::Index;
 use crate::json::At as _;
-use regex::Regex;
+use crate::pattern::Pattern;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::LazyLock;
 
-static UNAVAILABLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"requested number of devices unavailable for (\S+?)\. Requested")
-        .expect("static regex")
+static UNAVAILABLE: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"requested number of devices unavailable for (\S+?)\. Requested")
+        .expect("static pattern")
 });
-static UNHEALTHY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"cannot allocate (?:unhealthy|unregistered) devices? ([^ ,]+)")
-        .expect("static regex")
+static UNHEALTHY: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"cannot allocate (?:unhealthy|unregistered) devices? ([^ ,]+)")
+        .expect("static pattern")
 });
-static SHARED_REQUEST: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"request for '([^:']+):").expect("static regex"));
+static SHARED_REQUEST: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r"request for '([^:']+):").expect("static pattern"));
 
 /// A pod the kubelet refused to admit (phase `Failed`, its `status.reason` from the device
 /// manager); null for any other pod.

@@ -5,14 +5,14 @@
 
 use super::Ctx;
 use crate::json::At as _;
-use regex::Regex;
+use crate::pattern::Pattern;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
-static RC_NOT_FOUND: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"RuntimeClass "([^"]+)" not found"#).expect("static regex"));
+static RC_NOT_FOUND: LazyLock<Pattern> =
+    LazyLock::new(|| Pattern::new(r#"RuntimeClass "([^"]+)" not found"#).expect("static pattern"));
 
 /// What the runtime layer shows of the work: the pods its controllers could not create, and the
 /// view's pod's containers.
