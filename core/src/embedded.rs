@@ -58,6 +58,7 @@ fn why_not<T: DeserializeOwned>(text: &str, e: serde_json::Error) -> String {
 }
 
 #[cfg(not(feature = "rule-authoring"))]
+#[allow(clippy::extra_unused_type_parameters)] // called as the rule-authoring build's is
 fn why_not<T>(_: &str, e: serde_json::Error) -> String {
     e.to_string()
 }

@@ -15,12 +15,12 @@ use std::process::{Command, ExitCode};
 const HELP: &str = "\
 cargo xtask <task>
 
-  ci            every check CI runs: fmt, clippy (warnings denied), the scenario consistency
-                check, tests, docs --check, the core built for wasm32-unknown-unknown
-                (installs the target if missing), wasm-test, mcp-test, web-test, bench --quick
-                and fuzz --seconds 45, then demo; installs what a fresh machine lacks (wasm32
-                target, wasm-bindgen-cli, Chromium, kubectl, PyYAML, prometheus-client, Node
-                and npm, cargo-fuzz)
+  ci            every check CI runs: fmt, clippy (warnings denied, natively and for the
+                module's build), the scenario consistency check, tests, docs --check, the
+                core built for wasm32-unknown-unknown (installs the target if missing),
+                wasm-test, mcp-test, web-test, bench --quick and fuzz --seconds 45, then demo;
+                installs what a fresh machine lacks (wasm32 target, wasm-bindgen-cli,
+                Chromium, kubectl, PyYAML, prometheus-client, Node and npm, cargo-fuzz)
   demo          the main job with no cluster: the release CLI on every built-in example
                 scenario, then the verdicts by layer
   wasm          build the npm package into wasm/pkg/ (installs the wasm32 target and the
@@ -170,6 +170,18 @@ fn ci() -> Result<(), String> {
         "clippy",
         "--workspace",
         "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    // The module's own build: the core without `rule-authoring`, and the code only WASM has
+    // (`cfg(target_arch = "wasm32")`, as in core/src/pattern.rs), which the native run never sees.
+    run(cargo().args([
+        "clippy",
+        "-p",
+        "kubectl-layer-wasm",
+        "--target",
+        "wasm32-unknown-unknown",
         "--",
         "-D",
         "warnings",
