@@ -255,6 +255,8 @@ struct CondSpec {
     equals: Option<Value>,
     #[serde(rename = "in")]
     in_: Option<Vec<Value>>,
+    /// A regular expression as regex-lite reads it in every build (`crate::pattern`): `\d \s
+    /// \w \b` and `(?i)` are ASCII, and Unicode classes (`\p{L}`) are refused when rules load.
     matches: Option<String>,
     contains: Option<String>,
     gt: Option<f64>,
@@ -984,5 +986,22 @@ mod tests {
             .expect_err("refused")
             .to_string();
         assert!(err.contains("invalid type"), "{err}");
+    }
+
+    /// A pattern only the Unicode engine reads is refused in every build, with the rule's
+    /// condition named, not answered in one build and refused in another.
+    #[test]
+    fn a_pattern_regex_lite_does_not_read_is_refused_when_rules_load() {
+        let rule = |m: &str| {
+            format!(
+                "severity: block\noutlook: never\nsummary: s\nwhy: w\nfix: f\nmessage: m\nwhen: {{path: $.pod.x, matches: '{m}'}}\n"
+            )
+        };
+        let err = Rule::load("placement/x.yaml", &rule(r"\p{Greek}"))
+            .expect_err("refused")
+            .to_string();
+        assert!(err.contains(r"`matches: \p{Greek}`"), "{err}");
+        let read = Rule::load("placement/x.yaml", &rule(r"^\S+ (?i)failed\b"));
+        assert!(read.is_ok(), "{:?}", read.err());
     }
 }
