@@ -7,9 +7,9 @@
 //! natively, by a fifth of a backlog scan. The two read the same syntax and differ only in what
 //! Unicode means: `regex-lite` takes `\d \s \w \b` and `(?i)` as ASCII, `regex` as Unicode. On
 //! an ASCII haystack those meanings coincide, so the native build asks `regex` there and
-//! `regex-lite` for anything else; the module has `regex-lite` alone. A pattern either engine
-//! refuses is refused (or, for `regex` alone, answered by `regex-lite`), so a rule that loads
-//! in one build loads in all.
+//! `regex-lite` for anything else; the module has `regex-lite` alone. A pattern `regex-lite`
+//! refuses is refused in every build, and one only `regex` refuses is answered by `regex-lite`
+//! alone, so a rule that loads in one build loads in all.
 
 use std::fmt;
 
@@ -79,14 +79,9 @@ impl Pattern {
     pub fn captures<'h>(&self, hay: &'h str) -> Option<Groups<'h>> {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(re) = self.fast(hay) {
-            return re
-                .captures(hay)
-                .map(|c| Groups::of(c.iter().map(|m| m.map(|m| m.as_str()))));
+            return re.captures(hay).map(Groups::of_regex);
         }
-        self.0
-            .lite
-            .captures(hay)
-            .map(|c| Groups::of(c.iter().map(|m| m.map(|m| m.as_str()))))
+        self.0.lite.captures(hay).map(Groups::of_lite)
     }
 
     /// Where the leftmost match starts and ends, in bytes.
@@ -100,22 +95,21 @@ impl Pattern {
 
     /// The groups of every successive non-overlapping match.
     pub fn captures_iter<'h>(&self, hay: &'h str) -> std::vec::IntoIter<Groups<'h>> {
-        self.captures_all(hay).into_iter()
-    }
-
-    fn captures_all<'h>(&self, hay: &'h str) -> Vec<Groups<'h>> {
         #[cfg(not(target_arch = "wasm32"))]
         if let Some(re) = self.fast(hay) {
             return re
                 .captures_iter(hay)
-                .map(|c| Groups::of(c.iter().map(|m| m.map(|m| m.as_str()))))
-                .collect();
+                .map(Groups::of_regex)
+                .collect::<Vec<_>>()
+                .into_iter();
         }
-        self.0
+        let all: Vec<_> = self
+            .0
             .lite
             .captures_iter(hay)
-            .map(|c| Groups::of(c.iter().map(|m| m.map(|m| m.as_str()))))
-            .collect()
+            .map(Groups::of_lite)
+            .collect();
+        all.into_iter()
     }
 }
 
@@ -125,8 +119,13 @@ impl Pattern {
 pub struct Groups<'h>(Vec<Option<&'h str>>);
 
 impl<'h> Groups<'h> {
-    fn of(groups: impl Iterator<Item = Option<&'h str>>) -> Groups<'h> {
-        Groups(groups.collect())
+    #[cfg(not(target_arch = "wasm32"))]
+    fn of_regex(c: regex::Captures<'h>) -> Groups<'h> {
+        Groups(c.iter().map(|m| m.map(|m| m.as_str())).collect())
+    }
+
+    fn of_lite(c: regex_lite::Captures<'h>) -> Groups<'h> {
+        Groups(c.iter().map(|m| m.map(|m| m.as_str())).collect())
     }
 
     /// Group `i`'s text, when it took part in the match.
@@ -148,7 +147,7 @@ impl<'h> std::ops::Index<usize> for Groups<'h> {
 mod tests {
     use super::*;
 
-    /// Haystacks where `regex` and `regex-lite` disagree, and ones where they must not.
+    /// Haystacks where `regex` and `regex-lite` disagree.
     const UNICODE: &[(&str, &str)] = &[
         // Kelvin sign: a `k` to Unicode case folding, not to ASCII's.
         (r"(?i)^ok$", "o\u{212A}"),
