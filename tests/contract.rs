@@ -450,7 +450,7 @@ fn the_scan_report_written_from_each_diagnosis_is_serde_jsons() {
                 s.name
             );
             assert_eq!(
-                json.to_compact_string(),
+                json.to_compact_string().expect("unpacks"),
                 serde_json::to_string(&report).expect("report"),
                 "scenario {}",
                 s.name

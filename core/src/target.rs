@@ -370,35 +370,35 @@ pub fn scan_namespace(
 ) -> ScanReport {
     ScanReport {
         schema_version: SCHEMA_VERSION.into(),
-        diagnoses: scan_each(engine, ix, opts, namespace, |d| d),
+        diagnoses: scan_each(engine, ix, opts, &scan_work(ix, namespace), |d| d),
     }
 }
 
 /// [`scan_namespace`] as the JSON text of its report, each diagnosis written on the thread
-/// that made it. A backlog's report is larger than its bundle (14,496 diagnoses from a 66 MB
-/// bundle), and holding every diagnosis as Rust values until the last one is sorted cost
-/// twice the memory of holding its compact text.
+/// that made it and held packed (see [`crate::scan_json`]). A backlog's report is larger than
+/// its bundle (14,496 diagnoses from a 66 MB bundle), and holding every diagnosis as Rust
+/// values until the last one is sorted cost twice the memory of holding its compact text.
 pub fn scan_json(
     engine: &Engine,
     ix: &Index,
     opts: &Options,
     namespace: Option<&str>,
 ) -> crate::scan_json::ScanJson {
-    crate::scan_json::ScanJson::new(scan_each(engine, ix, opts, namespace, |d| {
-        crate::scan_json::Part::of(&d)
-    }))
+    let work = scan_work(ix, namespace);
+    // The first piece of work's diagnosis is what the others are packed against: made once
+    // more below if it is listed, which costs one diagnosis of thousands.
+    let dictionary = work.first().map_or_else(String::new, |&(id, _)| {
+        crate::scan_json::compact(&engine.diagnose(ix, id, opts))
+    });
+    let parts = scan_each(engine, ix, opts, &work, |d| {
+        crate::scan_json::Part::of(&d, &dictionary)
+    });
+    crate::scan_json::ScanJson::new(dictionary, parts)
 }
 
-/// The work a scan lists, diagnosed, each turned into a `T` by `finish` on its thread, in the
-/// report's order: blocking layer (layer order, blocked before warn), then namespace, then
-/// name.
-fn scan_each<T: Send>(
-    engine: &Engine,
-    ix: &Index,
-    opts: &Options,
-    namespace: Option<&str>,
-    finish: impl Fn(crate::diagnosis::Diagnosis) -> T + Sync,
-) -> Vec<T> {
+/// What a scan diagnoses, in the index's order: each piece of work that is not settled, and
+/// the settled serving objects (with `true`), in `namespace` only when given.
+fn scan_work(ix: &Index, namespace: Option<&str>) -> Vec<(ObjId, bool)> {
     // Serving objects whose pods run can still route nowhere (a pool no gateway took): they
     // are diagnosed even when settled, and listed if a layer blocks or warns. They are few.
     let serving = |id: ObjId| {
@@ -407,14 +407,26 @@ fn scan_each<T: Send>(
             "InferencePool" | "DynamoGraphDeployment" | "PodCliqueSet"
         )
     };
-    let work: Vec<(ObjId, bool)> = work_items(ix)
+    work_items(ix)
         .into_iter()
         .filter(|&(id, _, settled)| !settled || serving(id))
         .map(|(id, _, settled)| (id, settled))
         .filter(|&(id, _)| {
             namespace.is_none_or(|ns| ix.object(id).namespace.as_deref() == Some(ns))
         })
-        .collect();
+        .collect()
+}
+
+/// The `work` a scan lists, diagnosed, each turned into a `T` by `finish` on its thread, in
+/// the report's order: blocking layer (layer order, blocked before warn), then namespace, then
+/// name. Settled work is listed only if a layer blocks or warns.
+fn scan_each<T: Send>(
+    engine: &Engine,
+    ix: &Index,
+    opts: &Options,
+    work: &[(ObjId, bool)],
+    finish: impl Fn(crate::diagnosis::Diagnosis) -> T + Sync,
+) -> Vec<T> {
     // Diagnoses are independent; the index's shared tables are computed once, by whichever
     // thread asks first. A handful per batch: one diagnosis takes about a millisecond.
     let threads = crate::par::threads(opts.threads);

@@ -217,6 +217,14 @@ fn to_json<T: serde::Serialize>(v: &T) -> Result<String, ApiError> {
     })
 }
 
+/// A scan's report as compact JSON text.
+fn scan_text(report: &layer_core::scan_json::ScanJson) -> Result<String, ApiError> {
+    report.to_compact_string().map_err(|e| ApiError {
+        code: "internal".into(),
+        message: e.to_string(),
+    })
+}
+
 /// A target: `"Kind/namespace/name"`, `"KIND/NAME"`, `"NAME"`, or `{kind?, namespace?, name}`
 /// (JSON text; empty for none).
 fn parse_target(target: &str) -> Result<Option<TargetSpec>, ApiError> {
@@ -307,7 +315,12 @@ pub fn scan(bundle: &str, options_json: &str) -> Result<String, ApiError> {
     let opts = options(options_json)?;
     let engine = engine_in(opts.lang)?;
     let ix = index(bundle, &opts)?;
-    Ok(layer_core::target::scan_json(engine, &ix, &core_options(&opts), None).to_compact_string())
+    scan_text(&layer_core::target::scan_json(
+        engine,
+        &ix,
+        &core_options(&opts),
+        None,
+    ))
 }
 
 /// `targets(bundle)`.
@@ -457,7 +470,9 @@ impl Parsed {
 
     pub fn scan(&self) -> Result<String, ApiError> {
         let engine = engine_in(self.lang)?;
-        Ok(layer_core::target::scan_json(engine, &self.ix, &self.opts, None).to_compact_string())
+        scan_text(&layer_core::target::scan_json(
+            engine, &self.ix, &self.opts, None,
+        ))
     }
 
     pub fn targets(&self) -> Result<String, ApiError> {
