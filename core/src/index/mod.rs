@@ -299,8 +299,12 @@ impl Index {
     pub fn build(bundle: Bundle, threads: usize) -> Index {
         // Objects are decoded (the costly part: each one's JSON read into typed fields) a block
         // at a time in parallel, then folded into the tables in order on this thread. Blocks
-        // bound the decoded fields alive at once to a few thousand objects' worth.
-        const BLOCK: usize = 16 * 1024;
+        // bound the decoded fields alive at once. Small blocks also keep the helper threads'
+        // heaps small: each block's helper leaves behind the pages it allocated from, partly
+        // filled with what the index keeps. Measured on the 1,000-node usual shape, 2 threads:
+        // blocks of 16,384 objects peaked at 135 MB, of 2,048 at 125 MB (512: the same), and
+        // indexing took no longer.
+        const BLOCK: usize = 2 * 1024;
         let threads = crate::par::threads(threads);
         let n = bundle.objects().len();
         // Each object's ownerReferences, until they are resolved below.
