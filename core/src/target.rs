@@ -473,3 +473,74 @@ impl ScanKey {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scan_json::ScanJson;
+    use serde_json::json;
+
+    /// `n` pending GPU pods of one namespace, alike but for their names: how a backlog looks.
+    fn backlog(n: usize) -> crate::Index {
+        let pods: Vec<serde_json::Value> = (0..n)
+            .map(|i| {
+                json!({
+                    "apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": format!("train-{i:05}"), "namespace": "team-a",
+                                 "uid": format!("00000000-0000-0000-0000-{i:012}")},
+                    "spec": {"containers": [{"name": "main",
+                             "resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
+                    "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled",
+                        "status": "False", "reason": "Unschedulable",
+                        "message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}]}
+                })
+            })
+            .collect();
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": pods});
+        crate::Index::new(crate::Bundle::parse(list.to_string()).unwrap())
+    }
+
+    #[test]
+    fn a_backlog_s_report_is_held_packed_against_its_first_diagnosis() {
+        let engine = crate::Engine::builtin().unwrap();
+        let ix = backlog(200);
+        let report = super::scan_json(&engine, &ix, &crate::Options::default(), None);
+        assert_eq!(report.parts().len(), 200);
+        let text = report.to_compact_string().unwrap();
+        let want = serde_json::to_string(&crate::scan(&engine, &ix, &crate::Options::default()));
+        assert_eq!(text, want.unwrap());
+        // Each part alone packs about 3 to 1; against a dictionary of a diagnosis like it,
+        // over 10 to 1.
+        assert!(
+            report.packed_bytes() * 8 < text.len(),
+            "{} packed bytes for {} of text",
+            report.packed_bytes(),
+            text.len()
+        );
+        let first: serde_json::Value =
+            serde_json::from_str(&report.json(0).unwrap().unwrap()).unwrap();
+        assert_eq!(first["target"]["name"], "train-00000");
+        assert!(report.json(200).is_none());
+    }
+
+    #[test]
+    fn a_damaged_part_is_an_error_naming_it_not_a_panic() {
+        let engine = crate::Engine::builtin().unwrap();
+        let ix = backlog(3);
+        let mut report = super::scan_json(&engine, &ix, &crate::Options::default(), None);
+        let packed = report.packed_mut(1);
+        // The length prefix says more than the block holds, then a block cut short.
+        packed[0] = packed[0].wrapping_add(7);
+        for write in [ScanJson::write_compact, ScanJson::write_pretty] {
+            let err = write(&report, &mut Vec::new()).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+            assert!(
+                err.to_string().contains("diagnosis 2 of 3 does not unpack"),
+                "{err}"
+            );
+        }
+        let last = report.packed_mut(2);
+        *last = last[..last.len() / 2].into();
+        assert!(report.json(2).unwrap().is_err());
+        assert!(report.json(0).unwrap().is_ok());
+    }
+}
