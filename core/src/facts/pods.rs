@@ -147,9 +147,28 @@ fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
 /// namespace for each one was quadratic (most of `scan` on 100,000 pods).
 #[derive(Default)]
 pub(crate) struct PodsByLabel {
-    /// (namespace, key, the value as JSON text) → pods. JSON text, so that a value compares as
-    /// serde_json compares it (`"4"` and `4` differ) without hashing a `Value`.
-    with: std::collections::HashMap<(Option<String>, String, String), Vec<ObjId>>,
+    /// (namespace, key, the value as JSON text) → pods, the three joined by [`label_key`]
+    /// into one string: a backlog's pods carry tens of thousands of distinct labels, and three
+    /// strings a key took twice the memory. JSON text, so that a value compares as serde_json
+    /// compares it (`"4"` and `4` differ) without hashing a `Value`.
+    with: std::collections::HashMap<Box<str>, Vec<ObjId>>,
+}
+
+/// [`PodsByLabel`]'s key: the namespace (or `-` for none), the label key and the value's JSON
+/// text, the first two after their lengths, so no two triples join into the same string
+/// whatever characters they hold.
+fn label_key(namespace: Option<&str>, key: &str, value_json: &str) -> Box<str> {
+    use std::fmt::Write as _;
+    let mut k =
+        String::with_capacity(namespace.map_or(0, str::len) + key.len() + value_json.len() + 12);
+    match namespace {
+        Some(ns) => {
+            let _ = write!(k, "{}:{ns}", ns.len());
+        }
+        None => k.push('-'),
+    }
+    let _ = write!(k, "{}:{key}{value_json}", key.len());
+    k.into_boxed_str()
 }
 
 impl PodsByLabel {
@@ -157,7 +176,7 @@ impl PodsByLabel {
     pub(crate) fn with(&self, namespace: &Option<String>, key: &str, value: &Value) -> &[ObjId] {
         let text = serde_json::to_string(value).unwrap_or_default();
         self.with
-            .get(&(namespace.clone(), key.to_string(), text))
+            .get(&label_key(namespace.as_deref(), key, &text))
             .map_or(&[], Vec::as_slice)
     }
 
@@ -208,7 +227,10 @@ pub(crate) fn pods_by_label(ix: &Index) -> std::sync::Arc<PodsByLabel> {
                 .labels;
             for (k, v) in labels {
                 let text = serde_json::to_string(&v).unwrap_or_default();
-                m.with.entry((ns.clone(), k, text)).or_default().push(p);
+                m.with
+                    .entry(label_key(ns.as_deref(), &k, &text))
+                    .or_default()
+                    .push(p);
             }
         }
         // Each list is in id order, as `of_kind` lists them: `selected` relies on it.
@@ -220,6 +242,26 @@ pub(crate) fn pods_by_label(ix: &Index) -> std::sync::Arc<PodsByLabel> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn label_keys_of_different_triples_differ() {
+        let triples = [
+            (None, "a", "\"b\""),
+            (Some(""), "a", "\"b\""),
+            (Some("-"), "a", "\"b\""),
+            (Some("1:a"), "", "1"),
+            (Some("1"), ":a", "1"),
+            (Some("ns"), "a", "1:b"),
+            (Some("ns"), "a1:", "b"),
+            (Some("ns"), "a", "\"4\""),
+            (Some("ns"), "a", "4"),
+        ];
+        let keys: std::collections::BTreeSet<_> = triples
+            .iter()
+            .map(|&(ns, k, v)| label_key(ns, k, v))
+            .collect();
+        assert_eq!(keys.len(), triples.len(), "{keys:?}");
+    }
 
     #[test]
     fn required_node_labels_read_the_selector_and_required_affinity() {
