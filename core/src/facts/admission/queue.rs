@@ -1,6 +1,6 @@
 //! The Workloads queued ahead of the view's pending Workload, at `$.facts.admission.queue`.
 
-use crate::index::Index;
+use crate::index::{Index, ObjId};
 use crate::json::str_at as s;
 use serde::Serialize;
 use serde_json::Value;
@@ -53,17 +53,20 @@ pub(super) fn position(
     if let (Some(line), Some(mine)) = (line, mine) {
         let limit = mine.min(now.unwrap_or(i64::MAX));
         let upto = line.entries.partition_point(|w| w.created <= limit);
-        let itself = |w: &InLine| w.name == my_name && w.namespace.as_deref() == my_ns;
-        let own = line
-            .created
-            .get(&(my_ns.map(str::to_string), my_name.to_string()))
+        let itself = |w: &InLine| {
+            let o = ix.object(w.id);
+            o.name == my_name && o.namespace.as_deref() == my_ns
+        };
+        let own = ix
+            .get(KUEUE, "Workload", my_ns, my_name)
+            .and_then(|id| line.created.get(&id))
             .map_or(0, |times| times.partition_point(|&t| t <= limit));
         ahead = upto - own;
         names = line.entries[..upto]
             .iter()
             .filter(|w| !itself(w))
             .take(AHEAD_NAMES)
-            .map(|w| w.shown.clone())
+            .map(|w| shown(ix, w.id).collect())
             .collect();
     }
     Some(QueuePosition {
@@ -77,13 +80,27 @@ pub(super) fn position(
 /// not copied into every view.
 pub const AHEAD_NAMES: usize = 16;
 
-/// One pending Workload in its queue's line.
+/// The API group of the Workloads in a line.
+const KUEUE: &str = "kueue.x-k8s.io";
+
+/// One pending Workload in its queue's line. Only its id is kept: a backlog's lines hold
+/// every pending Workload twice (by ClusterQueue and by LocalQueue), and the names as strings
+/// were most of the memory a scan added to the index.
 struct InLine {
     created: i64,
-    /// `namespace/name`, what the fact shows and the order within one creation second.
-    shown: String,
-    name: String,
-    namespace: Option<String>,
+    id: ObjId,
+}
+
+/// A Workload as the fact shows it, `namespace/name`: also the order within one creation
+/// second.
+fn shown(ix: &Index, id: ObjId) -> impl Iterator<Item = char> + '_ {
+    let o = ix.object(id);
+    o.namespace
+        .as_deref()
+        .unwrap_or("")
+        .chars()
+        .chain(std::iter::once('/'))
+        .chain(o.name.chars())
 }
 
 /// The pending Workloads of every queue, oldest first: by ClusterQueue, and by (namespace,
@@ -97,23 +114,27 @@ struct Lines {
 
 /// One queue's line, oldest first, and the creation times of each Workload in it (a name may
 /// be in a line more than once), so a Workload's own entries ahead of it are counted without a
-/// walk.
+/// walk. The times are kept under the Workload the index finds by that namespace and name.
 #[derive(Default)]
 struct Line {
     entries: Vec<InLine>,
-    created: std::collections::HashMap<(Option<String>, String), Vec<i64>>,
+    created: std::collections::HashMap<ObjId, Vec<i64>>,
 }
 
 impl Line {
     /// Oldest first, then each Workload's creation times (ascending, as the entries are).
-    fn sort(&mut self) {
-        self.entries
-            .sort_by(|a, b| (a.created, &a.shown).cmp(&(b.created, &b.shown)));
+    fn sort(&mut self, ix: &Index) {
+        self.entries.sort_by(|a, b| {
+            a.created
+                .cmp(&b.created)
+                .then_with(|| shown(ix, a.id).cmp(shown(ix, b.id)))
+        });
         for w in &self.entries {
-            self.created
-                .entry((w.namespace.clone(), w.name.clone()))
-                .or_default()
-                .push(w.created);
+            let o = ix.object(w.id);
+            let named = ix
+                .get(KUEUE, "Workload", o.namespace.as_deref(), &o.name)
+                .unwrap_or(w.id);
+            self.created.entry(named).or_default().push(w.created);
         }
     }
 }
@@ -121,14 +142,9 @@ impl Line {
 fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
     ix.once("admission.pendingByQueue", || {
         let mut lines = Lines::default();
-        for w in pending_workloads(ix).iter() {
+        for w in pending_workloads(ix) {
             let Some(created) = w.created else { continue };
-            let entry = || InLine {
-                created,
-                shown: format!("{}/{}", w.namespace.as_deref().unwrap_or(""), w.name),
-                name: w.name.clone(),
-                namespace: w.namespace.clone(),
-            };
+            let entry = || InLine { created, id: w.id };
             if let Some(cq) = &w.cluster_queue {
                 lines
                     .by_cluster_queue
@@ -139,7 +155,7 @@ fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
             }
             lines
                 .by_local_queue
-                .entry((w.namespace.clone(), w.queue.clone()))
+                .entry((w.namespace, w.queue))
                 .or_default()
                 .entries
                 .push(entry());
@@ -149,14 +165,14 @@ fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
             .values_mut()
             .chain(lines.by_local_queue.values_mut())
         {
-            line.sort();
+            line.sort(ix);
         }
         lines
     })
 }
 
 struct PendingWorkload {
-    name: String,
+    id: ObjId,
     namespace: Option<String>,
     created: Option<i64>,
     queue: Option<String>,
@@ -164,58 +180,55 @@ struct PendingWorkload {
     cluster_queue: Option<String>,
 }
 
-fn pending_workloads(ix: &Index) -> std::sync::Arc<Vec<PendingWorkload>> {
-    ix.once("admission.pendingWorkloads", || {
-        let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
-            std::collections::HashMap::new();
-        let mut out = Vec::new();
-        for &id in ix.of_kind("Workload") {
-            if ix.object(id).group() != "kueue.x-k8s.io" {
-                continue;
-            }
-            let Some(other) = ix.typed::<WorkloadLite>(id) else {
-                continue;
-            };
-            let first_true = |ty: &str| {
-                other
-                    .status
-                    .conditions
-                    .iter()
-                    .find(|c| c.type_ == ty)
-                    .is_some_and(|c| c.status == "True")
-            };
-            if first_true("QuotaReserved")
-                || first_true("Finished")
-                || other.spec.active == Some(false)
-            {
-                continue;
-            }
-            let ns = other.metadata.namespace.clone();
-            let queue = other.spec.queue_name.clone();
-            let cluster_queue = queue.as_deref().and_then(|q| {
-                lq_cq
-                    .entry((ns.clone(), q.to_string()))
-                    .or_insert_with(|| {
-                        ix.get("kueue.x-k8s.io", "LocalQueue", ns.as_deref(), q)
-                            .and_then(|lq| ix.typed::<LocalQueueLite>(lq))
-                            .and_then(|lq| lq.spec.cluster_queue)
-                    })
-                    .clone()
-            });
-            out.push(PendingWorkload {
-                created: other
-                    .metadata
-                    .creation_timestamp
-                    .as_deref()
-                    .and_then(crate::time::parse_rfc3339),
-                name: other.metadata.name,
-                namespace: ns,
-                queue,
-                cluster_queue,
-            });
+/// Every Workload waiting for quota, in id order.
+fn pending_workloads(ix: &Index) -> Vec<PendingWorkload> {
+    let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
+        std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for &id in ix.of_kind("Workload") {
+        if ix.object(id).group() != KUEUE {
+            continue;
         }
-        out
-    })
+        let Some(other) = ix.typed::<WorkloadLite>(id) else {
+            continue;
+        };
+        let first_true = |ty: &str| {
+            other
+                .status
+                .conditions
+                .iter()
+                .find(|c| c.type_ == ty)
+                .is_some_and(|c| c.status == "True")
+        };
+        if first_true("QuotaReserved") || first_true("Finished") || other.spec.active == Some(false)
+        {
+            continue;
+        }
+        let ns = other.metadata.namespace.clone();
+        let queue = other.spec.queue_name.clone();
+        let cluster_queue = queue.as_deref().and_then(|q| {
+            lq_cq
+                .entry((ns.clone(), q.to_string()))
+                .or_insert_with(|| {
+                    ix.get(KUEUE, "LocalQueue", ns.as_deref(), q)
+                        .and_then(|lq| ix.typed::<LocalQueueLite>(lq))
+                        .and_then(|lq| lq.spec.cluster_queue)
+                })
+                .clone()
+        });
+        out.push(PendingWorkload {
+            id,
+            created: other
+                .metadata
+                .creation_timestamp
+                .as_deref()
+                .and_then(crate::time::parse_rfc3339),
+            namespace: ns,
+            queue,
+            cluster_queue,
+        });
+    }
+    out
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -229,7 +242,6 @@ struct WorkloadLite {
 #[derive(serde::Deserialize, Default)]
 #[serde(default, rename_all = "camelCase")]
 struct LiteMeta {
-    name: String,
     namespace: Option<String>,
     creation_timestamp: Option<String>,
 }
