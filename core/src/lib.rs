@@ -31,6 +31,7 @@ pub mod escape;
 pub mod eval;
 pub mod facts;
 pub mod fit;
+mod fnv;
 pub mod index;
 pub mod json;
 pub mod kinds;

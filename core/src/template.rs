@@ -226,32 +226,8 @@ fn shown(v: &Value) -> Cow<'_, str> {
     }
 }
 
-/// FNV-1a: each message is rendered from captures that may hold thousands of node names, and
-/// telling repeats apart is most of the work; SipHash's resistance to chosen keys buys nothing
-/// on names a cluster chose.
-#[derive(Default)]
-pub(crate) struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            h = (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        self.0 = h;
-    }
-}
-
 fn join_display<'a>(vals: impl Iterator<Item = Cow<'a, str>>, joining: Joining) -> String {
-    let mut seen: HashSet<Cow<'a, str>, BuildHasherDefault<Fnv>> = HashSet::default();
+    let mut seen: HashSet<Cow<'a, str>, BuildHasherDefault<crate::fnv::Fnv>> = HashSet::default();
     let mut shown: Vec<Cow<'a, str>> = Vec::new();
     let mut more = 0usize;
     for s in vals {

@@ -8,6 +8,7 @@
 //! reader reads the input again and says what is wrong and where.
 
 use super::{BundleMeta, RawObject, from_json, group_of, rv_int};
+use crate::fnv::Fnv;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -15,7 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::fmt;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault};
 
 /// Lists nested in Lists beyond this are refused (the checked reader's limit).
 const MAX_LIST_DEPTH: usize = 16;
@@ -31,8 +32,8 @@ pub(super) fn read(text: &str) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
     let mut r = Reader {
         text,
         objects: Vec::with_capacity(estimate),
-        seen: HashMap::with_capacity(estimate),
-        hasher: RandomState::new(),
+        seen: HashMap::with_capacity_and_hasher(estimate, BuildHasherDefault::default()),
+        hasher: BuildHasherDefault::default(),
         meta: None,
         maps: 0,
     };
@@ -388,8 +389,8 @@ struct Reader<'t> {
     /// Index of each object by a hash of its identity (group, kind, namespace, name). Two
     /// identities with one hash (about one chance in 10^8 for a million objects) make the
     /// reader decline, and the checked reader de-duplicates.
-    seen: HashMap<u64, usize>,
-    hasher: RandomState,
+    seen: HashMap<u64, usize, BuildHasherDefault<Fnv>>,
+    hasher: BuildHasherDefault<Fnv>,
     /// The tool's metadata, with the number of the List it came from.
     meta: Option<(usize, BundleMeta)>,
     /// Objects (JSON objects, Lists included) begun so far, in document order.

@@ -4,8 +4,8 @@
 //! (no JSON is read but the object found).
 
 use crate::bundle::{Bundle, group_of};
+use crate::fnv::Fnv;
 use crate::json::At as _;
-use crate::template::Fnv;
 use serde_json::Value;
 use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashMap};
