@@ -52,13 +52,16 @@ pub struct ScanJson {
     /// What every part is packed against.
     dictionary: Box<str>,
     parts: Vec<Part>,
+    /// Threads to unpack and indent with ([`crate::par::threads`]).
+    threads: usize,
 }
 
 impl ScanJson {
-    pub(crate) fn new(dictionary: String, parts: Vec<Part>) -> ScanJson {
+    pub(crate) fn new(dictionary: String, parts: Vec<Part>, threads: usize) -> ScanJson {
         ScanJson {
             dictionary: dictionary.into_boxed_str(),
             parts,
+            threads,
         }
     }
 
@@ -127,13 +130,24 @@ impl ScanJson {
             "{{\n  \"schemaVersion\": {},\n  \"diagnoses\": [",
             quoted(SCHEMA_VERSION)
         )?;
-        let (mut compact, mut buf) = (Vec::new(), Vec::new());
-        for i in 0..self.parts.len() {
-            buf.clear();
-            buf.extend_from_slice(if i == 0 { b"\n    " } else { b",\n    " });
-            self.unpack(i, &mut compact)?;
-            pretty(&compact, 2, &mut buf);
-            w.write_all(&buf)?;
+        // Unpacked and indented a block of parts at a time on every thread (indenting is
+        // most of the writing: a backlog's report grows from 106 MB to 166 MB), written in
+        // order.
+        const BLOCK: usize = 256;
+        for first in (0..self.parts.len()).step_by(BLOCK) {
+            let end = (first + BLOCK).min(self.parts.len());
+            let texts = crate::par::map(end - first, self.threads, 16, |k| {
+                let i = first + k;
+                let mut compact = Vec::new();
+                self.unpack(i, &mut compact)?;
+                let mut out = Vec::with_capacity(compact.len() * 3 / 2);
+                out.extend_from_slice(if i == 0 { b"\n    " } else { b",\n    " });
+                pretty(&compact, 2, &mut out);
+                Ok::<_, std::io::Error>(out)
+            });
+            for text in texts {
+                w.write_all(&text?)?;
+            }
         }
         if self.parts.is_empty() {
             w.write_all(b"]\n}")
@@ -254,7 +268,7 @@ mod tests {
 
     #[test]
     fn an_empty_report_writes_as_serde_json_does() {
-        let empty = ScanJson::new(String::new(), Vec::new());
+        let empty = ScanJson::new(String::new(), Vec::new(), 1);
         let report = crate::diagnosis::ScanReport {
             schema_version: SCHEMA_VERSION.into(),
             diagnoses: Vec::new(),

@@ -393,7 +393,7 @@ pub fn scan_json(
     let parts = scan_each(engine, ix, opts, &work, |d| {
         crate::scan_json::Part::of(&d, &dictionary)
     });
-    crate::scan_json::ScanJson::new(dictionary, parts)
+    crate::scan_json::ScanJson::new(dictionary, parts, crate::par::threads(opts.threads))
 }
 
 /// What a scan diagnoses, in the index's order: each piece of work that is not settled, and
