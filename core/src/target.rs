@@ -523,6 +523,25 @@ mod tests {
     }
 
     #[test]
+    fn a_report_of_many_blocks_writes_as_serde_json_does_on_any_threads() {
+        let engine = crate::Engine::builtin().unwrap();
+        let ix = backlog(300);
+        let want = crate::scan(&engine, &ix, &crate::Options::default());
+        let want = serde_json::to_string_pretty(&want).unwrap();
+        for threads in [1, 2, 3] {
+            let opts = crate::Options {
+                threads,
+                ..Default::default()
+            };
+            let mut out = Vec::new();
+            super::scan_json(&engine, &ix, &opts, None)
+                .write_pretty(&mut out)
+                .unwrap();
+            assert!(String::from_utf8(out).unwrap() == want, "{threads} threads");
+        }
+    }
+
+    #[test]
     fn a_damaged_part_is_an_error_naming_it_not_a_panic() {
         let engine = crate::Engine::builtin().unwrap();
         let ix = backlog(3);
