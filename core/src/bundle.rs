@@ -104,6 +104,9 @@ pub struct ReadLimits {
     /// [`ReadLimits::MAX_DEPTH_JSON`] (JSON) or [`ReadLimits::MAX_DEPTH_YAML`] (YAML) act as
     /// those ceilings.
     pub max_depth: usize,
+    /// Threads the JSON reader may use on a large List (0: one per core, as
+    /// [`crate::Options::threads`]); the bundle read is the same for any number.
+    pub threads: usize,
 }
 
 impl ReadLimits {
@@ -123,6 +126,7 @@ impl Default for ReadLimits {
         ReadLimits {
             max_bytes: 2 << 30,
             max_depth: ReadLimits::DEFAULT_MAX_DEPTH,
+            threads: 0,
         }
     }
 }
@@ -166,13 +170,32 @@ impl Bundle {
             None => Err(BundleError::Empty),
             Some('{' | '[') => {
                 let limit = limits.max_depth.min(ReadLimits::MAX_DEPTH_JSON);
-                if let Some(at) = first_too_deep(&text, limit) {
+                let threads = crate::par::threads(limits.threads);
+                // A large List is read on several threads, its items found by the depth scan.
+                let (too_deep, items) = if threads > 1 && text.len() >= fast::PARALLEL_FROM {
+                    let mut items = ListItems::default();
+                    (scan_depth(&text, limit, &mut items), Some(items))
+                } else {
+                    (scan_depth(&text, limit, &mut NoRecord), None)
+                };
+                if let Some(at) = too_deep {
                     let (line, column) = line_col(&text, at);
                     return Err(BundleError::TooDeep {
                         limit,
                         most: ReadLimits::MAX_DEPTH_JSON,
                         line: Some(line),
                         column: Some(column),
+                    });
+                }
+                if let Some((objects, meta)) = items
+                    .and_then(|items| items.of_the_list(&text))
+                    .and_then(|items| fast::read_parallel(&text, &items, threads))
+                {
+                    return Ok(Bundle {
+                        text,
+                        more: Vec::new(),
+                        objects,
+                        meta,
                     });
                 }
                 Bundle::from_json_text(text, None)
@@ -424,10 +447,16 @@ pub(crate) fn quote_unrepresentable_numbers(text: &str) -> Option<String> {
 }
 
 /// Byte offset of the first `[` or `{` that nests deeper than `limit` in JSON text, if any.
+#[cfg(test)]
+fn first_too_deep(text: &str, limit: usize) -> Option<usize> {
+    scan_depth(text, limit, &mut NoRecord)
+}
+
+/// [`first_too_deep`], telling `record` of every bracket it passes outside strings.
 /// One pass, no recursion, strings skipped; malformed text is left for the parser to report.
 /// Eight bytes at a time: a word without any `"`, `\`, `[`, `]`, `{`, `}` is passed over whole,
 /// the others are visited byte by byte (as [`DepthScan::visit`] says).
-fn first_too_deep(text: &str, limit: usize) -> Option<usize> {
+fn scan_depth(text: &str, limit: usize, record: &mut impl Brackets) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     /// High bit set in each byte of `v` that is zero (exact for the lowest such byte; a byte
     /// above a zero one may be flagged too, so flagged bytes are checked again).
@@ -454,21 +483,155 @@ fn first_too_deep(text: &str, limit: usize) -> Option<usize> {
         while hits != 0 {
             let at = i + (hits.trailing_zeros() / 8) as usize;
             hits &= hits - 1;
-            if scan.visit(b[at], at) {
+            if scan.visit(b[at], at, record) {
                 return Some(at);
             }
         }
         i += 8;
     }
     for (k, &c) in chunks.remainder().iter().enumerate() {
-        if scan.visit(c, i + k) {
+        if scan.visit(c, i + k, record) {
             return Some(i + k);
         }
     }
     None
 }
 
-/// The state of [`first_too_deep`]'s pass.
+/// What [`scan_depth`] tells of the brackets outside strings: `open` after the depth has
+/// grown to `depth`, `close` before it shrinks from `depth`.
+trait Brackets {
+    fn open(&mut self, c: u8, at: usize, depth: usize);
+    fn close(&mut self, at: usize, depth: usize);
+}
+
+/// Told nothing: the depth check alone (compiled without the calls).
+struct NoRecord;
+
+impl Brackets for NoRecord {
+    #[inline(always)]
+    fn open(&mut self, _: u8, _: usize, _: usize) {}
+    #[inline(always)]
+    fn close(&mut self, _: usize, _: usize) {}
+}
+
+/// Where the items of a single JSON document that is a List are, as the depth scan saw the
+/// text: each array at depth 2 with the objects in it. Only a guess until
+/// [`ListItems::of_the_list`] has checked that one array is the List's `items` and holds
+/// objects alone.
+#[derive(Default)]
+pub(super) struct ListItems {
+    /// Documents begun (a value at depth 1), and whether the first was an object.
+    documents: usize,
+    top_is_object: bool,
+    /// Each array at depth 2: its `[`, its `]` (0 until closed), where its items start in
+    /// `items`, and whether it held anything but objects.
+    arrays: Vec<(usize, usize, usize, bool)>,
+    /// Whether the container open at depth 2 is the last of `arrays`.
+    in_array: bool,
+    /// Each object at depth 3 in an array at depth 2: its `{` and just past its `}`.
+    items: Vec<(usize, usize)>,
+}
+
+impl Brackets for ListItems {
+    fn open(&mut self, c: u8, at: usize, depth: usize) {
+        match depth {
+            1 => {
+                self.documents += 1;
+                self.top_is_object = self.documents == 1 && c == b'{';
+            }
+            2 => {
+                self.in_array = c == b'[';
+                if self.in_array {
+                    self.arrays.push((at, 0, self.items.len(), false));
+                }
+            }
+            3 if self.in_array => {
+                if c == b'{' {
+                    self.items.push((at, 0));
+                } else if let Some(a) = self.arrays.last_mut() {
+                    a.3 = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, at: usize, depth: usize) {
+        match depth {
+            2 if self.in_array => {
+                if let Some(a) = self.arrays.last_mut() {
+                    a.1 = at;
+                }
+                self.in_array = false;
+            }
+            3 if self.in_array => {
+                if let Some(item) = self.items.last_mut()
+                    && item.1 == 0
+                {
+                    item.1 = at + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A List's `items`, as [`ListItems::of_the_list`] found them.
+pub(super) struct TheItems {
+    /// The `[` and `]` of the array.
+    pub(super) open: usize,
+    pub(super) close: usize,
+    /// Each item's text, `{` to `}`: nothing but blanks and one comma between two.
+    pub(super) items: Vec<(usize, usize)>,
+}
+
+impl ListItems {
+    /// The items of the one document's `items` array when the text is one object whose
+    /// `items` is an array of objects alone, separated as JSON separates them.
+    fn of_the_list(self, text: &str) -> Option<TheItems> {
+        if self.documents != 1 || !self.top_is_object {
+            return None;
+        }
+        let b = text.as_bytes();
+        let blank = |s: &[u8]| s.iter().all(|&c| is_json_space(c));
+        let named_items = |open: usize| {
+            let before = text[..open].trim_end_matches(|c: char| is_json_space(c as u8));
+            before
+                .strip_suffix(':')
+                .map(|k| k.trim_end_matches(|c: char| is_json_space(c as u8)))
+                .is_some_and(|k| k.ends_with("\"items\""))
+        };
+        let mut lists = self
+            .arrays
+            .iter()
+            .enumerate()
+            .filter(|(_, a)| named_items(a.0));
+        let (i, &(open, close, first, odd)) = lists.next()?;
+        if lists.next().is_some() || odd || close == 0 {
+            return None;
+        }
+        let last = self.arrays.get(i + 1).map_or(self.items.len(), |a| a.2);
+        let items = self.items[first..last].to_vec();
+        let (head, tail) = (items.first()?.0, items.last()?.1);
+        if !blank(&b[open + 1..head]) || !blank(&b[tail..close]) {
+            return None;
+        }
+        for pair in items.windows(2) {
+            let between = &b[pair[0].1..pair[1].0];
+            let comma = between.iter().position(|&c| c == b',')?;
+            if pair[0].1 == 0 || !blank(&between[..comma]) || !blank(&between[comma + 1..]) {
+                return None;
+            }
+        }
+        Some(TheItems { open, close, items })
+    }
+}
+
+fn is_json_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+/// The state of [`scan_depth`]'s pass.
 struct DepthScan {
     limit: usize,
     depth: usize,
@@ -480,7 +643,7 @@ struct DepthScan {
 impl DepthScan {
     /// Look at byte `c` at offset `at` (offsets increase); true when it opens one level too many.
     #[inline]
-    fn visit(&mut self, c: u8, at: usize) -> bool {
+    fn visit(&mut self, c: u8, at: usize, record: &mut impl Brackets) -> bool {
         if at < self.resume {
             return false;
         }
@@ -490,9 +653,13 @@ impl DepthScan {
             (true, b'\\') => self.resume = at + 2,
             (false, b'[' | b'{') => {
                 self.depth += 1;
+                record.open(c, at, self.depth);
                 return self.depth > self.limit;
             }
-            (false, b']' | b'}') => self.depth = self.depth.saturating_sub(1),
+            (false, b']' | b'}') => {
+                record.close(at, self.depth);
+                self.depth = self.depth.saturating_sub(1);
+            }
             _ => {}
         }
         false
@@ -1084,6 +1251,109 @@ mod tests {
                 true
             }
             None => false,
+        }
+    }
+
+    /// The parallel reader's answer, checked against the one-pass reader's: when it accepts,
+    /// the same objects (spans included) and metadata. Returns whether it accepted.
+    fn parallel_agrees(text: &str, threads: usize) -> bool {
+        let mut items = ListItems::default();
+        assert_eq!(scan_depth(text, 512, &mut items), None);
+        let Some(list) = items.of_the_list(text) else {
+            return false;
+        };
+        match fast::read_parallel(text, &list, threads) {
+            Some((objects, meta)) => {
+                let (want, want_meta) =
+                    fast::read(text).expect("the parallel reader accepted what the other declined");
+                assert!(objects == want, "{text}");
+                assert_eq!(meta, want_meta, "{text}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn the_parallel_reader_reads_as_the_one_pass_reader() {
+        let pod = |i: usize, rv: &str| {
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Pod","metadata":{{"name":"p{i}","namespace":"ml","resourceVersion":"{rv}"}},"spec":{{"x":[{{"y":"]}},\"{{"}}]}}}}"#
+            )
+        };
+        // Copies of one pod in two runs of items: 5, then "x" (not a number: the later wins),
+        // then 3 (the later wins again), the last two in one run. Folding each run first
+        // would keep 5 (3 against 5); copies in a third run as well.
+        let items: Vec<String> = (0..1300)
+            .map(|i| match i {
+                600 => pod(10, "x"),
+                601 => pod(10, "3"),
+                1100 => pod(20, "1"),
+                _ => pod(i, "5"),
+            })
+            .collect();
+        let list = |items: &[String], sep: &str| {
+            format!(
+                r#"{{"apiVersion": "v1", "items": [{sep}{}{sep}], "kind": "List", "metadata": {{"resourceVersion": ""}}}}"#,
+                items.join(&format!(",{sep}"))
+            )
+        };
+        let typed: Vec<String> = (0..700)
+            .map(|i| format!(r#"{{"metadata":{{"name":"t{i}","namespace":"n"}}}}"#))
+            .collect();
+        let accepted = [
+            list(&items, ""),
+            list(&items, "\n    "),
+            list(&items[..1], " "),
+            format!(
+                r#"{{"kind":"PodList","apiVersion":"v1","metadata":{{}},"items":[{}]}}"#,
+                typed.join(",")
+            ),
+            format!(
+                r#"{{"apiVersion":"v1","kind":"List","kubectlLayer":{{"bundleVersion":1,"context":"c"}},"items":[{}]}}"#,
+                items[..600].join(",")
+            ),
+        ];
+        for text in &accepted {
+            for threads in [2, 3] {
+                assert!(
+                    parallel_agrees(text, threads),
+                    "declined {}",
+                    &text[..200.min(text.len())]
+                );
+            }
+        }
+        let a = &items[0];
+        let declined = [
+            // A List in the items, the tool's metadata in one: read in order.
+            format!(r#"{{"kind":"List","items":[{a},{{"kind":"List","items":[{a}]}}]}}"#),
+            format!(
+                r#"{{"kind":"List","items":[{a},{{"kind":"List","kubectlLayer":{{"context":"i"}},"items":[]}}]}}"#
+            ),
+            // Not one List of objects.
+            format!(r#"[{a},{a}]"#),
+            format!(r#"{{"kind":"List","items":[{a}]}} {{"kind":"List","items":[{a}]}}"#),
+            format!(r#"{{"kind":"List","items":[{a},1]}}"#),
+            format!(r#"{{"kind":"List","items":[{a},[{a}]]}}"#),
+            format!(r#"{{"kind":"List","items":[{a}{a}]}}"#),
+            format!(r#"{{"kind":"List","items":[{a},,{a}]}}"#),
+            format!(r#"{{"kind":"List","items":[{a}],"items":[{a}]}}"#),
+            r#"{"kind":"List","items":[]}"#.to_string(),
+            r#"{"kind":"List","items":null}"#.to_string(),
+            // A kind not ending in List keeps its `items`.
+            format!(
+                r#"{{"apiVersion":"v1","kind":"Bag","metadata":{{"name":"b"}},"items":[{a}]}}"#
+            ),
+            // Read by neither: typed items before the List's type, a key with an escape.
+            format!(
+                r#"{{"items":[{}],"apiVersion":"v1","kind":"PodList"}}"#,
+                typed.join(",")
+            ),
+            format!(r#"{{"kind":"List","items":[{a}], "k\u0041":1}}"#),
+            format!(r#"{{"kind":"List","items":[{a}]}} x"#),
+        ];
+        for text in &declined {
+            assert!(!parallel_agrees(text, 2), "accepted {text}");
         }
     }
 

@@ -69,9 +69,77 @@ fn run_batches<R>(
     }
 }
 
+/// `f(k, chunk)` for each `chunk` of `items` cut into chunks of `size` (the `k`th), on up to
+/// `threads` threads, each taking the next chunk: for results written in place, where
+/// [`map`]'s lists would be copied into one at the end. False when any `f` returned false.
+pub fn fill_chunks<T: Send>(
+    items: &mut [T],
+    size: usize,
+    threads: usize,
+    f: impl Fn(usize, &mut [T]) -> bool + Sync,
+) -> bool {
+    let size = size.max(1);
+    let threads = threads.min(items.len().div_ceil(size));
+    if threads <= 1 {
+        return items.chunks_mut(size).enumerate().all(|(k, c)| f(k, c));
+    }
+    let chunks = std::sync::Mutex::new(items.chunks_mut(size).enumerate());
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let lang = crate::lang::current();
+    let run = || {
+        crate::lang::scoped(lang, || {
+            loop {
+                let next = chunks.lock().unwrap_or_else(|e| e.into_inner()).next();
+                let Some((k, chunk)) = next else { return };
+                if !f(k, chunk) {
+                    failed.store(true, Ordering::Relaxed);
+                }
+            }
+        })
+    };
+    std::thread::scope(|s| {
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, run).ok())
+            .collect();
+        run();
+        for h in helpers {
+            if let Err(panic) = h.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+    !failed.into_inner()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chunks_are_filled_in_place_on_any_thread_count() {
+        for threads in [1, 2, 3, 8] {
+            for size in [1, 7, 64, 5000] {
+                let mut v = vec![0usize; 1000];
+                assert!(fill_chunks(&mut v, size, threads, |k, c| {
+                    for (i, x) in c.iter_mut().enumerate() {
+                        *x = (k * size + i) * 2;
+                    }
+                    true
+                }));
+                assert!(
+                    v.iter().enumerate().all(|(i, &x)| x == i * 2),
+                    "{threads}/{size}"
+                );
+                // Chunk 3 fails, where there is one.
+                let has_a_fourth = 3 * size < v.len();
+                assert_eq!(
+                    fill_chunks(&mut v, size, threads, |k, _| k != 3),
+                    !has_a_fourth
+                );
+            }
+        }
+        assert!(fill_chunks(&mut Vec::<u8>::new(), 4, 4, |_, _| false));
+    }
 
     #[test]
     fn results_keep_input_order_for_any_thread_count_and_batch() {

@@ -257,8 +257,8 @@ pub struct Input {
     #[arg(long, value_name = "LEVELS", default_value_t = ReadLimits::DEFAULT_MAX_DEPTH,
           value_parser = parse_depth)]
     pub max_depth: usize,
-    /// Threads to index and diagnose on; 0 means one per core. The output is the same for any
-    /// number.
+    /// Threads to read, index and diagnose on; 0 means one per core. The output is the same
+    /// for any number.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 }
@@ -478,6 +478,7 @@ impl Input {
         ReadLimits {
             max_bytes: self.max_input_bytes,
             max_depth: self.max_depth,
+            threads: self.threads,
         }
     }
 }

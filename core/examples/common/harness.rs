@@ -30,6 +30,17 @@ pub fn main() {
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or(0);
+    // The reader uses the same threads as the index and the scan.
+    let parse = |text: String| {
+        Bundle::parse_with(
+            text,
+            layer_core::ReadLimits {
+                threads,
+                ..Default::default()
+            },
+        )
+        .expect("bundle")
+    };
     let t0 = Instant::now();
     let text = std::fs::read_to_string(path).expect("read");
     let cpu0 = cpu_ms();
@@ -54,7 +65,7 @@ pub fn main() {
         "parse" => {
             use std::hash::{Hash, Hasher};
             let t = Instant::now();
-            let bundle = Bundle::parse(text).expect("bundle");
+            let bundle = parse(text);
             let parse_ms = ms(t);
             let mut h = std::hash::DefaultHasher::new();
             for o in bundle.objects() {
@@ -67,7 +78,7 @@ pub fn main() {
         "scan" => {
             let engine = Engine::builtin().expect("rules");
             let t = Instant::now();
-            let bundle = Bundle::parse(text).expect("bundle");
+            let bundle = parse(text);
             let parse_ms = ms(t);
             let objects = bundle.objects().len();
             let t = Instant::now();
@@ -103,7 +114,7 @@ pub fn main() {
             let spec = TargetSpec::parse(target, None);
             let opts = Options::default();
             let t = Instant::now();
-            let ix = Index::build(Bundle::parse(text).expect("bundle"), threads);
+            let ix = Index::build(parse(text), threads);
             let index_ms = ms(t);
             let t = Instant::now();
             let d = layer_core::diagnose(&engine, &ix, &spec, &opts).expect("diagnose");
@@ -129,7 +140,7 @@ pub fn main() {
             let manifest = std::fs::read_to_string(manifest).expect("read manifest");
             let manifest = Bundle::parse(manifest).expect("manifest");
             let t = Instant::now();
-            let bundle = Bundle::parse(text).expect("bundle");
+            let bundle = parse(text);
             let parse_ms = ms(t);
             let t = Instant::now();
             let opts = layer_core::fit::FitOptions {
@@ -143,7 +154,7 @@ pub fn main() {
                    "verdicts": ds.iter().map(|d| d.verdict.layer).collect::<Vec<_>>()})
         }
         "pick" => {
-            let ix = Index::new(Bundle::parse(text).expect("bundle"));
+            let ix = Index::new(parse(text));
             let pending =
                 |id: usize| ix.object(id).kind == "Pod" && ix.pod(id).is_some_and(|p| !p.settled);
             let gpu = |id: usize| {
