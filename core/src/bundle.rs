@@ -595,10 +595,10 @@ impl ListItems {
         let b = text.as_bytes();
         let blank = |s: &[u8]| s.iter().all(|&c| is_json_space(c));
         let named_items = |open: usize| {
-            let before = text[..open].trim_end_matches(|c: char| is_json_space(c as u8));
+            let before = text[..open].trim_end_matches(is_json_space_char);
             before
                 .strip_suffix(':')
-                .map(|k| k.trim_end_matches(|c: char| is_json_space(c as u8)))
+                .map(|k| k.trim_end_matches(is_json_space_char))
                 .is_some_and(|k| k.ends_with("\"items\""))
         };
         let mut lists = self
@@ -629,6 +629,10 @@ impl ListItems {
 
 fn is_json_space(c: u8) -> bool {
     matches!(c, b' ' | b'\n' | b'\t' | b'\r')
+}
+
+fn is_json_space_char(c: char) -> bool {
+    u8::try_from(c).is_ok_and(is_json_space)
 }
 
 /// The state of [`scan_depth`]'s pass.
