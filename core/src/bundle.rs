@@ -187,22 +187,12 @@ impl Bundle {
                         column: Some(column),
                     });
                 }
-                if let Some((objects, meta)) = items
-                    .and_then(|items| items.of_the_list(&text))
-                    .and_then(|items| fast::read_parallel(&text, &items, threads))
-                {
-                    return Ok(Bundle {
-                        text,
-                        more: Vec::new(),
-                        objects,
-                        meta,
-                    });
-                }
-                Bundle::from_json_text(text, None)
+                let list = items.and_then(|items| items.of_the_list(&text));
+                Bundle::from_json_text(text, None, list.map(|list| (list, threads)))
             }
             Some(_) => {
                 let (json, docs) = yaml_to_json(&text, limits)?;
-                Bundle::from_json_text(json, Some(docs))
+                Bundle::from_json_text(json, Some(docs), None)
             }
         }
     }
@@ -333,8 +323,17 @@ impl Bundle {
         self.text.len() + self.more.iter().map(|(_, t)| t.len()).sum::<usize>()
     }
 
-    fn from_json_text(text: String, yaml_docs: Option<Vec<usize>>) -> Result<Bundle, BundleError> {
-        if let Some((objects, meta)) = fast::read(&text) {
+    /// A bundle from JSON text: read on `threads` threads when it is one List whose items the
+    /// depth scan found (`list`), else by the one-pass reader, else by the checked one.
+    fn from_json_text(
+        text: String,
+        yaml_docs: Option<Vec<usize>>,
+        list: Option<(TheItems, usize)>,
+    ) -> Result<Bundle, BundleError> {
+        let read = list
+            .and_then(|(list, threads)| fast::read_parallel(&text, &list, threads))
+            .or_else(|| fast::read(&text));
+        if let Some((objects, meta)) = read {
             return Ok(Bundle {
                 text,
                 more: Vec::new(),
@@ -627,6 +626,7 @@ impl ListItems {
     }
 }
 
+/// JSON's four blanks.
 fn is_json_space(c: u8) -> bool {
     matches!(c, b' ' | b'\n' | b'\t' | b'\r')
 }

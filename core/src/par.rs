@@ -30,25 +30,35 @@ pub fn map<R: Send>(
         return (0..len).map(f).collect();
     }
     let next = AtomicUsize::new(0);
-    // Helpers write in the caller's language (a scan in Korean diagnoses on every thread).
+    let mut parts: Vec<(usize, Vec<R>)> =
+        on_threads(threads, || run_batches(&next, len, batch, &f))
+            .into_iter()
+            .flatten()
+            .collect();
+    parts.sort_unstable_by_key(|(start, _)| *start);
+    parts.into_iter().flat_map(|(_, part)| part).collect()
+}
+
+/// `run()` on this thread and on `threads - 1` helpers at once; what each returned, this
+/// thread's first. Helpers write in the caller's language (a scan in Korean diagnoses on every
+/// thread), and a helper's panic is this thread's.
+fn on_threads<R: Send>(threads: usize, run: impl Fn() -> R + Sync) -> Vec<R> {
     let lang = crate::lang::current();
-    let run = || crate::lang::scoped(lang, || run_batches(&next, len, batch, &f));
-    let mut parts = std::thread::scope(|s| {
+    let run = || crate::lang::scoped(lang, &run);
+    std::thread::scope(|s| {
         // A thread that cannot start leaves its share to the others (at least this one).
         let helpers: Vec<_> = (1..threads)
             .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, run).ok())
             .collect();
-        let mut parts = run();
+        let mut all = vec![run()];
         for h in helpers {
             match h.join() {
-                Ok(more) => parts.extend(more),
+                Ok(more) => all.push(more),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         }
-        parts
-    });
-    parts.sort_unstable_by_key(|(start, _)| *start);
-    parts.into_iter().flat_map(|(_, part)| part).collect()
+        all
+    })
 }
 
 /// Take the next `batch` indices from `next` until none are left: one thread's share.
@@ -85,26 +95,12 @@ pub fn fill_chunks<T: Send>(
     }
     let chunks = std::sync::Mutex::new(items.chunks_mut(size).enumerate());
     let failed = std::sync::atomic::AtomicBool::new(false);
-    let lang = crate::lang::current();
-    let run = || {
-        crate::lang::scoped(lang, || {
-            loop {
-                let next = chunks.lock().unwrap_or_else(|e| e.into_inner()).next();
-                let Some((k, chunk)) = next else { return };
-                if !f(k, chunk) {
-                    failed.store(true, Ordering::Relaxed);
-                }
-            }
-        })
-    };
-    std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, run).ok())
-            .collect();
-        run();
-        for h in helpers {
-            if let Err(panic) = h.join() {
-                std::panic::resume_unwind(panic);
+    on_threads(threads, || {
+        loop {
+            let next = chunks.lock().unwrap_or_else(|e| e.into_inner()).next();
+            let Some((k, chunk)) = next else { return };
+            if !f(k, chunk) {
+                failed.store(true, Ordering::Relaxed);
             }
         }
     });

@@ -100,8 +100,7 @@ impl ScanJson {
         (i < self.parts.len()).then(|| {
             let mut out = Vec::new();
             self.unpack(i, &mut out)?;
-            String::from_utf8(out)
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+            utf8(out)
         })
     }
 
@@ -171,8 +170,13 @@ impl ScanJson {
     pub fn to_compact_string(&self) -> std::io::Result<String> {
         let mut out = Vec::new();
         self.write_compact(&mut out)?;
-        String::from_utf8(out).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+        utf8(out)
     }
+}
+
+/// Unpacked JSON as text (it was written from a `String`).
+fn utf8(bytes: Vec<u8>) -> std::io::Result<String> {
+    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
 }
 
 fn quoted(s: &str) -> String {

@@ -7,7 +7,7 @@
 //! escapes, Lists nested too deep, an input without objects), it returns `None` and the checked
 //! reader reads the input again and says what is wrong and where.
 
-use super::{BundleMeta, RawObject, from_json, rv_int};
+use super::{BundleMeta, RawObject, from_json, is_json_space, rv_int};
 use crate::fnv::Fnv;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -29,14 +29,7 @@ pub(super) fn read(text: &str) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
     // object has one `"metadata"` key (pod templates add a few more; the spare is never
     // touched).
     let estimate = memchr::memmem::find_iter(text.as_bytes(), b"\"metadata\"").count();
-    let mut r = Reader {
-        text,
-        objects: Vec::with_capacity(estimate),
-        dedup: Some(Dedup::with_capacity(estimate)),
-        meta: None,
-        maps: 0,
-        list_items: None,
-    };
+    let mut r = Reader::new(text, estimate, Some(Dedup::with_capacity(estimate)));
     let mut de = serde_json::Deserializer::from_str(text);
     loop {
         let doc = Value {
@@ -484,6 +477,19 @@ enum Placed {
 }
 
 impl<'t> Reader<'t> {
+    /// A reader of `text` with room for `objects`, keeping the copies of one object as
+    /// `dedup` says.
+    fn new(text: &'t str, objects: usize, dedup: Option<Dedup>) -> Reader<'t> {
+        Reader {
+            text,
+            objects: Vec::with_capacity(objects),
+            dedup,
+            meta: None,
+            maps: 0,
+            list_items: None,
+        }
+    }
+
     /// An object has ended: keep it, or check that it was the List its items were read as.
     /// `order` numbers it among the objects begun.
     fn object(&mut self, o: Obj<'t>, list_type: Option<&ListType<'t>>, order: usize) -> Option<()> {
@@ -546,7 +552,7 @@ impl<'t> Reader<'t> {
     fn start(&self, first_key: usize) -> Option<usize> {
         let key = first_key.checked_sub(self.text.as_ptr() as usize)?;
         let before = self.text.as_bytes().get(..key.checked_sub(1)?)?;
-        let at = before.iter().rposition(|b| !is_space(*b))?;
+        let at = before.iter().rposition(|b| !is_json_space(*b))?;
         (before[at] == b'{').then_some(at)
     }
 
@@ -554,7 +560,7 @@ impl<'t> Reader<'t> {
     fn end(&self, last_end: usize) -> Option<usize> {
         let end = last_end.checked_sub(self.text.as_ptr() as usize)?;
         let after = self.text.as_bytes().get(end..)?;
-        let at = after.iter().position(|b| !is_space(*b))?;
+        let at = after.iter().position(|b| !is_json_space(*b))?;
         (after[at] == b'}').then_some(end + at + 1)
     }
 
@@ -587,14 +593,7 @@ pub(super) fn read_parallel(
     threads: usize,
 ) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
     let head = format!("{}{}", &text[..=list.open], &text[list.close..]);
-    let mut r = Reader {
-        text: &head,
-        objects: Vec::new(),
-        dedup: Some(Dedup::with_capacity(0)),
-        meta: None,
-        maps: 0,
-        list_items: None,
-    };
+    let mut r = Reader::new(&head, 0, Some(Dedup::with_capacity(0)));
     let mut de = serde_json::Deserializer::from_str(&head);
     Value {
         r: &mut r,
@@ -619,14 +618,7 @@ pub(super) fn read_parallel(
     slots.resize_with(list.items.len(), || None);
     let read = crate::par::fill_chunks(&mut slots, RUN, threads, |run, slots| {
         let items = &list.items[run * RUN..run * RUN + slots.len()];
-        let mut r = Reader {
-            text,
-            objects: Vec::with_capacity(1),
-            dedup: None,
-            meta: None,
-            maps: 0,
-            list_items: None,
-        };
+        let mut r = Reader::new(text, 1, None);
         for (slot, &(start, end)) in slots.iter_mut().zip(items) {
             let mut de = serde_json::Deserializer::from_str(&text[start..end]);
             let read = Value {
@@ -669,10 +661,6 @@ pub(super) fn read_parallel(
         return None;
     }
     Some((objects, meta))
-}
-
-fn is_space(b: u8) -> bool {
-    matches!(b, b' ' | b'\n' | b'\t' | b'\r')
 }
 
 fn strip_list(kind: Cow<'_, str>) -> Option<Cow<'_, str>> {
