@@ -107,9 +107,133 @@ pub fn fill_chunks<T: Send>(
     !failed.into_inner()
 }
 
+/// `f(0), f(1), …, f(len - 1)` computed on `threads` helper threads, `batch` at a time, while
+/// this thread hands each result to `take`, in order. At most `ahead` batches wait per helper,
+/// so what is held stays bounded however long the list, and the helpers live for the whole
+/// list (threads started anew for each block of it leave their allocator pages behind).
+/// `take` returning false stops the work: what is left is not computed.
+pub fn in_order<R: Send>(
+    len: usize,
+    threads: usize,
+    (batch, ahead): (usize, usize),
+    f: impl Fn(usize) -> R + Sync,
+    mut take: impl FnMut(R) -> bool,
+) {
+    let batch = batch.max(1);
+    let batches = len.div_ceil(batch);
+    let threads = threads.min(batches);
+    if threads <= 1 {
+        for i in 0..len {
+            if !take(f(i)) {
+                return;
+            }
+        }
+        return;
+    }
+    let lang = crate::lang::current();
+    let f = &f;
+    std::thread::scope(|s| {
+        let mut helpers = Vec::new();
+        let of_batch = move |b: usize| (b * batch..((b + 1) * batch).min(len)).map(f);
+        // Helper k computes every `threads`th batch from k; a helper that cannot start
+        // leaves its share to this thread.
+        let results: Vec<_> = (0..threads)
+            .map(|k| {
+                let (done, result) = std::sync::mpsc::sync_channel(ahead);
+                let share = move || {
+                    crate::lang::scoped(lang, || {
+                        for b in (k..batches).step_by(threads) {
+                            if done.send(of_batch(b).collect::<Vec<R>>()).is_err() {
+                                return;
+                            }
+                        }
+                    })
+                };
+                let helper = std::thread::Builder::new().spawn_scoped(s, share).ok()?;
+                helpers.push(helper);
+                Some(result)
+            })
+            .collect();
+        'taking: for b in 0..batches {
+            let done = match &results[b % threads] {
+                // A helper that stopped early panicked: its join below says so.
+                Some(result) => match result.recv() {
+                    Ok(done) => done,
+                    Err(_) => break,
+                },
+                None => of_batch(b).collect(),
+            };
+            for r in done {
+                if !take(r) {
+                    break 'taking;
+                }
+            }
+        }
+        // Helpers still computing find no one to hand to, and stop.
+        drop(results);
+        for h in helpers {
+            if let Err(panic) = h.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_are_taken_in_order_and_taking_can_stop() {
+        for threads in [1, 2, 3, 8] {
+            for len in [0, 1, 5, 1000] {
+                let mut got = Vec::new();
+                in_order(
+                    len,
+                    threads,
+                    (3, 2),
+                    |i| i * 3,
+                    |r| {
+                        got.push(r);
+                        true
+                    },
+                );
+                assert_eq!(
+                    got,
+                    (0..len).map(|i| i * 3).collect::<Vec<_>>(),
+                    "{threads}/{len}"
+                );
+            }
+            // Stopped at the 10th result: nothing after it is taken, and nothing hangs.
+            let computed = AtomicUsize::new(0);
+            let mut got = Vec::new();
+            in_order(
+                1000,
+                threads,
+                (4, 1),
+                |i| {
+                    computed.fetch_add(1, Ordering::Relaxed);
+                    i
+                },
+                |r| {
+                    got.push(r);
+                    got.len() < 10
+                },
+            );
+            assert_eq!(got, (0..10).collect::<Vec<_>>());
+            // Each helper runs at most its waiting room and one more batch past what was
+            // taken (and the batch taken from is whole).
+            assert!(computed.into_inner() <= 12 + threads * 2 * 4, "{threads}");
+        }
+    }
+
+    #[test]
+    fn a_helper_s_panic_is_the_caller_s() {
+        let caught = std::panic::catch_unwind(|| {
+            in_order(100, 2, (3, 4), |i| assert!(i != 41, "item {i}"), |()| true);
+        });
+        assert!(caught.is_err());
+    }
 
     #[test]
     fn chunks_are_filled_in_place_on_any_thread_count() {

@@ -129,25 +129,28 @@ impl ScanJson {
             "{{\n  \"schemaVersion\": {},\n  \"diagnoses\": [",
             quoted(SCHEMA_VERSION)
         )?;
-        // Unpacked and indented a block of parts at a time on every thread (indenting is
-        // most of the writing: a backlog's report grows from 106 MB to 166 MB), written in
-        // order.
-        const BLOCK: usize = 256;
-        for first in (0..self.parts.len()).step_by(BLOCK) {
-            let end = (first + BLOCK).min(self.parts.len());
-            let texts = crate::par::map(end - first, self.threads, 16, |k| {
-                let i = first + k;
+        // Unpacked and indented on every thread (indenting is most of the writing: a
+        // backlog's report grows from 106 MB to 166 MB) and written in order, with a few parts
+        // at a time waiting: the whole report is never held unpacked.
+        let mut written = Ok(());
+        crate::par::in_order(
+            self.parts.len(),
+            self.threads,
+            (8, 2),
+            |i| {
                 let mut compact = Vec::new();
                 self.unpack(i, &mut compact)?;
                 let mut out = Vec::with_capacity(compact.len() * 3 / 2);
                 out.extend_from_slice(if i == 0 { b"\n    " } else { b",\n    " });
                 pretty(&compact, 2, &mut out);
                 Ok::<_, std::io::Error>(out)
-            });
-            for text in texts {
-                w.write_all(&text?)?;
-            }
-        }
+            },
+            |text| {
+                written = text.and_then(|text| w.write_all(&text));
+                written.is_ok()
+            },
+        );
+        written?;
         if self.parts.is_empty() {
             w.write_all(b"]\n}")
         } else {
