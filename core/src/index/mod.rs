@@ -297,14 +297,12 @@ impl Index {
     /// [`Index::new`], decoding objects on up to `threads` threads (0: one per core; see
     /// [`crate::par`]). The index is the same for any number.
     pub fn build(bundle: Bundle, threads: usize) -> Index {
-        // Objects are decoded (the costly part: each one's JSON read into typed fields) a block
-        // at a time in parallel, then folded into the tables in order on this thread. Blocks
-        // bound the decoded fields alive at once. Small blocks also keep the helper threads'
-        // heaps small: each block's helper leaves behind the pages it allocated from, partly
-        // filled with what the index keeps. Measured on the 1,000-node usual shape, 2 threads:
-        // blocks of 16,384 objects peaked at 135 MB, of 2,048 at 125 MB (512: the same), and
-        // indexing took no longer.
-        const BLOCK: usize = 2 * 1024;
+        // Objects are decoded (the costly part: each one's JSON read into typed fields) on
+        // helper threads and folded into the tables in order on this thread as they come, a
+        // few hundred decoded at most waiting. The helpers live for the whole build: helpers
+        // started anew for each block of objects left behind the pages they allocated from,
+        // partly filled with what the index keeps (measured on the 1,000-node usual shape, 2
+        // threads: blocks of 16,384 objects peaked at 135 MB, of 2,048 at 125 MB).
         let threads = crate::par::threads(threads);
         let n = bundle.objects().len();
         // Each object's ownerReferences, until they are resolved below.
@@ -334,49 +332,49 @@ impl Index {
         ix.pods.reserve_exact(pods);
         ix.events.reserve_exact(events);
         let (mut ev_uid, mut ev_ref) = (Vec::with_capacity(events), Vec::with_capacity(events));
-        for first in (0..n).step_by(BLOCK) {
-            let block = &bundle.objects()[first..(first + BLOCK).min(n)];
-            let decoded = crate::par::map(block.len(), threads, 256, |i| {
-                Decoded::of(&bundle, &block[i])
-            });
-            for (id, (o, d)) in (first..).zip(block.iter().zip(decoded)) {
-                if d.repaired {
-                    ix.repaired.push(id);
-                }
-                by_key.push((d.key, id));
-                if let Some(uid) = d.uid {
-                    by_uid.push((uid, id));
-                }
-                // Every kind has its list already (sized above).
-                if let Some(v) = ix.by_kind.get_mut(&o.kind) {
-                    v.push(id);
-                }
-                by_kind_name.push((d.kind_name, id));
-                match d.extra {
-                    Extra::Pod(pod) => ix.add_pod(id, o, *pod),
-                    Extra::Node(mut node) => {
-                        node.id = id;
-                        ix.nodes.insert(o.name.clone(), *node);
-                    }
-                    Extra::Event { uid, by_ref, last } => {
-                        if let Some(uid) = uid {
-                            ev_uid.push((uid, id));
-                        }
-                        ev_ref.push((by_ref, id));
-                        ix.events.push((id, last));
-                    }
-                    Extra::Workload(Some(job_uid)) => {
-                        ix.workloads_by_job_uid.entry(job_uid).or_default().push(id);
-                    }
-                    Extra::Workload(None) | Extra::Other => {}
-                }
-                if let Some(t) = d.created {
-                    newest = Some(newest.map_or(t, |n| n.max(t)));
-                }
-                owner_refs.push(d.owners);
-                ix.created.push(d.created);
+        let objects = bundle.objects();
+        let mut id = 0;
+        let decode = |i| Decoded::of(&bundle, &objects[i]);
+        crate::par::in_order(n, threads, (128, 2), decode, |d| {
+            let o = &objects[id];
+            if d.repaired {
+                ix.repaired.push(id);
             }
-        }
+            by_key.push((d.key, id));
+            if let Some(uid) = d.uid {
+                by_uid.push((uid, id));
+            }
+            // Every kind has its list already (sized above).
+            if let Some(v) = ix.by_kind.get_mut(&o.kind) {
+                v.push(id);
+            }
+            by_kind_name.push((d.kind_name, id));
+            match d.extra {
+                Extra::Pod(pod) => ix.add_pod(id, o, *pod),
+                Extra::Node(mut node) => {
+                    node.id = id;
+                    ix.nodes.insert(o.name.clone(), *node);
+                }
+                Extra::Event { uid, by_ref, last } => {
+                    if let Some(uid) = uid {
+                        ev_uid.push((uid, id));
+                    }
+                    ev_ref.push((by_ref, id));
+                    ix.events.push((id, last));
+                }
+                Extra::Workload(Some(job_uid)) => {
+                    ix.workloads_by_job_uid.entry(job_uid).or_default().push(id);
+                }
+                Extra::Workload(None) | Extra::Other => {}
+            }
+            if let Some(t) = d.created {
+                newest = Some(newest.map_or(t, |n| n.max(t)));
+            }
+            owner_refs.push(d.owners);
+            ix.created.push(d.created);
+            id += 1;
+            true
+        });
         ix.newest = newest;
         ix.by_key = HashIndex::sorted(by_key);
         ix.by_uid = HashIndex::sorted(by_uid);
