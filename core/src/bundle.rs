@@ -16,7 +16,10 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 mod fast;
+mod uid;
 mod yaml;
+
+pub use uid::Uid;
 
 /// What to ask `kubectl get` for when making a bundle by hand (`kubectl get <these> -A -o json`):
 /// the kinds most diagnoses read, all of which exist on any cluster with Kueue. The CLI's help,
@@ -75,8 +78,10 @@ pub struct RawObject {
     pub kind: String,
     pub namespace: Option<String>,
     pub name: String,
-    pub uid: Option<String>,
-    pub resource_version: Option<String>,
+    pub uid: Option<Uid>,
+    /// `metadata.resourceVersion`, when it is a number (the API server writes etcd's 64-bit
+    /// revision): of two copies of one object, the newer wins.
+    pub resource_version: Option<u64>,
     span: (usize, usize),
     /// True when `kind`/`apiVersion` came from the enclosing typed list, not the item itself.
     inferred_type: bool,
@@ -704,8 +709,13 @@ fn insert_dedup(objects: &mut Vec<RawObject>, seen: &mut HashMap<Identity, usize
     }
 }
 
-fn rv_int(o: &RawObject) -> Option<u128> {
-    o.resource_version.as_deref()?.parse().ok()
+fn rv_int(o: &RawObject) -> Option<u64> {
+    o.resource_version
+}
+
+/// `metadata.resourceVersion` as [`RawObject::resource_version`] holds it.
+fn resource_version(text: &str) -> Option<u64> {
+    text.parse().ok()
 }
 
 #[derive(Deserialize)]
@@ -857,8 +867,8 @@ impl<'t> Reader<'t, '_> {
                         .filter(|n| !n.is_empty())
                         .map(Cow::into_owned),
                     name: name.into_owned(),
-                    uid: meta.uid.filter(|u| !u.is_empty()).map(Cow::into_owned),
-                    resource_version: meta.resource_version.map(Cow::into_owned),
+                    uid: meta.uid.filter(|u| !u.is_empty()).map(|u| Uid::new(&u)),
+                    resource_version: meta.resource_version.and_then(|rv| resource_version(&rv)),
                     span: (start, start + s.len()),
                     inferred_type,
                 });
@@ -1482,11 +1492,18 @@ mod tests {
     }
 
     #[test]
+    fn an_object_s_identity_stays_small() {
+        // Held for every object of the bundle: 72,000 on a 1,000-node cluster. A field with a
+        // 16-byte alignment (a `u128`) made it 192.
+        assert!(size_of::<RawObject>() <= 160, "{}", size_of::<RawObject>());
+    }
+
+    #[test]
     fn concatenated_documents_and_dedup_by_resource_version() {
         let newer = POD.replace("\"5\"", "\"9\"");
         let b = Bundle::parse(format!("{newer}\n{POD}")).unwrap();
         assert_eq!(b.objects().len(), 1);
-        assert_eq!(b.objects()[0].resource_version.as_deref(), Some("9"));
+        assert_eq!(b.objects()[0].resource_version, Some(9));
     }
 
     #[test]

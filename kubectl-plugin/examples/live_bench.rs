@@ -58,7 +58,7 @@ fn main() {
             Some((
                 ix.object(pod).name.clone(),
                 job.namespace.clone().unwrap_or_default(),
-                job.uid.clone().unwrap_or_default(),
+                job.uid.as_ref().map(|u| u.to_string()).unwrap_or_default(),
             ))
         })
         .expect("a pending pod of a Kueue-managed Job");

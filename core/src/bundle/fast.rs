@@ -7,7 +7,7 @@
 //! escapes, Lists nested too deep, an input without objects), it returns `None` and the checked
 //! reader reads the input again and says what is wrong and where.
 
-use super::{BundleMeta, RawObject, from_json, is_json_space, rv_int};
+use super::{BundleMeta, RawObject, Uid, from_json, is_json_space, resource_version, rv_int};
 use crate::fnv::Fnv;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -368,8 +368,8 @@ impl Found<'_> {
             kind: self.kind.into_owned(),
             namespace: self.namespace.map(Cow::into_owned),
             name: self.name.into_owned(),
-            uid: self.uid.map(Cow::into_owned),
-            resource_version: self.resource_version.map(Cow::into_owned),
+            uid: self.uid.map(|u| Uid::new(&u)),
+            resource_version: self.resource_version.and_then(|rv| resource_version(&rv)),
             span: self.span,
             inferred_type: self.inferred_type,
         }

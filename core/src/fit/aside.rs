@@ -31,8 +31,12 @@ pub(super) fn set_aside(ix: &Index, roots: &[ObjId]) -> SetAside {
         stack.extend(ix.children(id).iter().copied());
         // Pods whose ownerReferences were cut, found by the labels their controller writes.
         stack.extend(crate::view::work_pods(ix, id));
-        if let Some(uid) = ix.object(id).uid.as_deref() {
-            stack.extend(ix.workloads_for_job_uid(uid).iter().copied());
+        if let Some(uid) = &ix.object(id).uid {
+            stack.extend(
+                uid.with_str(|uid| ix.workloads_for_job_uid(uid))
+                    .iter()
+                    .copied(),
+            );
         }
     }
     let mut usage = Vec::new();

@@ -465,7 +465,7 @@ impl Decoded {
         Decoded {
             repaired,
             key: key_hash(o.group(), &o.kind, o.namespace.as_deref(), &o.name),
-            uid: o.uid.as_deref().map(uid_hash),
+            uid: o.uid.as_ref().map(|u| u.with_str(uid_hash)),
             kind_name: kind_name_hash(&o.kind, &o.name),
             owners,
             created,

@@ -22,7 +22,7 @@ pub use hypothesis::{Hypothesis, KueueIntake};
 use memo::Memo;
 pub use nodes::{NodeInfo, NodeTables, ResourceRow, ResourceTable, Taint, tolerates, untolerated};
 
-use crate::bundle::{Bundle, RawObject, group_of};
+use crate::bundle::{Bundle, RawObject, Uid, group_of};
 use crate::quantity;
 use crate::time::parse_rfc3339;
 use serde::Deserialize;
@@ -478,7 +478,7 @@ impl Index {
     pub fn by_uid(&self, uid: &str) -> Option<ObjId> {
         self.by_uid
             .get(uid_hash(uid))
-            .filter(|&id| self.object(id).uid.as_deref() == Some(uid))
+            .filter(|&id| self.object(id).uid.as_ref().is_some_and(|u| u == uid))
             .last()
     }
 
@@ -598,8 +598,8 @@ impl Index {
     /// where asking [`Index::event`] of each id again would read it twice.
     pub fn events_about(&self, id: ObjId) -> Vec<(ObjId, EventInfo)> {
         let o = self.object(id);
-        let by_uid: Vec<ObjId> = match o.uid.as_deref() {
-            Some(u) => self.events_by_uid.get(uid_hash(u)).collect(),
+        let by_uid: Vec<ObjId> = match &o.uid {
+            Some(u) => self.events_by_uid.get(u.with_str(uid_hash)).collect(),
             None => Vec::new(),
         };
         let by_ref: Vec<ObjId> = self
@@ -614,13 +614,14 @@ impl Index {
         let mut about = Vec::with_capacity(ids.len());
         for e in ids {
             let Some(info) = self.event(e) else { continue };
-            let uid_matches =
-                info.involved_uid.is_some() && info.involved_uid == o.uid && by_uid.contains(&e);
+            let same_uid = |a: &String, b: &Uid| b == a.as_str();
+            let uid_matches = matches!((&info.involved_uid, &o.uid), (Some(a), Some(b)) if same_uid(a, b))
+                && by_uid.contains(&e);
             // Same name but another uid is a previous object of that name: not this one.
             let ref_matches = info.involved_name == o.name
                 && info.involved_kind == o.kind
                 && info.involved_namespace == o.namespace
-                && !matches!((&info.involved_uid, &o.uid), (Some(a), Some(b)) if a != b)
+                && !matches!((&info.involved_uid, &o.uid), (Some(a), Some(b)) if !same_uid(a, b))
                 && by_ref.contains(&e);
             if uid_matches || ref_matches {
                 about.push((e, info));

@@ -409,7 +409,12 @@ mod tests {
         }
         let uids: Vec<String> = family
             .iter()
-            .filter_map(|&x| ix.object(x).uid.clone())
+            .filter_map(|&x| {
+                ix.object(x)
+                    .uid
+                    .as_ref()
+                    .map(layer_core::bundle::Uid::to_string)
+            })
             .collect();
         for uid in &uids {
             family.extend(ix.workloads_for_job_uid(uid).iter().copied());
@@ -417,7 +422,8 @@ mod tests {
         let mut out = Family::default();
         for &x in &family {
             let o = ix.object(x);
-            out.uids.extend(o.uid.clone());
+            out.uids
+                .extend(o.uid.as_ref().map(layer_core::bundle::Uid::to_string));
             out.nodes.extend(ix.pod(x).and_then(|p| p.node.clone()));
             out.kinds.insert((o.group().to_string(), o.kind.clone()));
         }
