@@ -756,6 +756,20 @@ Wall time is unchanged within the noise (backlog 2.99–3.09 s before, 3.01–3.
 \n\
 Reading the bundle was the largest step left on one thread. A text of 4 MB or more that is one List is now read on every thread: the depth scan every JSON input gets also notes where the items begin and end, the List is read with its items left out, runs of 512 items are read on each thread into their places, and the copies of one object are made one in order (anything else goes to the one-pass reader). `scale parse`, best of 6, one thread against two: the web test's 20 MB bundle 63 → 56 ms, the 1,000-node usual shape 173 → 147 ms; the depth scan (about 35 ms of the latter) stays on one thread. `scale scan` of the usual shape went from 596–617 ms to 555–582 ms, three runs each, with 5 MB more at the peak (the objects' strings made on the helper threads); the memory table above was measured before this change.\n\
 \n\
+### Helpers that stay, and smaller identities (2026-12-05, later)\n\
+\n\
+Threads started anew for each block of work leave their allocator pages behind, partly filled. The index's objects are now decoded, and the scan's report indented, by one set of helpers for the whole list (`par::in_order`: results handed over in order, a few batches waiting), instead of new threads per block of 2,048 objects or 256 diagnoses. Each object's uid is held as 16 bytes when it is a lowercase UUID (as the API server writes it) and its resourceVersion as the number it is only ever read as. Peak memory ÷ file, `scale scan`, 1,000 nodes, 2 threads, ed8829d and this tree side by side; times within 2%; every report byte-identical:\n\
+\n\
+| shape | ed8829d | after |\n\
+|---|---:|---:|\n\
+| usual | 2.23× | 2.09× |\n\
+| backlog | 2.45× | 2.36× |\n\
+| taint-storm | 2.35× | 2.17× |\n\
+| plugin-down | 2.53× | 2.38× |\n\
+| mixed | 2.52× | 2.34× |\n\
+\n\
+Tried and left out: holding each object's text packed (LZ4, against the first object of its kind, namespace and size, 3.7–4.6 to 1) takes every shape under 2× only when the allocator returns the freed text at once (`MIMALLOC_PURGE_DELAY` at most 5 ms, 1.85–1.95×); with its default delay the peak rose to 2.5×, and packing cost 65 ms on 2 threads (+16% on the usual shape).\n\
+\n\
 ";
 
 /// Decisions the figures above rest on, measured once (2026-11-29, same machine, same run each).
