@@ -1,13 +1,17 @@
 //! Independent pieces of work spread over the cores the platform has: `scan`'s diagnoses and
 //! the index's per-object decoding. Results always come back in input order, so output does
 //! not depend on the number of threads. Where threads cannot start (WASM in a browser or
-//! Node), everything runs on the calling thread.
+//! Node), everything runs on the calling thread, and the module is built without the code
+//! that starts them (the one-thread path every function here has, tested natively).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// How many threads a request for `requested` means: 0 is one per core the platform reports,
-/// and one where it reports none.
+/// and one where it reports none. Always one in WASM.
 pub fn threads(requested: usize) -> usize {
+    if cfg!(target_family = "wasm") {
+        return 1;
+    }
     match requested {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
@@ -25,7 +29,7 @@ pub fn map<R: Send>(
     f: impl Fn(usize) -> R + Sync,
 ) -> Vec<R> {
     let batch = batch.max(1);
-    let threads = threads.min(len.div_ceil(batch));
+    let threads = self::threads(threads).min(len.div_ceil(batch));
     if threads <= 1 {
         return (0..len).map(f).collect();
     }
@@ -89,7 +93,7 @@ pub fn fill_chunks<T: Send>(
     f: impl Fn(usize, &mut [T]) -> bool + Sync,
 ) -> bool {
     let size = size.max(1);
-    let threads = threads.min(items.len().div_ceil(size));
+    let threads = self::threads(threads).min(items.len().div_ceil(size));
     if threads <= 1 {
         return items.chunks_mut(size).enumerate().all(|(k, c)| f(k, c));
     }
@@ -121,7 +125,7 @@ pub fn in_order<R: Send>(
 ) {
     let batch = batch.max(1);
     let batches = len.div_ceil(batch);
-    let threads = threads.min(batches);
+    let threads = self::threads(threads).min(batches);
     if threads <= 1 {
         for i in 0..len {
             if !take(f(i)) {
