@@ -768,7 +768,7 @@ Threads started anew for each block of work leave their allocator pages behind, 
 | plugin-down | 2.53× | 2.38× |\n\
 | mixed | 2.52× | 2.34× |\n\
 \n\
-Tried and left out: holding each object's text packed (LZ4, against the first object of its kind, namespace and size, 3.7–4.6 to 1) takes every shape under 2× only when the allocator returns the freed text at once (`MIMALLOC_PURGE_DELAY` at most 5 ms, 1.85–1.95×); with its default delay the peak rose to 2.5×, and packing cost 65 ms on 2 threads (+16% on the usual shape).\n\
+Tried and left out: holding each object's text packed (LZ4, against the first object of its kind, namespace and size, 3.7–4.6 to 1) brought the usual, backlog and mixed shapes under 2× (1.85–1.91×) only when the allocator returned the freed text at once (`MIMALLOC_PURGE_DELAY=0`; the usual shape 1.92–1.95× at 1–5 ms); with its default delay the peak rose to 2.5×, and packing cost 65 ms on 2 threads (+16% on the usual shape).\n\
 \n\
 ";
 
