@@ -48,21 +48,34 @@ pub fn map<R: Send>(
 /// thread), and a helper's panic is this thread's.
 fn on_threads<R: Send>(threads: usize, run: impl Fn() -> R + Sync) -> Vec<R> {
     let lang = crate::lang::current();
-    let run = || crate::lang::scoped(lang, &run);
     std::thread::scope(|s| {
         // A thread that cannot start leaves its share to the others (at least this one).
-        let helpers: Vec<_> = (1..threads)
-            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, run).ok())
-            .collect();
+        let helpers: Vec<_> = (1..threads).filter_map(|_| helper(s, lang, &run)).collect();
         let mut all = vec![run()];
-        for h in helpers {
-            match h.join() {
-                Ok(more) => all.push(more),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
+        all.extend(joined(helpers));
         all
     })
+}
+
+/// `run` on a new thread of `s`, writing in `lang`; None when the thread cannot start.
+fn helper<'s, R: Send + 's>(
+    s: &'s std::thread::Scope<'s, '_>,
+    lang: crate::lang::Lang,
+    run: impl FnOnce() -> R + Send + 's,
+) -> Option<std::thread::ScopedJoinHandle<'s, R>> {
+    let run = move || crate::lang::scoped(lang, run);
+    std::thread::Builder::new().spawn_scoped(s, run).ok()
+}
+
+/// What each helper returned, in order, once all are done; a helper's panic is this thread's.
+fn joined<R>(helpers: Vec<std::thread::ScopedJoinHandle<'_, R>>) -> Vec<R> {
+    helpers
+        .into_iter()
+        .map(|h| {
+            h.join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+        .collect()
 }
 
 /// Take the next `batch` indices from `next` until none are left: one thread's share.
@@ -145,16 +158,13 @@ pub fn in_order<R: Send>(
             .map(|k| {
                 let (done, result) = std::sync::mpsc::sync_channel(ahead);
                 let share = move || {
-                    crate::lang::scoped(lang, || {
-                        for b in (k..batches).step_by(threads) {
-                            if done.send(of_batch(b).collect::<Vec<R>>()).is_err() {
-                                return;
-                            }
+                    for b in (k..batches).step_by(threads) {
+                        if done.send(of_batch(b).collect::<Vec<R>>()).is_err() {
+                            return;
                         }
-                    })
+                    }
                 };
-                let helper = std::thread::Builder::new().spawn_scoped(s, share).ok()?;
-                helpers.push(helper);
+                helpers.push(helper(s, lang, share)?);
                 Some(result)
             })
             .collect();
@@ -175,11 +185,7 @@ pub fn in_order<R: Send>(
         }
         // Helpers still computing find no one to hand to, and stop.
         drop(results);
-        for h in helpers {
-            if let Err(panic) = h.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
+        joined(helpers);
     });
 }
 

@@ -177,8 +177,8 @@ fn read_bundle(bundle: &str, opts: &JsOptions) -> Result<Bundle, ApiError> {
     let limits = ReadLimits {
         max_bytes: opts.max_input_bytes.unwrap_or(defaults.max_bytes),
         max_depth: opts.max_depth.unwrap_or(defaults.max_depth),
-        // The module has one thread.
-        threads: 1,
+        // Threads: the module has one, which `par` knows.
+        ..defaults
     };
     if bundle.len() > limits.max_bytes {
         return Err(layer_core::Error::from(layer_core::BundleError::TooLarge {
