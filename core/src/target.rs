@@ -263,16 +263,24 @@ fn is_work_item(ix: &Index, id: ObjId) -> bool {
 
 /// Scan's list of work: each top-level work object that is not settled, and each pod without a
 /// work owner that is neither Running-and-Ready nor Succeeded.
-/// (object, status, settled) for each item. Unsorted.
-pub fn work_items(ix: &Index) -> Vec<(ObjId, String, bool)> {
-    let mut out = Vec::new();
-    for id in 0..ix.bundle().objects().len() {
-        if is_work_item(ix, id) {
-            let (status, settled) = crate::view::status_of(ix, id);
-            out.push((id, status, settled));
-        }
-    }
-    out
+/// (object, status, settled) for each item, in id order, judged on up to `threads` threads:
+/// judging reads each piece of work and finds its pods, a pass over the whole bundle that
+/// held up every diagnosis of a scan.
+pub fn work_items(ix: &Index, threads: usize) -> Vec<(ObjId, String, bool)> {
+    const SPAN: usize = 1024;
+    let n = ix.bundle().objects().len();
+    crate::par::map(n.div_ceil(SPAN), threads, 1, |span| {
+        (span * SPAN..((span + 1) * SPAN).min(n))
+            .filter(|&id| is_work_item(ix, id))
+            .map(|id| {
+                let (status, settled) = crate::view::status_of(ix, id);
+                (id, status, settled)
+            })
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Every candidate target with its rank, in the order [`targets`] keeps equal ones. Rank 0:
@@ -370,7 +378,7 @@ pub fn scan_namespace(
 ) -> ScanReport {
     ScanReport {
         schema_version: SCHEMA_VERSION.into(),
-        diagnoses: scan_each(engine, ix, opts, &scan_work(ix, namespace), |d| d),
+        diagnoses: scan_each(engine, ix, opts, &scan_work(ix, opts, namespace), |d| d),
     }
 }
 
@@ -384,7 +392,7 @@ pub fn scan_json(
     opts: &Options,
     namespace: Option<&str>,
 ) -> crate::scan_json::ScanJson {
-    let work = scan_work(ix, namespace);
+    let work = scan_work(ix, opts, namespace);
     // The first piece of work's diagnosis is what the others are packed against: made once
     // more below if it is listed, which costs one diagnosis of thousands.
     let dictionary = work.first().map_or_else(String::new, |&(id, _)| {
@@ -398,7 +406,7 @@ pub fn scan_json(
 
 /// What a scan diagnoses, in the index's order: each piece of work that is not settled, and
 /// the settled serving objects (with `true`), in `namespace` only when given.
-fn scan_work(ix: &Index, namespace: Option<&str>) -> Vec<(ObjId, bool)> {
+fn scan_work(ix: &Index, opts: &Options, namespace: Option<&str>) -> Vec<(ObjId, bool)> {
     // Serving objects whose pods run can still route nowhere (a pool no gateway took): they
     // are diagnosed even when settled, and listed if a layer blocks or warns. They are few.
     let serving = |id: ObjId| {
@@ -407,7 +415,7 @@ fn scan_work(ix: &Index, namespace: Option<&str>) -> Vec<(ObjId, bool)> {
             "InferencePool" | "DynamoGraphDeployment" | "PodCliqueSet"
         )
     };
-    work_items(ix)
+    work_items(ix, opts.threads)
         .into_iter()
         .filter(|&(id, _, settled)| !settled || serving(id))
         .map(|(id, _, settled)| (id, settled))

@@ -26,8 +26,8 @@ pub mod work;
 
 pub use fake_gpu::{FAKE_GPU_POOL_LABEL, fake_gpu, fake_gpu_state};
 pub use jobset::{ReplicatedJob, child_jobs, replicated_jobs};
+pub(crate) use pods::superseded_pod;
 pub use pods::{pod_rank, pod_status, required_node_labels, unreadable_quantities};
-pub(crate) use pods::{pods_by_label, superseded_pod};
 pub use registry::{FACTS, FactDef, Stage};
 pub use resources::{Eligibility, node_eligible, resources};
 pub use scheduling::parse_scheduling_message;

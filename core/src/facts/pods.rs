@@ -3,7 +3,7 @@
 
 use crate::index::{Index, ObjId};
 use crate::json::At as _;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Status of a pod as kubectl's STATUS column would show it, and whether it is settled
 /// (Running and Ready, or Succeeded).
@@ -142,126 +142,10 @@ fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
     })
 }
 
-/// Pods by namespace and label: which pods carry `key: value`, each list in id order. A
-/// Deployment, StatefulSet or pool finds its pods by selector; reading every pod of its
-/// namespace for each one was quadratic (most of `scan` on 100,000 pods).
-#[derive(Default)]
-pub(crate) struct PodsByLabel {
-    /// (namespace, key, the value as JSON text) → pods, the three joined by [`label_key`]
-    /// into one string: a backlog's pods carry tens of thousands of distinct labels, and three
-    /// strings a key took twice the memory. JSON text, so that a value compares as serde_json
-    /// compares it (`"4"` and `4` differ) without hashing a `Value`.
-    with: std::collections::HashMap<Box<str>, Vec<ObjId>>,
-}
-
-/// [`PodsByLabel`]'s key: the namespace (or `-` for none), the label key and the value's JSON
-/// text, the first two after their lengths, so no two triples join into the same string
-/// whatever characters they hold.
-fn label_key(namespace: Option<&str>, key: &str, value_json: &str) -> Box<str> {
-    use std::fmt::Write as _;
-    let mut k =
-        String::with_capacity(namespace.map_or(0, str::len) + key.len() + value_json.len() + 12);
-    match namespace {
-        Some(ns) => {
-            let _ = write!(k, "{}:{ns}", ns.len());
-        }
-        None => k.push('-'),
-    }
-    let _ = write!(k, "{}:{key}{value_json}", key.len());
-    k.into_boxed_str()
-}
-
-impl PodsByLabel {
-    /// The pods of `namespace` whose label `key` is `value`.
-    pub(crate) fn with(&self, namespace: &Option<String>, key: &str, value: &Value) -> &[ObjId] {
-        let text = serde_json::to_string(value).unwrap_or_default();
-        self.with
-            .get(&label_key(namespace.as_deref(), key, &text))
-            .map_or(&[], Vec::as_slice)
-    }
-
-    /// The pods of `namespace` that carry every `key: value` of `selector` (none for an empty
-    /// one), in id order.
-    pub(crate) fn selected(
-        &self,
-        namespace: &Option<String>,
-        selector: &Map<String, Value>,
-    ) -> Vec<ObjId> {
-        let lists: Vec<&[ObjId]> = selector
-            .iter()
-            .map(|(k, v)| self.with(namespace, k, v))
-            .collect();
-        let Some(shortest) = lists.iter().min_by_key(|l| l.len()) else {
-            return Vec::new();
-        };
-        shortest
-            .iter()
-            .copied()
-            .filter(|p| lists.iter().all(|l| l.binary_search(p).is_ok()))
-            .collect()
-    }
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct LabelsOnly {
-    metadata: LabelsMeta,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct LabelsMeta {
-    labels: Map<String, Value>,
-}
-
-/// [`PodsByLabel`], read once per index.
-pub(crate) fn pods_by_label(ix: &Index) -> std::sync::Arc<PodsByLabel> {
-    ix.once("view.podsByLabel", || {
-        let mut m = PodsByLabel::default();
-        for &p in ix.of_kind("Pod") {
-            let ns = &ix.object(p).namespace;
-            let labels = ix
-                .typed::<LabelsOnly>(p)
-                .unwrap_or_default()
-                .metadata
-                .labels;
-            for (k, v) in labels {
-                let text = serde_json::to_string(&v).unwrap_or_default();
-                m.with
-                    .entry(label_key(ns.as_deref(), &k, &text))
-                    .or_default()
-                    .push(p);
-            }
-        }
-        // Each list is in id order, as `of_kind` lists them: `selected` relies on it.
-        m
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn label_keys_of_different_triples_differ() {
-        let triples = [
-            (None, "a", "\"b\""),
-            (Some(""), "a", "\"b\""),
-            (Some("-"), "a", "\"b\""),
-            (Some("1:a"), "", "1"),
-            (Some("1"), ":a", "1"),
-            (Some("ns"), "a", "1:b"),
-            (Some("ns"), "a1:", "b"),
-            (Some("ns"), "a", "\"4\""),
-            (Some("ns"), "a", "4"),
-        ];
-        let keys: std::collections::BTreeSet<_> = triples
-            .iter()
-            .map(|&(ns, k, v)| label_key(ns, k, v))
-            .collect();
-        assert_eq!(keys.len(), triples.len(), "{keys:?}");
-    }
 
     #[test]
     fn required_node_labels_read_the_selector_and_required_affinity() {

@@ -21,6 +21,102 @@ struct Generic<'a> {
     metadata: MetaIdx<'a>,
 }
 
+/// The API group of Kueue's Workloads.
+const KUEUE: &str = "kueue.x-k8s.io";
+
+/// A Kueue Workload read for the index and for its queue at once ([`Generic`] and
+/// [`QueueIdx`]'s fields, typed alike): when it reads, each of them would have read the same.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct WorkloadIdx<'a> {
+    #[serde(borrow)]
+    metadata: WorkloadMeta<'a>,
+    spec: QueueSpec,
+    status: QueueStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct WorkloadMeta<'a> {
+    owner_references: Vec<OwnerRef>,
+    #[serde(borrow)]
+    creation_timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    labels: Option<HashMap<Cow<'a, str>, Cow<'a, str>>>,
+    namespace: Option<String>,
+}
+
+/// What a Workload's place in its queue is read from, when [`WorkloadIdx`] could not read it.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct QueueIdx {
+    metadata: QueueMeta,
+    spec: QueueSpec,
+    status: QueueStatus,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct QueueMeta {
+    namespace: Option<String>,
+    creation_timestamp: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct QueueSpec {
+    queue_name: Option<String>,
+    active: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct QueueStatus {
+    conditions: Vec<QueueCondition>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct QueueCondition {
+    #[serde(rename = "type")]
+    type_: String,
+    status: String,
+}
+
+/// A Kueue Workload waiting for quota: no `QuotaReserved` condition True (the first of that
+/// type decides), not `Finished`, not deactivated (`spec.active: false`).
+#[derive(Debug)]
+pub(crate) struct WaitingWorkload {
+    /// `metadata.namespace` as written.
+    pub(crate) namespace: Option<String>,
+    pub(crate) created: Option<i64>,
+    /// `spec.queueName`: its LocalQueue.
+    pub(crate) queue: Option<String>,
+}
+
+fn waiting(
+    namespace: Option<String>,
+    created: Option<&str>,
+    spec: QueueSpec,
+    status: QueueStatus,
+) -> Option<WaitingWorkload> {
+    let first_true = |ty: &str| {
+        status
+            .conditions
+            .iter()
+            .find(|c| c.type_ == ty)
+            .is_some_and(|c| c.status == "True")
+    };
+    if first_true("QuotaReserved") || first_true("Finished") || spec.active == Some(false) {
+        return None;
+    }
+    Some(WaitingWorkload {
+        namespace,
+        created: created.and_then(parse_rfc3339),
+        queue: spec.queue_name,
+    })
+}
+
 /// A pod read partially: what the index keeps and what kubectl's STATUS column needs. Also read
 /// from a `&Value` by views, so the status logic exists once.
 #[derive(Deserialize, Default)]
@@ -310,8 +406,12 @@ pub(super) enum Extra {
         by_ref: u64,
         last: Option<i64>,
     },
-    /// A Kueue Workload and the uid of the job it was made for, when labelled.
-    Workload(Option<String>),
+    /// A Kueue Workload: the uid of the job it was made for, when labelled, and its place in
+    /// its queue while it waits for quota.
+    Workload {
+        job_uid: Option<String>,
+        waiting: Option<Box<WaitingWorkload>>,
+    },
     Other,
 }
 
@@ -322,6 +422,8 @@ pub(super) struct DecodedPod {
     groups: Vec<String>,
     apps: Vec<String>,
     dgd: Option<String>,
+    /// Its labels, as [`PodsByLabel`](super::PodsByLabel) keys them.
+    label_keys: Vec<Box<str>>,
 }
 
 /// An object whose typed reading failed, made readable: label and annotation values that are
@@ -348,20 +450,47 @@ pub(crate) fn lenient(mut v: serde_json::Value) -> serde_json::Value {
     v
 }
 
+/// `o` read as a `T`; when that fails, `failed` is shown its JSON as written, and it is read
+/// again made lenient ([`lenient`]), kept in `mended` for what the `T` borrows.
+fn typed_or_mended<'a, T: Deserialize<'a> + Default>(
+    bundle: &'a Bundle,
+    o: &'a RawObject,
+    mended: &'a mut Option<serde_json::Value>,
+    failed: impl FnOnce(&serde_json::Value),
+) -> T {
+    if let Some(t) = bundle.typed(o) {
+        return t;
+    }
+    let v = bundle.value(o);
+    failed(&v);
+    let v: &'a serde_json::Value = Option::insert(mended, lenient(v));
+    T::deserialize(v).unwrap_or_default()
+}
+
 impl Decoded {
     pub(super) fn of(bundle: &Bundle, o: &RawObject) -> Decoded {
         let mut repaired = false;
         let (owners, created, extra) = match o.kind.as_str() {
             "Pod" => {
-                let mended;
-                let p: PodIdx = match bundle.typed(o) {
-                    Some(p) => p,
-                    None => {
-                        repaired = true;
-                        mended = lenient(bundle.value(o));
-                        PodIdx::deserialize(&mended).unwrap_or_default()
-                    }
-                };
+                let mut mended = None;
+                let ns = o.namespace.as_deref();
+                let mut label_keys = Vec::new();
+                // The labels as written: a selector tells `4` from `"4"`.
+                let p: PodIdx = typed_or_mended(bundle, o, &mut mended, |v| {
+                    repaired = true;
+                    label_keys = labels::label_keys_of(ns, v);
+                });
+                if !repaired {
+                    label_keys = p
+                        .metadata
+                        .labels
+                        .iter()
+                        .map(|(k, v)| {
+                            let text = serde_json::to_string(v.as_ref()).unwrap_or_default();
+                            labels::label_key(ns, k, &text)
+                        })
+                        .collect();
+                }
                 let mut groups = Vec::new();
                 for (key, _group, is_annotation) in POD_GROUP_KEYS {
                     let src = if *is_annotation {
@@ -392,6 +521,7 @@ impl Decoded {
                     groups,
                     apps,
                     dgd,
+                    label_keys,
                 };
                 (
                     p.metadata.owner_references,
@@ -400,15 +530,8 @@ impl Decoded {
                 )
             }
             "Node" => {
-                let mended;
-                let nd: NodeIdx = match bundle.typed(o) {
-                    Some(n) => n,
-                    None => {
-                        repaired = true;
-                        mended = lenient(bundle.value(o));
-                        NodeIdx::deserialize(&mended).unwrap_or_default()
-                    }
-                };
+                let mut mended = None;
+                let nd: NodeIdx = typed_or_mended(bundle, o, &mut mended, |_| repaired = true);
                 let created = nd
                     .metadata
                     .creation_timestamp
@@ -432,23 +555,56 @@ impl Decoded {
                 (Vec::new(), last, Extra::Event { uid, by_ref, last })
             }
             _ => {
-                let mended;
-                let g: Generic = match bundle.typed(o) {
-                    Some(g) => g,
+                let mut mended = None;
+                let kueue = o.kind == "Workload" && o.group() == KUEUE;
+                // A Kueue Workload is read once for the index and its queue when it can be.
+                let both = if kueue {
+                    bundle.typed::<WorkloadIdx>(o)
+                } else {
+                    None
+                };
+                let (g, waiting) = match both {
+                    Some(w) => {
+                        let waiting = waiting(
+                            w.metadata.namespace,
+                            w.metadata.creation_timestamp.as_deref(),
+                            w.spec,
+                            w.status,
+                        );
+                        let metadata = MetaIdx {
+                            owner_references: w.metadata.owner_references,
+                            creation_timestamp: w.metadata.creation_timestamp,
+                            labels: w.metadata.labels,
+                        };
+                        (Generic { metadata }, waiting)
+                    }
                     None => {
-                        repaired = true;
-                        mended = lenient(bundle.value(o));
-                        Generic::deserialize(&mended).unwrap_or_default()
+                        let g: Generic =
+                            typed_or_mended(bundle, o, &mut mended, |_| repaired = true);
+                        let waiting = kueue
+                            .then(|| bundle.typed::<QueueIdx>(o))
+                            .flatten()
+                            .and_then(|q| {
+                                waiting(
+                                    q.metadata.namespace,
+                                    q.metadata.creation_timestamp.as_deref(),
+                                    q.spec,
+                                    q.status,
+                                )
+                            });
+                        (g, waiting)
                     }
                 };
-                let extra = if o.kind == "Workload" && o.group() == "kueue.x-k8s.io" {
-                    Extra::Workload(
-                        g.metadata
+                let extra = if kueue {
+                    Extra::Workload {
+                        job_uid: g
+                            .metadata
                             .labels
                             .as_ref()
                             .and_then(|l| l.get("kueue.x-k8s.io/job-uid"))
                             .map(|u| u.to_string()),
-                    )
+                        waiting: waiting.map(Box::new),
+                    }
                 } else {
                     Extra::Other
                 };
@@ -482,7 +638,11 @@ impl Index {
             groups,
             apps,
             dgd,
+            label_keys,
         } = pod;
+        for key in &label_keys {
+            self.pods_by_label.add(key, id);
+        }
         if let (Some(node), false) = (&info.node, info.terminal()) {
             let totals = self.requested_by_node.entry(node.clone()).or_default();
             for (r, q) in &info.requests {

@@ -13,12 +13,14 @@
 
 mod decode;
 mod hypothesis;
+mod labels;
 mod memo;
 mod nodes;
 
 use decode::{Decoded, EventIdx, Extra, event_info};
-pub(crate) use decode::{PodIdx, SliceIdx, lenient};
+pub(crate) use decode::{PodIdx, SliceIdx, WaitingWorkload, lenient};
 pub use hypothesis::{Hypothesis, KueueIntake};
+pub(crate) use labels::PodsByLabel;
 use memo::Memo;
 pub use nodes::{NodeInfo, NodeTables, ResourceRow, ResourceTable, Taint, tolerates, untolerated};
 
@@ -260,6 +262,9 @@ pub struct Index {
     /// infrastructure pods (device plugins, operator operands) without parsing every pod.
     pods_by_app: HashMap<String, Vec<ObjId>>,
     workloads_by_job_uid: HashMap<String, Vec<ObjId>>,
+    pods_by_label: PodsByLabel,
+    /// Kueue Workloads waiting for quota, in id order.
+    waiting_workloads: Vec<(ObjId, WaitingWorkload)>,
     /// Pods by (namespace, `nvidia.com/dynamo-graph-deployment-name` label).
     pods_by_dgd: HashMap<(String, String), Vec<ObjId>>,
     newest: Option<i64>,
@@ -362,10 +367,15 @@ impl Index {
                     ev_ref.push((by_ref, id));
                     ix.events.push((id, last));
                 }
-                Extra::Workload(Some(job_uid)) => {
-                    ix.workloads_by_job_uid.entry(job_uid).or_default().push(id);
+                Extra::Workload { job_uid, waiting } => {
+                    if let Some(job_uid) = job_uid {
+                        ix.workloads_by_job_uid.entry(job_uid).or_default().push(id);
+                    }
+                    if let Some(w) = waiting {
+                        ix.waiting_workloads.push((id, *w));
+                    }
                 }
-                Extra::Workload(None) | Extra::Other => {}
+                Extra::Other => {}
             }
             if let Some(t) = d.created {
                 newest = Some(newest.map_or(t, |n| n.max(t)));
@@ -658,6 +668,18 @@ impl Index {
         self.requested_by_node.get(node)
     }
 
+    /// Kueue Workloads waiting for quota (no `QuotaReserved` condition True, not finished, not
+    /// deactivated), in id order: a backlog's queues are built from them without reading
+    /// every Workload again.
+    pub(crate) fn waiting_workloads(&self) -> &[(ObjId, WaitingWorkload)] {
+        &self.waiting_workloads
+    }
+
+    /// Pods by namespace and label ([`PodsByLabel`]).
+    pub(crate) fn pods_by_label(&self) -> &PodsByLabel {
+        &self.pods_by_label
+    }
+
     /// Pods naming a gang group (`namespace`, group name).
     pub fn pods_in_group(&self, namespace: &str, group: &str) -> &[ObjId] {
         self.pods_by_group
@@ -743,5 +765,113 @@ mod tests {
             );
         }
         assert_eq!(calls.load(Ordering::SeqCst), 3, "each computed once");
+    }
+
+    fn index_of(objects: &[serde_json::Value]) -> Index {
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objects});
+        Index::new(Bundle::parse(list.to_string()).expect("parses"))
+    }
+
+    fn workload(name: &str, extra: serde_json::Value) -> serde_json::Value {
+        let mut w = serde_json::json!({
+            "apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload",
+            "metadata": {"name": name, "namespace": "ml",
+                         "creationTimestamp": "2026-11-20T09:30:35Z"},
+            "spec": {"queueName": "lq"}});
+        merge(&mut w, extra);
+        w
+    }
+
+    fn merge(into: &mut serde_json::Value, from: serde_json::Value) {
+        match (into, from) {
+            (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+                for (k, v) in b {
+                    merge(a.entry(k).or_insert(serde_json::Value::Null), v);
+                }
+            }
+            (slot, v) => *slot = v,
+        }
+    }
+
+    /// The Workloads waiting for quota are those without a first `QuotaReserved` condition
+    /// True, not finished and not deactivated, whether the Workload reads for the index and
+    /// its queue at once or only for its queue (labels that are not strings); one whose queue
+    /// fields do not read is not listed, and neither is a Workload of another group.
+    #[test]
+    fn waiting_workloads_are_those_without_quota_however_they_read() {
+        use serde_json::json;
+        let cond = |ty: &str, st: &str| json!({"type": ty, "status": st});
+        let ix = index_of(&[
+            workload("plain", json!({})),
+            workload(
+                "reserved",
+                json!({"status": {"conditions": [cond("QuotaReserved", "True")]}}),
+            ),
+            workload(
+                "evicted",
+                json!({"status": {"conditions": [cond("QuotaReserved", "False"), cond("QuotaReserved", "True")]}}),
+            ),
+            workload(
+                "finished",
+                json!({"status": {"conditions": [cond("Finished", "True")]}}),
+            ),
+            workload("inactive", json!({"spec": {"active": false}})),
+            workload(
+                "odd-labels",
+                json!({"metadata": {"labels": {"version": 2}}}),
+            ),
+            workload("odd-queue", json!({"spec": {"queueName": 7}})),
+            json!({"apiVersion": "example.com/v1", "kind": "Workload",
+                   "metadata": {"name": "other-group", "namespace": "ml"}}),
+        ]);
+        let waiting: Vec<(&str, Option<&str>, Option<i64>)> = ix
+            .waiting_workloads()
+            .iter()
+            .map(|(id, w)| (ix.object(*id).name.as_str(), w.queue.as_deref(), w.created))
+            .collect();
+        let created = crate::time::parse_rfc3339("2026-11-20T09:30:35Z");
+        assert_eq!(
+            waiting,
+            vec![
+                ("plain", Some("lq"), created),
+                ("evicted", Some("lq"), created),
+                ("odd-labels", Some("lq"), created),
+            ]
+        );
+        let odd = ix.get("kueue.x-k8s.io", "Workload", Some("ml"), "odd-labels");
+        assert!(
+            odd.is_some_and(|id| ix.repaired.contains(&id)),
+            "read leniently for the index"
+        );
+    }
+
+    /// Pods are found by label value as JSON: `4` and `"4"` differ, also for a pod whose
+    /// typed reading failed; pods of another namespace are not found.
+    #[test]
+    fn pods_are_found_by_label_value_as_written() {
+        use serde_json::json;
+        let pod = |name: &str, ns: &str, labels: serde_json::Value| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "namespace": ns, "labels": labels}})
+        };
+        let ix = index_of(&[
+            pod("a", "ml", json!({"app": "train", "v": "4"})),
+            pod("b", "ml", json!({"app": "train", "v": 4})),
+            pod("c", "other", json!({"app": "train", "v": "4"})),
+            pod("d", "ml", json!({"app": "serve"})),
+        ]);
+        let names = |ids: &[ObjId]| -> Vec<String> {
+            ids.iter().map(|&id| ix.object(id).name.clone()).collect()
+        };
+        let ml = Some("ml".to_string());
+        let by = ix.pods_by_label();
+        assert_eq!(names(by.with(&ml, "app", &json!("train"))), ["a", "b"]);
+        assert_eq!(names(by.with(&ml, "v", &json!("4"))), ["a"]);
+        assert_eq!(names(by.with(&ml, "v", &json!(4))), ["b"]);
+        let selector = json!({"app": "train", "v": "4"});
+        let selector = selector.as_object().expect("an object");
+        assert_eq!(names(&by.selected(&ml, selector)), ["a"]);
+        assert_eq!(names(&by.selected(&Some("other".into()), selector)), ["c"]);
+        assert!(by.with(&ml, "app", &json!("none")).is_empty());
     }
 }

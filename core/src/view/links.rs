@@ -842,7 +842,7 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             .take(256)
             .collect();
     }
-    let by_label = facts::pods_by_label(ix);
+    let by_label = ix.pods_by_label();
     let mut out: Vec<ObjId> = match OWNER_LABELS.iter().find(|(k, _)| *k == t.kind) {
         Some((_, keys)) => {
             let name = Value::from(t.name.as_str());

@@ -180,32 +180,14 @@ struct PendingWorkload {
     cluster_queue: Option<String>,
 }
 
-/// Every Workload waiting for quota, in id order.
+/// Every Workload waiting for quota, in id order, with the ClusterQueue its LocalQueue names.
 fn pending_workloads(ix: &Index) -> Vec<PendingWorkload> {
     let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
         std::collections::HashMap::new();
     let mut out = Vec::new();
-    for &id in ix.of_kind("Workload") {
-        if ix.object(id).group() != KUEUE {
-            continue;
-        }
-        let Some(other) = ix.typed::<WorkloadLite>(id) else {
-            continue;
-        };
-        let first_true = |ty: &str| {
-            other
-                .status
-                .conditions
-                .iter()
-                .find(|c| c.type_ == ty)
-                .is_some_and(|c| c.status == "True")
-        };
-        if first_true("QuotaReserved") || first_true("Finished") || other.spec.active == Some(false)
-        {
-            continue;
-        }
-        let ns = other.metadata.namespace.clone();
-        let queue = other.spec.queue_name.clone();
+    for (id, w) in ix.waiting_workloads() {
+        let ns = w.namespace.clone();
+        let queue = w.queue.clone();
         let cluster_queue = queue.as_deref().and_then(|q| {
             lq_cq
                 .entry((ns.clone(), q.to_string()))
@@ -217,54 +199,14 @@ fn pending_workloads(ix: &Index) -> Vec<PendingWorkload> {
                 .clone()
         });
         out.push(PendingWorkload {
-            id,
-            created: other
-                .metadata
-                .creation_timestamp
-                .as_deref()
-                .and_then(crate::time::parse_rfc3339),
+            id: *id,
+            created: w.created,
             namespace: ns,
             queue,
             cluster_queue,
         });
     }
     out
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct WorkloadLite {
-    metadata: LiteMeta,
-    spec: WorkloadLiteSpec,
-    status: WorkloadLiteStatus,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct LiteMeta {
-    namespace: Option<String>,
-    creation_timestamp: Option<String>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct WorkloadLiteSpec {
-    queue_name: Option<String>,
-    active: Option<bool>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct WorkloadLiteStatus {
-    conditions: Vec<LiteCondition>,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default)]
-struct LiteCondition {
-    #[serde(rename = "type")]
-    type_: String,
-    status: String,
 }
 
 #[derive(serde::Deserialize, Default)]
