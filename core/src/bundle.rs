@@ -177,11 +177,14 @@ impl Bundle {
                 let limit = limits.max_depth.min(ReadLimits::MAX_DEPTH_JSON);
                 let threads = crate::par::threads(limits.threads);
                 // A large List is read on several threads, its items found by the depth scan.
-                let (too_deep, items) = if threads > 1 && text.len() >= fast::PARALLEL_FROM {
+                let (too_deep, items, objects) = if threads > 1 && text.len() >= fast::PARALLEL_FROM
+                {
                     let mut items = ListItems::default();
-                    (scan_depth(&text, limit, &mut items), Some(items))
+                    (scan_depth(&text, limit, &mut items), Some(items), None)
                 } else {
-                    (scan_depth(&text, limit, &mut NoRecord), None)
+                    let mut objects = ObjectCount::default();
+                    let too_deep = scan_depth(&text, limit, &mut objects);
+                    (too_deep, None, Some(objects.count))
                 };
                 if let Some(at) = too_deep {
                     let (line, column) = line_col(&text, at);
@@ -193,11 +196,11 @@ impl Bundle {
                     });
                 }
                 let list = items.and_then(|items| items.of_the_list(&text));
-                Bundle::from_json_text(text, None, list.map(|list| (list, threads)))
+                Bundle::from_json_text(text, None, list.map(|list| (list, threads)), objects)
             }
             Some(_) => {
                 let (json, docs) = yaml_to_json(&text, limits)?;
-                Bundle::from_json_text(json, Some(docs), None)
+                Bundle::from_json_text(json, Some(docs), None, None)
             }
         }
     }
@@ -334,10 +337,11 @@ impl Bundle {
         text: String,
         yaml_docs: Option<Vec<usize>>,
         list: Option<(TheItems, usize)>,
+        objects: Option<usize>,
     ) -> Result<Bundle, BundleError> {
         let read = list
             .and_then(|(list, threads)| fast::read_parallel(&text, &list, threads))
-            .or_else(|| fast::read(&text));
+            .or_else(|| fast::read(&text, objects));
         if let Some((objects, meta)) = read {
             return Ok(Bundle {
                 text,
@@ -453,7 +457,7 @@ pub(crate) fn quote_unrepresentable_numbers(text: &str) -> Option<String> {
 /// Byte offset of the first `[` or `{` that nests deeper than `limit` in JSON text, if any.
 #[cfg(test)]
 fn first_too_deep(text: &str, limit: usize) -> Option<usize> {
-    scan_depth(text, limit, &mut NoRecord)
+    scan_depth(text, limit, &mut ObjectCount::default())
 }
 
 /// [`first_too_deep`], telling `record` of every bracket it passes outside strings.
@@ -508,12 +512,39 @@ trait Brackets {
     fn close(&mut self, at: usize, depth: usize);
 }
 
-/// Told nothing: the depth check alone (compiled without the calls).
-struct NoRecord;
+/// How many objects the text holds where Kubernetes objects may be: documents, elements of a
+/// top-level array, a List's items (and those of a List in an array), and arrays held by a
+/// document (as a List's items are). What the one-pass reader makes room for: about one per
+/// object, where counting `"metadata"` keys (the reader's fallback) was a pass of its
+/// own over the text, and a slow one in the module, which has no vector instructions for it.
+#[derive(Default)]
+struct ObjectCount {
+    count: usize,
+    /// Bit `d` set: the container open at depth `d` (1 to 4) is an array.
+    arrays: u8,
+}
 
-impl Brackets for NoRecord {
+impl Brackets for ObjectCount {
     #[inline(always)]
-    fn open(&mut self, _: u8, _: usize, _: usize) {}
+    fn open(&mut self, c: u8, _: usize, depth: usize) {
+        /// For an object at depth `d`, which of the containers above it (bits 1 to `d - 1`)
+        /// are arrays when it is such a place: a document; in a top-level array; in an
+        /// array held by a document (a List's items); in an array held by an object of a
+        /// top-level array (the items of a List in an array).
+        const PLACES: [u8; 5] = [0, 0, 0b0010, 0b0100, 0b1010];
+        if depth > 4 {
+            return;
+        }
+        let bit = 1u8 << depth;
+        if c == b'[' {
+            self.arrays |= bit;
+            return;
+        }
+        self.arrays &= !bit;
+        if self.arrays & (bit - 2) == PLACES[depth] {
+            self.count += 1;
+        }
+    }
     #[inline(always)]
     fn close(&mut self, _: usize, _: usize) {}
 }
@@ -1206,6 +1237,34 @@ mod tests {
 
     const POD: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ml","uid":"u1","resourceVersion":"5"}}"#;
 
+    /// The depth scan counts one object per place where Kubernetes objects may be, and none
+    /// of what they hold, nor what strings hold.
+    #[test]
+    fn the_depth_scan_counts_the_objects_the_reader_makes_room_for() {
+        let count = |text: &str| {
+            let mut objects = ObjectCount::default();
+            assert_eq!(scan_depth(text, 64, &mut objects), None, "{text}");
+            objects.count
+        };
+        let item = r#"{"kind":"Pod","metadata":{"ownerReferences":[{"uid":"x"}]},
+            "spec":{"containers":[{"name":"a"},{"name":"b"}]},"status":{"note":"{[{"}}"#;
+        let list = |n: usize| {
+            let items = vec![item; n].join(",");
+            format!(r#"{{"kind":"List","metadata":{{}},"items":[{items}]}}"#)
+        };
+        assert_eq!(count(item), 1);
+        assert_eq!(count(&format!("{item}\n{item}")), 2, "two documents");
+        assert_eq!(count(&format!("[{item},{item},{item}]")), 3, "an array");
+        assert_eq!(count(&list(0)), 1, "an empty List");
+        assert_eq!(count(&list(5)), 6, "a List and its items");
+        assert_eq!(
+            count(&format!("[{},{}]", list(2), list(3))),
+            2 + 2 + 3,
+            "Lists in an array"
+        );
+        assert_eq!(count("[]"), 0);
+    }
+
     /// The byte-by-byte depth scan [`first_too_deep`] must agree with.
     fn first_too_deep_bytewise(text: &str, limit: usize) -> Option<usize> {
         let b = text.as_bytes();
@@ -1257,7 +1316,7 @@ mod tests {
     /// the same objects (spans included) and metadata. Returns whether it accepted.
     fn one_pass_agrees(text: &str) -> bool {
         let checked = Bundle::from_json_text_checked(text.to_string(), None);
-        match fast::read(text) {
+        match fast::read(text, None) {
             Some((objects, meta)) => {
                 let checked = checked.expect("the one-pass reader accepted a refused input");
                 assert_eq!(checked.objects, objects, "{text}");
@@ -1278,8 +1337,8 @@ mod tests {
         };
         match fast::read_parallel(text, &list, threads) {
             Some((objects, meta)) => {
-                let (want, want_meta) =
-                    fast::read(text).expect("the parallel reader accepted what the other declined");
+                let (want, want_meta) = fast::read(text, None)
+                    .expect("the parallel reader accepted what the other declined");
                 assert!(objects == want, "{text}");
                 assert_eq!(meta, want_meta, "{text}");
                 true

@@ -22,13 +22,18 @@ use std::hash::{BuildHasher, BuildHasherDefault};
 const MAX_LIST_DEPTH: usize = 16;
 
 /// The objects (de-duplicated, in order) and the tool's own metadata, or `None` when the
-/// checked reader must decide.
-pub(super) fn read(text: &str) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
+/// checked reader must decide. `objects`: about how many there are, when the depth scan
+/// counted them.
+pub(super) fn read(
+    text: &str,
+    objects: Option<usize>,
+) -> Option<(Vec<RawObject>, Option<BundleMeta>)> {
     // Room for every object up front: on a large cluster, growing the list step by step
-    // copies it again and again into fresh pages, which cost more than the read itself. Each
-    // object has one `"metadata"` key (pod templates add a few more; the spare is never
-    // touched).
-    let estimate = memchr::memmem::find_iter(text.as_bytes(), b"\"metadata\"").count();
+    // copies it again and again into fresh pages, which cost more than the read itself.
+    // Without a count, each object has one `"metadata"` key (pod templates add a few more;
+    // the spare is never touched).
+    let estimate = objects
+        .unwrap_or_else(|| memchr::memmem::find_iter(text.as_bytes(), b"\"metadata\"").count());
     let mut r = Reader::new(text, estimate, Some(Dedup::with_capacity(estimate)));
     let mut de = serde_json::Deserializer::from_str(text);
     loop {
