@@ -148,7 +148,7 @@ struct PodSpecIdx {
     scheduling_gates: Vec<serde::de::IgnoredAny>,
     containers: Vec<ContainerIdx>,
     init_containers: Vec<ContainerIdx>,
-    overhead: HashMap<String, serde_json::Value>,
+    overhead: Quantities,
 }
 
 #[derive(Deserialize, Default)]
@@ -162,8 +162,8 @@ struct ContainerIdx {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct ResourcesIdx {
-    requests: HashMap<String, serde_json::Value>,
-    limits: HashMap<String, serde_json::Value>,
+    requests: Quantities,
+    limits: Quantities,
 }
 
 #[derive(Deserialize, Default)]
@@ -279,8 +279,8 @@ struct NodeSpecIdx {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct NodeStatusIdx {
-    capacity: HashMap<String, serde_json::Value>,
-    allocatable: HashMap<String, serde_json::Value>,
+    capacity: Quantities,
+    allocatable: Quantities,
     conditions: Vec<ConditionIdx>,
 }
 
@@ -666,17 +666,100 @@ impl Index {
     }
 }
 
-fn quantities(m: &HashMap<String, serde_json::Value>) -> BTreeMap<String, f64> {
-    m.iter()
-        .filter_map(|(k, v)| quantity::from_value(v).map(|q| (k.clone(), q)))
-        .collect()
+/// A map of resource quantities (`requests`, `allocatable`) read straight into numbers, by
+/// name: reading each into a `serde_json::Value` first was most of the time the index spent
+/// on quantities. What is not a quantity is left out: a later entry of the same name replaces
+/// an earlier one, as in a map of values; any JSON value reads, as it did there.
+#[derive(Default)]
+struct Quantities(BTreeMap<String, f64>);
+
+impl<'de> Deserialize<'de> for Quantities {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Map;
+        impl<'de> serde::de::Visitor<'de> for Map {
+            type Value = Quantities;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of resource quantities")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Quantities, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(name) = m.next_key::<Cow<'de, str>>()? {
+                    match m.next_value::<Quantity>()?.0 {
+                        Some(q) => {
+                            out.insert(name.into_owned(), q);
+                        }
+                        None => {
+                            out.remove(name.as_ref());
+                        }
+                    }
+                }
+                Ok(Quantities(out))
+            }
+        }
+        d.deserialize_map(Map)
+    }
+}
+
+/// One value of [`Quantities`]: a quantity string, or a number read from its text (as
+/// [`quantity::from_value`] does), else nothing.
+struct Quantity(Option<f64>);
+
+impl<'de> Deserialize<'de> for Quantity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Any;
+        impl<'de> serde::de::Visitor<'de> for Any {
+            type Value = Quantity;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Quantity, E> {
+                Ok(Quantity(quantity::parse(s)))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Quantity, E> {
+                Ok(Quantity(quantity::from_value(&n.into())))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Quantity, E> {
+                Ok(Quantity(quantity::from_value(&n.into())))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Quantity, E> {
+                Ok(Quantity(quantity::from_value(&n.into())))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Quantity, E> {
+                Ok(Quantity(None))
+            }
+            fn visit_unit<E>(self) -> Result<Quantity, E> {
+                Ok(Quantity(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> Result<Quantity, A::Error> {
+                while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Quantity(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Quantity, A::Error> {
+                while m
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Quantity(None))
+            }
+        }
+        d.deserialize_any(Any)
+    }
 }
 
 /// Requests of one container: requests, falling back to limits (the API server defaults
 /// requests to limits for extended resources and when requests are unset).
 fn container_requests(c: &ContainerIdx) -> BTreeMap<String, f64> {
-    let mut r = quantities(&c.resources.limits);
-    r.extend(quantities(&c.resources.requests));
+    let mut r = c.resources.limits.0.clone();
+    r.extend(c.resources.requests.0.iter().map(|(k, &v)| (k.clone(), v)));
     r
 }
 
@@ -709,8 +792,8 @@ fn pod_info(p: &PodIdx) -> PodInfo {
             *e = e.max(v);
         }
     }
-    for (k, v) in quantities(&p.spec.overhead) {
-        *sum.entry(k).or_default() += v;
+    for (k, v) in &p.spec.overhead.0 {
+        *sum.entry(k.clone()).or_default() += v;
     }
     let ready = p
         .status
@@ -741,8 +824,8 @@ fn node_info(id: ObjId, name: &str, n: NodeIdx) -> NodeInfo {
             .iter()
             .find(|c| c.type_ == "Ready")
             .map(|c| c.status == "True"),
-        capacity: quantities(&n.status.capacity),
-        allocatable: quantities(&n.status.allocatable),
+        capacity: n.status.capacity.0,
+        allocatable: n.status.allocatable.0,
     }
 }
 
