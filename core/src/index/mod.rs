@@ -303,8 +303,8 @@ impl Index {
     /// [`crate::par`]). The index is the same for any number.
     pub fn build(bundle: Bundle, threads: usize) -> Index {
         // Objects are decoded (the costly part: each one's JSON read into typed fields) on
-        // helper threads and folded into the tables in order on this thread as they come, a
-        // few hundred decoded at most waiting. The helpers live for the whole build: helpers
+        // every thread and folded into the tables in order on this one as they come, a few
+        // hundred decoded at most waiting. The helpers live for the whole build: helpers
         // started anew for each block of objects left behind the pages they allocated from,
         // partly filled with what the index keeps (measured on the 1,000-node usual shape, 2
         // threads: blocks of 16,384 objects peaked at 135 MB, of 2,048 at 125 MB).
