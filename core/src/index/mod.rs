@@ -1,9 +1,10 @@
 //! The index: every join a view needs, built once per bundle so that no view scans all objects.
 //!
 //! Objects by identity, by uid and by kind; owner → children; events by the object they are
-//! about (uid, or kind/namespace/name for events without one); pods by node and by gang group;
-//! Kueue Workloads by job uid; and per-node resource totals (allocatable, and requested by the
-//! pods bound there) for the "free GPUs per node" fact. Reads are typed partial deserializations
+//! about (uid, or kind/namespace/name for events without one); pods by node, by gang group and
+//! by label; Kueue Workloads by job uid, and those waiting for quota; and per-node resource
+//! totals (allocatable, and requested by the pods bound there) for the "free GPUs per node"
+//! fact. Reads are typed partial deserializations
 //! of the raw JSON, so the index does not hold a tree of every object.
 //!
 //! Scale: `scan` builds a view for each of thousands of targets, so nothing a view computes may
