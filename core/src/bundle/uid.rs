@@ -74,10 +74,12 @@ fn uuid_bytes(text: &str) -> Option<[u8; 16]> {
         return None;
     }
     let mut bytes = [0u8; 16];
-    let mut digits = (0..LEN).filter(|i| !DASHES.contains(i));
-    for byte in &mut bytes {
-        let (hi, lo) = (digits.next()?, digits.next()?);
-        *byte = digit(b[hi])? << 4 | digit(b[lo])?;
+    let mut at = 0;
+    for (k, byte) in bytes.iter_mut().enumerate() {
+        // Past a dash before bytes 4, 6, 8 and 10, as `write_uuid` writes them.
+        at += usize::from(matches!(k, 4 | 6 | 8 | 10));
+        *byte = digit(b[at])? << 4 | digit(b[at + 1])?;
+        at += 2;
     }
     Some(bytes)
 }
