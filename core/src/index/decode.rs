@@ -83,15 +83,14 @@ struct QueueCondition {
     status: String,
 }
 
-/// A Kueue Workload waiting for quota: no `QuotaReserved` condition True (the first of that
-/// type decides), not `Finished`, not deactivated (`spec.active: false`).
-#[derive(Debug)]
-pub(crate) struct WaitingWorkload {
+/// A Kueue Workload waiting for quota, as decoded: no `QuotaReserved` condition True (the
+/// first of that type decides), not `Finished`, not deactivated (`spec.active: false`).
+pub(super) struct Waiting {
     /// `metadata.namespace` as written.
-    pub(crate) namespace: Option<String>,
-    pub(crate) created: Option<i64>,
+    pub(super) namespace: Option<String>,
+    pub(super) created: Option<i64>,
     /// `spec.queueName`: its LocalQueue.
-    pub(crate) queue: Option<String>,
+    pub(super) queue: Option<String>,
 }
 
 fn waiting(
@@ -99,7 +98,7 @@ fn waiting(
     created: Option<&str>,
     spec: QueueSpec,
     status: QueueStatus,
-) -> Option<WaitingWorkload> {
+) -> Option<Waiting> {
     let first_true = |ty: &str| {
         status
             .conditions
@@ -110,7 +109,7 @@ fn waiting(
     if first_true("QuotaReserved") || first_true("Finished") || spec.active == Some(false) {
         return None;
     }
-    Some(WaitingWorkload {
+    Some(Waiting {
         namespace,
         created: created.and_then(parse_rfc3339),
         queue: spec.queue_name,
@@ -410,7 +409,7 @@ pub(super) enum Extra {
     /// its queue while it waits for quota.
     Workload {
         job_uid: Option<String>,
-        waiting: Option<Box<WaitingWorkload>>,
+        waiting: Option<Box<Waiting>>,
     },
     Other,
 }

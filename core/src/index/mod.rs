@@ -19,7 +19,7 @@ mod memo;
 mod nodes;
 
 use decode::{Decoded, EventIdx, Extra, event_info};
-pub(crate) use decode::{PodIdx, SliceIdx, WaitingWorkload, lenient};
+pub(crate) use decode::{PodIdx, SliceIdx, lenient};
 pub use hypothesis::{Hypothesis, KueueIntake};
 pub(crate) use labels::PodsByLabel;
 use memo::Memo;
@@ -264,14 +264,26 @@ pub struct Index {
     pods_by_app: HashMap<String, Vec<ObjId>>,
     workloads_by_job_uid: HashMap<String, Vec<ObjId>>,
     pods_by_label: PodsByLabel,
-    /// Kueue Workloads waiting for quota, in id order.
-    waiting_workloads: Vec<(ObjId, WaitingWorkload)>,
+    /// Kueue Workloads waiting for quota, in id order: (id, created, namespace, queue), the
+    /// names as places in `waiting_names`: a backlog's thousands share a few of each.
+    waiting_workloads: Vec<(ObjId, Option<i64>, u32, u32)>,
+    waiting_names: Vec<Option<String>>,
     /// Pods by (namespace, `nvidia.com/dynamo-graph-deployment-name` label).
     pods_by_dgd: HashMap<(String, String), Vec<ObjId>>,
     newest: Option<i64>,
     memo: Memo,
     /// What `fit` assumed, when it built this index.
     hypothesis: Option<Hypothesis>,
+}
+
+/// A Kueue Workload waiting for quota ([`Index::waiting_workloads`]).
+pub(crate) struct WaitingWorkload<'a> {
+    pub(crate) id: ObjId,
+    /// `metadata.namespace` as written.
+    pub(crate) namespace: Option<&'a str>,
+    pub(crate) created: Option<i64>,
+    /// `spec.queueName`: its LocalQueue.
+    pub(crate) queue: Option<&'a str>,
 }
 
 /// Annotations and labels that name a pod's gang group, with the API group of the PodGroup kind
@@ -338,6 +350,7 @@ impl Index {
         ix.pods.reserve_exact(pods);
         ix.events.reserve_exact(events);
         let (mut ev_uid, mut ev_ref) = (Vec::with_capacity(events), Vec::with_capacity(events));
+        let mut waiting_names: HashMap<Option<String>, u32> = HashMap::new();
         let objects = bundle.objects();
         let mut id = 0;
         let decode = |i| Decoded::of(&bundle, &objects[i]);
@@ -373,7 +386,12 @@ impl Index {
                         ix.workloads_by_job_uid.entry(job_uid).or_default().push(id);
                     }
                     if let Some(w) = waiting {
-                        ix.waiting_workloads.push((id, *w));
+                        let mut name = |n: Option<String>| {
+                            let next = waiting_names.len() as u32;
+                            *waiting_names.entry(n).or_insert(next)
+                        };
+                        let (namespace, queue) = (name(w.namespace), name(w.queue));
+                        ix.waiting_workloads.push((id, w.created, namespace, queue));
                     }
                 }
                 Extra::Other => {}
@@ -387,6 +405,11 @@ impl Index {
             true
         });
         ix.newest = newest;
+        ix.waiting_names = vec![None; waiting_names.len()];
+        #[allow(clippy::iter_over_hash_type)] // each name to its own place, whatever the order
+        for (name, at) in waiting_names {
+            ix.waiting_names[at as usize] = name;
+        }
         ix.by_key = HashIndex::sorted(by_key);
         ix.by_uid = HashIndex::sorted(by_uid);
         ix.by_kind_name = HashIndex::sorted(by_kind_name);
@@ -672,8 +695,16 @@ impl Index {
     /// Kueue Workloads waiting for quota (no `QuotaReserved` condition True, not finished, not
     /// deactivated), in id order: a backlog's queues are built from them without reading
     /// every Workload again.
-    pub(crate) fn waiting_workloads(&self) -> &[(ObjId, WaitingWorkload)] {
-        &self.waiting_workloads
+    pub(crate) fn waiting_workloads(&self) -> impl Iterator<Item = WaitingWorkload<'_>> {
+        let name = |at: u32| self.waiting_names[at as usize].as_deref();
+        self.waiting_workloads
+            .iter()
+            .map(move |&(id, created, namespace, queue)| WaitingWorkload {
+                id,
+                namespace: name(namespace),
+                created,
+                queue: name(queue),
+            })
     }
 
     /// Pods by namespace and label ([`PodsByLabel`]).
@@ -827,8 +858,7 @@ mod tests {
         ]);
         let waiting: Vec<(&str, Option<&str>, Option<i64>)> = ix
             .waiting_workloads()
-            .iter()
-            .map(|(id, w)| (ix.object(*id).name.as_str(), w.queue.as_deref(), w.created))
+            .map(|w| (ix.object(w.id).name.as_str(), w.queue, w.created))
             .collect();
         let created = crate::time::parse_rfc3339("2026-11-20T09:30:35Z");
         assert_eq!(

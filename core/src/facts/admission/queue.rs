@@ -185,9 +185,9 @@ fn pending_workloads(ix: &Index) -> Vec<PendingWorkload> {
     let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
         std::collections::HashMap::new();
     let mut out = Vec::new();
-    for (id, w) in ix.waiting_workloads() {
-        let ns = w.namespace.clone();
-        let queue = w.queue.clone();
+    for w in ix.waiting_workloads() {
+        let ns = w.namespace.map(str::to_string);
+        let queue = w.queue.map(str::to_string);
         let cluster_queue = queue.as_deref().and_then(|q| {
             lq_cq
                 .entry((ns.clone(), q.to_string()))
@@ -199,7 +199,7 @@ fn pending_workloads(ix: &Index) -> Vec<PendingWorkload> {
                 .clone()
         });
         out.push(PendingWorkload {
-            id: *id,
+            id: w.id,
             created: w.created,
             namespace: ns,
             queue,
