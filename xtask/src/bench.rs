@@ -770,6 +770,22 @@ Threads started anew for each block of work leave their allocator pages behind, 
 \n\
 Tried and left out: holding each object's text packed (LZ4, against the first object of its kind, namespace and size, 3.7–4.6 to 1) brought the usual, backlog and mixed shapes under 2× (1.85–1.91×) only when the allocator returned the freed text at once (`MIMALLOC_PURGE_DELAY=0`; the usual shape 1.92–1.95× at 1–5 ms); with its default delay the peak rose to 2.5×, and packing cost 65 ms on 2 threads (+16% on the usual shape).\n\
 \n\
+### Work that waited for one thread, and objects read once more than needed (2026-12-05, third session)\n\
+\n\
+A scan spent its first 78 ms (1,000-node usual shape, 2 threads) on one thread before any diagnosis began: the list of work read every pod's labels again to find each Deployment's pods, and a backlog's first diagnosis read every Workload again for its place in its queue (47 ms). The index reads those objects anyway: pods by label now come with it, and a Kueue Workload is read once for the index and its queue (the two readings kept apart only when one of them fails, so every object reads as before); the work list is judged on every thread. Resource quantities are read straight into numbers, and one whose digits make an integer below 2^53 with a decimal exponent within −9 to 22 is one exact multiplication or division of f64s (Clinger's fast path, held to the digit-by-digit reading bit for bit by a test). `par::in_order` computes a share on the calling thread and starts one helper fewer. For the module: a uid is read and written byte by byte (wasm32 emulates the 128-bit arithmetic it went through), and the depth scan every JSON input gets counts the objects the reader makes room for, where memmem's fallback searcher counted `\"metadata\"` keys; Node's `Bundle.parse` of the web test's 20 MB bundle went from 350–360 to 296 ms, and the page from paste to verdict from 446 to 408 ms (2.79× → 2.65× the CLI's `why`).\n\
+\n\
+`scale scan`, 1,000 nodes, 20,000 pods, a785f54 and this tree (a01551c) built side by side and run alternately, best of 2; the `Value` floor best of 3 in the same run; peak memory of the 2-thread scan over the file. Every view, the 200-node scan of every shape on 1 and 2 threads and the 1,000-node backlog's 166 MB report are byte-identical:\n\
+\n\
+| shape | 2 threads: a785f54 | a01551c | ÷ `Value` | one thread: a785f54 | a01551c | ÷ `Value` | peak ÷ file: a785f54 | a01551c |\n\
+|---|---:|---:|---:|---:|---:|---:|---:|---:|\n\
+| usual | 539 ms | 456 ms | 1.00× | 772 ms | 699 ms | 1.53× | 2.08× | 2.08× |\n\
+| backlog | 2,872 ms | 2,572 ms | 5.81× | 5,036 ms | 4,865 ms | 10.98× | 2.32× | 2.35× |\n\
+| taint-storm | 778 ms | 697 ms | 1.60× | 1,314 ms | 1,259 ms | 2.89× | 2.15× | 2.15× |\n\
+| plugin-down | 931 ms | 837 ms | 1.95× | 1,523 ms | 1,411 ms | 3.29× | 2.37× | 2.34× |\n\
+| mixed | 1,278 ms | 1,184 ms | 2.68× | 2,187 ms | 2,076 ms | 4.71× | 2.28× | 2.27× |\n\
+\n\
+Tried and left out, both measured slower on one thread (the index +13 ms of 230): FNV instead of SipHash for the labels and annotations the index reads, and pods' phases, reasons and conditions borrowed from the text instead of copied. What remains for the backlog is as above: a `perf` profile of the 200-node backlog on one thread has comparing keys (`memcmp`, mostly `BTreeMap` lookups in the views' JSON: paths, walks, building the timeline) at 12% of all samples and allocating at about 10%, and no step above 3% on its own.\n\
+\n\
 ";
 
 /// Decisions the figures above rest on, measured once (2026-11-29, same machine, same run each).
