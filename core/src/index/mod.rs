@@ -4,8 +4,8 @@
 //! about (uid, or kind/namespace/name for events without one); pods by node, by gang group and
 //! by label; Kueue Workloads by job uid, and those waiting for quota; and per-node resource
 //! totals (allocatable, and requested by the pods bound there) for the "free GPUs per node"
-//! fact. Reads are typed partial deserializations
-//! of the raw JSON, so the index does not hold a tree of every object.
+//! fact. Reads are typed partial deserializations of the raw JSON, so the index does not hold
+//! a tree of every object.
 //!
 //! Scale: `scan` builds a view for each of thousands of targets, so nothing a view computes may
 //! cost O(cluster) per target. What is the same for every view (node tables by resource and by
