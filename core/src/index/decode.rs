@@ -480,15 +480,8 @@ impl Decoded {
                     label_keys = labels::label_keys_of(ns, v);
                 });
                 if !repaired {
-                    label_keys = p
-                        .metadata
-                        .labels
-                        .iter()
-                        .map(|(k, v)| {
-                            let text = serde_json::to_string(v.as_ref()).unwrap_or_default();
-                            labels::label_key(ns, k, &text)
-                        })
-                        .collect();
+                    let written = p.metadata.labels.iter();
+                    label_keys = labels::label_keys(ns, written.map(|(k, v)| (&**k, &**v)));
                 }
                 let mut groups = Vec::new();
                 for (key, _group, is_annotation) in POD_GROUP_KEYS {

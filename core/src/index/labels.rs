@@ -5,6 +5,7 @@
 //! was a third of scan's time on one thread before any diagnosis could start.
 
 use super::ObjId;
+use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 
@@ -21,7 +22,7 @@ pub(crate) struct PodsByLabel {
 /// [`PodsByLabel`]'s key: the namespace (or `-` for none), the label key and the value's JSON
 /// text, the first two after their lengths, so no two triples join into the same string
 /// whatever characters they hold.
-pub(super) fn label_key(namespace: Option<&str>, key: &str, value_json: &str) -> Box<str> {
+fn label_key(namespace: Option<&str>, key: &str, value_json: &str) -> Box<str> {
     use std::fmt::Write as _;
     let mut k =
         String::with_capacity(namespace.map_or(0, str::len) + key.len() + value_json.len() + 12);
@@ -35,18 +36,33 @@ pub(super) fn label_key(namespace: Option<&str>, key: &str, value_json: &str) ->
     k.into_boxed_str()
 }
 
-/// The [`label_key`]s of a pod's labels read as JSON (`metadata.labels`; none when it is not
-/// an object): what the index keeps for a pod whose typed reading failed.
+/// [`label_key`] of `key: value` in `namespace`, the value written as JSON.
+fn key_of(namespace: Option<&str>, key: &str, value: &(impl Serialize + ?Sized)) -> Box<str> {
+    label_key(
+        namespace,
+        key,
+        &serde_json::to_string(value).unwrap_or_default(),
+    )
+}
+
+/// The keys of a pod's labels in `namespace`, as the index keeps them.
+pub(super) fn label_keys<'l, V: Serialize + ?Sized + 'l>(
+    namespace: Option<&str>,
+    labels: impl IntoIterator<Item = (&'l str, &'l V)>,
+) -> Vec<Box<str>> {
+    labels
+        .into_iter()
+        .map(|(k, v)| key_of(namespace, k, v))
+        .collect()
+}
+
+/// [`label_keys`] of a pod's labels read as JSON (`metadata.labels`; none when it is not an
+/// object): what the index keeps for a pod whose typed reading failed.
 pub(super) fn label_keys_of(namespace: Option<&str>, pod: &Value) -> Vec<Box<str>> {
     pod.pointer("/metadata/labels")
         .and_then(Value::as_object)
         .map_or_else(Vec::new, |labels| {
-            labels
-                .iter()
-                .map(|(k, v)| {
-                    label_key(namespace, k, &serde_json::to_string(v).unwrap_or_default())
-                })
-                .collect()
+            label_keys(namespace, labels.iter().map(|(k, v)| (k.as_str(), v)))
         })
 }
 
@@ -62,9 +78,8 @@ impl PodsByLabel {
 
     /// The pods of `namespace` whose label `key` is `value`.
     pub(crate) fn with(&self, namespace: &Option<String>, key: &str, value: &Value) -> &[ObjId] {
-        let text = serde_json::to_string(value).unwrap_or_default();
         self.with
-            .get(&label_key(namespace.as_deref(), key, &text))
+            .get(&key_of(namespace.as_deref(), key, value))
             .map_or(&[], Vec::as_slice)
     }
 
