@@ -350,7 +350,7 @@ impl Index {
         ix.pods.reserve_exact(pods);
         ix.events.reserve_exact(events);
         let (mut ev_uid, mut ev_ref) = (Vec::with_capacity(events), Vec::with_capacity(events));
-        let mut waiting_names: HashMap<Option<String>, u32> = HashMap::new();
+        let mut name_at: HashMap<Option<String>, u32> = HashMap::new();
         let objects = bundle.objects();
         let mut id = 0;
         let decode = |i| Decoded::of(&bundle, &objects[i]);
@@ -386,9 +386,14 @@ impl Index {
                         ix.workloads_by_job_uid.entry(job_uid).or_default().push(id);
                     }
                     if let Some(w) = waiting {
-                        let mut name = |n: Option<String>| {
-                            let next = waiting_names.len() as u32;
-                            *waiting_names.entry(n).or_insert(next)
+                        let mut name = |n: Option<String>| match name_at.get(&n) {
+                            Some(&at) => at,
+                            None => {
+                                let at = ix.waiting_names.len() as u32;
+                                ix.waiting_names.push(n.clone());
+                                name_at.insert(n, at);
+                                at
+                            }
                         };
                         let (namespace, queue) = (name(w.namespace), name(w.queue));
                         ix.waiting_workloads.push((id, w.created, namespace, queue));
@@ -405,11 +410,6 @@ impl Index {
             true
         });
         ix.newest = newest;
-        ix.waiting_names = vec![None; waiting_names.len()];
-        #[allow(clippy::iter_over_hash_type)] // each name to its own place, whatever the order
-        for (name, at) in waiting_names {
-            ix.waiting_names[at as usize] = name;
-        }
         ix.by_key = HashIndex::sorted(by_key);
         ix.by_uid = HashIndex::sorted(by_uid);
         ix.by_kind_name = HashIndex::sorted(by_kind_name);
