@@ -6,10 +6,11 @@
 use std::fmt;
 
 /// An object's `metadata.uid`.
-#[derive(Clone, PartialEq, Eq, Hash)]
+/// Ordered as held (for sorted tables), not as written.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Uid(Held);
 
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Held {
     /// Bytes, not a `u128`: a `u128`'s alignment would make every object 16 bytes larger.
     Uuid([u8; 16]),

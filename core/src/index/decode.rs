@@ -408,7 +408,7 @@ pub(super) enum Extra {
     /// A Kueue Workload: the uid of the job it was made for, when labelled, and its place in
     /// its queue while it waits for quota.
     Workload {
-        job_uid: Option<String>,
+        job_uid: Option<Uid>,
         waiting: Option<Box<Waiting>>,
     },
     Other,
@@ -594,7 +594,7 @@ impl Decoded {
                             .labels
                             .as_ref()
                             .and_then(|l| l.get("kueue.x-k8s.io/job-uid"))
-                            .map(|u| u.to_string()),
+                            .map(|u| Uid::new(u)),
                         waiting: waiting.map(Box::new),
                     }
                 } else {
@@ -641,7 +641,7 @@ impl Index {
                 *totals.entry(r.clone()).or_default() += q;
             }
         }
-        let ns = o.namespace.clone().unwrap_or_default();
+        let ns = o.namespace.as_deref().unwrap_or_default().to_string();
         for g in groups {
             self.pods_by_group
                 .entry((ns.clone(), g))

@@ -77,9 +77,9 @@ impl PodsByLabel {
     }
 
     /// The pods of `namespace` whose label `key` is `value`.
-    pub(crate) fn with(&self, namespace: &Option<String>, key: &str, value: &Value) -> &[ObjId] {
+    pub(crate) fn with(&self, namespace: Option<&str>, key: &str, value: &Value) -> &[ObjId] {
         self.with
-            .get(&key_of(namespace.as_deref(), key, value))
+            .get(&key_of(namespace, key, value))
             .map_or(&[], Vec::as_slice)
     }
 
@@ -87,7 +87,7 @@ impl PodsByLabel {
     /// one), in id order.
     pub(crate) fn selected(
         &self,
-        namespace: &Option<String>,
+        namespace: Option<&str>,
         selector: &Map<String, Value>,
     ) -> Vec<ObjId> {
         let lists: Vec<&[ObjId]> = selector

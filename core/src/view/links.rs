@@ -538,7 +538,11 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                 // The index decoded every pod's status and node once; nothing is read again.
                 let info = ix.pod(p);
                 PodSummary {
-                    namespace: o.namespace.clone().unwrap_or_default(),
+                    namespace: o
+                        .namespace
+                        .as_deref()
+                        .map(str::to_string)
+                        .unwrap_or_default(),
                     name: o.name.clone(),
                     status: info.map_or_else(|| "Unknown".into(), |i| i.status.clone()),
                     node: info.and_then(|i| i.node.clone()),
@@ -848,7 +852,7 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             let name = Value::from(t.name.as_str());
             let mut pods: Vec<ObjId> = keys
                 .iter()
-                .flat_map(|k| by_label.with(&t.namespace, k, &name))
+                .flat_map(|k| by_label.with(t.namespace.as_deref(), k, &name))
                 .copied()
                 .collect();
             pods.sort_unstable();
@@ -860,7 +864,7 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             let Some(sel) = crate::json::match_labels(&v, t.kind == "InferencePool") else {
                 return Vec::new();
             };
-            by_label.selected(&t.namespace, sel)
+            by_label.selected(t.namespace.as_deref(), sel)
         }
     };
     out.sort_by(|a, b| ix.object(*a).name.cmp(&ix.object(*b).name));
