@@ -16,9 +16,12 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 mod fast;
+mod name;
 mod uid;
 mod yaml;
 
+pub use name::Name;
+pub(crate) use name::Names;
 pub use uid::Uid;
 
 /// What to ask `kubectl get` for when making a bundle by hand (`kubectl get <these> -A -o json`):
@@ -74,9 +77,9 @@ pub struct Missing {
 /// One object of the bundle: its identity and where its JSON is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawObject {
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: Option<String>,
+    pub api_version: Name,
+    pub kind: Name,
+    pub namespace: Option<Name>,
     pub name: String,
     pub uid: Option<Uid>,
     /// `metadata.resourceVersion`, when it is a number (the API server writes etcd's 64-bit
@@ -314,9 +317,9 @@ impl Bundle {
         if o.inferred_type
             && let Some(m) = v.as_object_mut()
         {
-            m.entry("kind").or_insert_with(|| o.kind.clone().into());
+            m.entry("kind").or_insert_with(|| o.kind.to_string().into());
             m.entry("apiVersion")
-                .or_insert_with(|| o.api_version.clone().into());
+                .or_insert_with(|| o.api_version.to_string().into());
         }
         v
     }
@@ -367,6 +370,7 @@ impl Bundle {
                 objects: &mut objects,
                 meta: &mut meta,
                 yaml_docs: yaml_docs.as_deref(),
+                names: Names::default(),
             };
             let stream = serde_json::Deserializer::from_str(&text).into_iter::<&RawValue>();
             for (i, doc) in stream.enumerate() {
@@ -713,8 +717,8 @@ fn identity_ref(o: &RawObject) -> IdentityRef<'_> {
 fn identity(o: &RawObject) -> Identity {
     (
         o.group().to_string(),
-        o.kind.clone(),
-        o.namespace.clone(),
+        o.kind.to_string(),
+        o.namespace.as_deref().map(str::to_string),
         o.name.clone(),
     )
 }
@@ -781,6 +785,7 @@ struct Reader<'t, 'o> {
     meta: &'o mut Option<BundleMeta>,
     /// For YAML input: byte offset where each converted document starts (to name documents).
     yaml_docs: Option<&'o [usize]>,
+    names: Names,
 }
 
 impl<'t> Reader<'t, '_> {
@@ -891,12 +896,12 @@ impl<'t> Reader<'t, '_> {
                     )
                 })?;
                 self.objects.push(RawObject {
-                    api_version: api_version.to_string(),
-                    kind: kind.to_string(),
+                    api_version: self.names.get(api_version),
+                    kind: self.names.get(kind),
                     namespace: meta
                         .namespace
                         .filter(|n| !n.is_empty())
-                        .map(Cow::into_owned),
+                        .map(|n| self.names.get(&n)),
                     name: name.into_owned(),
                     uid: meta.uid.filter(|u| !u.is_empty()).map(|u| Uid::new(&u)),
                     resource_version: meta.resource_version.and_then(|rv| resource_version(&rv)),

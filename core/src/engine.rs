@@ -530,10 +530,10 @@ impl Engine {
         let diagnosis = Diagnosis {
             schema_version: SCHEMA_VERSION.into(),
             target: Target {
-                kind: t.kind.clone(),
-                namespace: t.namespace.clone(),
+                kind: t.kind.to_string(),
+                namespace: t.namespace.as_deref().map(str::to_string),
                 name: t.name.clone(),
-                api_version: Some(t.api_version.clone()),
+                api_version: Some(t.api_version.to_string()),
                 status: view.status.clone(),
             },
             verdict: Verdict {

@@ -309,9 +309,9 @@ fn candidates(ix: &Index) -> Vec<(u8, ObjId)> {
 fn entry(ix: &Index, id: ObjId, status: String, settled: bool) -> TargetEntry {
     let o = ix.object(id);
     TargetEntry {
-        kind: o.kind.clone(),
-        api_version: o.api_version.clone(),
-        namespace: o.namespace.clone(),
+        kind: o.kind.to_string(),
+        api_version: o.api_version.to_string(),
+        namespace: o.namespace.as_deref().map(str::to_string),
         name: o.name.clone(),
         status,
         needs_attention: !settled,

@@ -57,7 +57,7 @@ fn main() {
             })?;
             Some((
                 ix.object(pod).name.clone(),
-                job.namespace.clone().unwrap_or_default(),
+                job.namespace.as_deref().unwrap_or_default().to_string(),
                 job.uid.as_ref().map(|u| u.to_string()).unwrap_or_default(),
             ))
         })

@@ -7,7 +7,9 @@
 //! escapes, Lists nested too deep, an input without objects), it returns `None` and the checked
 //! reader reads the input again and says what is wrong and where.
 
-use super::{BundleMeta, RawObject, Uid, from_json, is_json_space, resource_version, rv_int};
+use super::{
+    BundleMeta, Names, RawObject, Uid, from_json, is_json_space, resource_version, rv_int,
+};
 use crate::fnv::Fnv;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -367,11 +369,11 @@ struct Found<'t> {
 }
 
 impl Found<'_> {
-    fn into_object(self) -> RawObject {
+    fn into_object(self, names: &mut Names) -> RawObject {
         RawObject {
-            api_version: self.api_version.into_owned(),
-            kind: self.kind.into_owned(),
-            namespace: self.namespace.map(Cow::into_owned),
+            api_version: names.get(&self.api_version),
+            kind: names.get(&self.kind),
+            namespace: self.namespace.map(|n| names.get(&n)),
             name: self.name.into_owned(),
             uid: self.uid.map(|u| Uid::new(&u)),
             resource_version: self.resource_version.and_then(|rv| resource_version(&rv)),
@@ -396,6 +398,8 @@ struct Reader<'t> {
     maps: usize,
     /// The type the outermost List's items were read with, once its `items` were met.
     list_items: Option<Option<(String, String)>>,
+    /// API versions, kinds and namespaces, each made once on this reader.
+    names: Names,
 }
 
 /// De-duplication as the checked reader does it ([`super::insert_dedup`]): the same object
@@ -492,6 +496,7 @@ impl<'t> Reader<'t> {
             meta: None,
             maps: 0,
             list_items: None,
+            names: Names::default(),
         }
     }
 
@@ -571,7 +576,7 @@ impl<'t> Reader<'t> {
 
     /// Keep an object found (see [`Dedup`]).
     fn insert(&mut self, o: Found<'t>) -> Option<()> {
-        let o = o.into_object();
+        let o = o.into_object(&mut self.names);
         match &mut self.dedup {
             Some(d) => d.insert(&mut self.objects, o),
             None => {

@@ -129,7 +129,7 @@ pub(crate) fn superseded_pod(ix: &Index, id: ObjId) -> bool {
             })
 }
 
-type PodsByNamespace = std::collections::HashMap<Option<String>, Vec<ObjId>>;
+type PodsByNamespace = std::collections::HashMap<Option<crate::bundle::Name>, Vec<ObjId>>;
 
 /// The pods of each namespace, read once per index.
 fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {

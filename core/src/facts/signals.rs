@@ -263,13 +263,13 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
     let resource = o.kind.to_lowercase();
     let mut describe = vec![format!("{resource}/{}", o.name)];
     if let Some(ns) = &o.namespace {
-        describe.extend(["-n".to_string(), ns.clone()]);
+        describe.extend(["-n".to_string(), ns.to_string()]);
     }
     out.push(Signal {
         layer: at.layer,
         by,
         object,
-        kind: o.kind.clone(),
+        kind: o.kind.to_string(),
         describe,
         source: r.source,
         field: r.field.to_string(),

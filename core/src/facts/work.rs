@@ -41,7 +41,7 @@ pub struct TargetFact {
 pub fn target(ctx: &Ctx) -> TargetFact {
     let t = ctx.ix.object(ctx.target);
     TargetFact {
-        kind: t.kind.clone(),
+        kind: t.kind.to_string(),
         status: ctx.state.status.clone(),
         settled: ctx.state.settled,
         is_pod: t.kind == "Pod",

@@ -47,7 +47,7 @@ pub(super) fn set_aside(ix: &Index, roots: &[ObjId]) -> SetAside {
             usage.extend(reserved(&ix.value(id)));
         }
         if let Some(p) = ix.pod(id).filter(|p| !p.terminal()) {
-            let ns = o.namespace.clone().unwrap_or_default();
+            let ns = o.namespace.as_deref().unwrap_or_default().to_string();
             pod_requests.extend(p.requests.iter().map(|(r, q)| (ns.clone(), r.clone(), *q)));
         }
     }

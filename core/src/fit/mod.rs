@@ -320,7 +320,7 @@ fn read_manifest(
         out.push(Submitted {
             value: v,
             group: o.group().to_string(),
-            kind: o.kind.clone(),
+            kind: o.kind.to_string(),
             namespace: ns,
             name: o.name.clone(),
         });
@@ -372,7 +372,10 @@ fn set_aside_copies(
     threads: usize,
 ) -> (Bundle, Option<aside::SetAside>, Vec<Missing>) {
     let same = |o: &RawObject, s: &Submitted| {
-        o.name == s.name && o.kind == s.kind && o.namespace == s.namespace && o.group() == s.group
+        o.name == s.name
+            && o.kind == s.kind
+            && o.namespace.as_deref() == s.namespace.as_deref()
+            && o.group() == s.group
     };
     let copies: Vec<&Submitted> = submitted
         .iter()

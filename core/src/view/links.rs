@@ -538,11 +538,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                 // The index decoded every pod's status and node once; nothing is read again.
                 let info = ix.pod(p);
                 PodSummary {
-                    namespace: o
-                        .namespace
-                        .as_deref()
-                        .map(str::to_string)
-                        .unwrap_or_default(),
+                    namespace: o.namespace.as_deref().unwrap_or_default().to_string(),
                     name: o.name.clone(),
                     status: info.map_or_else(|| "Unknown".into(), |i| i.status.clone()),
                     node: info.and_then(|i| i.node.clone()),

@@ -425,7 +425,8 @@ mod tests {
             out.uids
                 .extend(o.uid.as_ref().map(layer_core::bundle::Uid::to_string));
             out.nodes.extend(ix.pod(x).and_then(|p| p.node.clone()));
-            out.kinds.insert((o.group().to_string(), o.kind.clone()));
+            out.kinds
+                .insert((o.group().to_string(), o.kind.to_string()));
         }
         out
     }

@@ -1166,7 +1166,7 @@ fn pod_of_each_shape(ix: &layer_core::Index) -> Vec<(&'static str, String, Strin
         let owner_kinds: Vec<String> = ix
             .owner_chain(p)
             .iter()
-            .map(|&o| ix.object(o).kind.clone())
+            .map(|&o| ix.object(o).kind.to_string())
             .collect();
         let owned = |k: &str| owner_kinds.iter().any(|o| o == k);
         let has_workload = ix.owner_chain(p).iter().any(|&o| {
@@ -1204,7 +1204,7 @@ fn pod_of_each_shape(ix: &layer_core::Index) -> Vec<(&'static str, String, Strin
             let o = ix.object(p);
             out.push((
                 shape,
-                o.namespace.clone().unwrap_or_default(),
+                o.namespace.as_deref().unwrap_or_default().to_string(),
                 o.name.clone(),
             ));
         }

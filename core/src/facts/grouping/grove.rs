@@ -46,7 +46,10 @@ pub(super) fn grove(ctx: &Ctx) -> Option<GroveGang> {
         if let Some(n) = name
             && gang.is_none()
         {
-            gang = Some((n.to_string(), ctx.ix.object(p).namespace.clone()));
+            gang = Some((
+                n.to_string(),
+                ctx.ix.object(p).namespace.as_deref().map(str::to_string),
+            ));
         }
     }
     if gang.is_none() && gated.is_empty() {

@@ -143,7 +143,7 @@ fn create_failures(ix: &Index, id: ObjId) -> Vec<GroupCreateFailure> {
             e.type_ == "Warning" && (e.reason == "FailedCreate" || e.reason == "JobCreationFailed")
         })
         .map(|e| GroupCreateFailure {
-            kind: o.kind.clone(),
+            kind: o.kind.to_string(),
             name: o.name.clone(),
             webhook: quoted_after(&e.message, "failed calling webhook \""),
             service: quoted_after(&e.message, "no endpoints available for service \""),

@@ -174,7 +174,7 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
     }
     ServingPool {
         name: o.name.clone(),
-        api_version: o.api_version.clone(),
+        api_version: o.api_version.to_string(),
         parents,
         gateway_writes_status: gateway_writes_status(ix),
         accepted: condition(parent, "Accepted"),
