@@ -32,11 +32,7 @@ pub(super) fn set_aside(ix: &Index, roots: &[ObjId]) -> SetAside {
         // Pods whose ownerReferences were cut, found by the labels their controller writes.
         stack.extend(crate::view::work_pods(ix, id));
         if let Some(uid) = &ix.object(id).uid {
-            stack.extend(
-                uid.with_str(|uid| ix.workloads_for_job_uid(uid))
-                    .iter()
-                    .copied(),
-            );
+            stack.extend(ix.workloads_of_job(uid).iter().copied());
         }
     }
     let mut usage = Vec::new();

@@ -763,7 +763,12 @@ impl Index {
 
     /// The Kueue Workloads labelled with this Job uid, in bundle order.
     pub fn workloads_for_job_uid(&self, uid: &str) -> &[ObjId] {
-        self.workloads_by_job_uid.get(&Uid::new(uid))
+        self.workloads_of_job(&Uid::new(uid))
+    }
+
+    /// [`Index::workloads_for_job_uid`] of a Job's uid as the bundle holds it.
+    pub fn workloads_of_job(&self, uid: &Uid) -> &[ObjId] {
+        self.workloads_by_job_uid.get(uid)
     }
 
     /// Pods of a namespace labelled `nvidia.com/dynamo-graph-deployment-name=<dgd>`, in bundle

@@ -342,9 +342,10 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                         ix.object(c).kind == "Workload" && ix.object(c).group() == "kueue.x-k8s.io"
                     })
                     .or_else(|| {
-                        ix.object(id).uid.as_ref().and_then(|u| {
-                            u.with_str(|u| ix.workloads_for_job_uid(u).first().copied())
-                        })
+                        ix.object(id)
+                            .uid
+                            .as_ref()
+                            .and_then(|u| ix.workloads_of_job(u).first().copied())
                     })
             })
         };
