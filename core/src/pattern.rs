@@ -21,9 +21,11 @@ pub struct Pattern(Box<Engines>);
 #[derive(Clone)]
 struct Engines {
     lite: regex_lite::Regex,
-    /// `regex`'s compilation of the same text, asked for ASCII haystacks (native builds only).
+    /// `regex`'s compilation of the same text, asked for ASCII haystacks (native builds only),
+    /// made when first asked: most of the rules' patterns meet no haystack in a run, and made
+    /// with the engine they were 2 MB of every run's memory and most of its start.
     #[cfg(not(target_arch = "wasm32"))]
-    ascii: Option<regex::Regex>,
+    ascii: std::sync::OnceLock<Option<regex::Regex>>,
 }
 
 /// Why a pattern does not compile, as `regex-lite` says it.
@@ -51,7 +53,7 @@ impl Pattern {
         Ok(Pattern(Box::new(Engines {
             lite,
             #[cfg(not(target_arch = "wasm32"))]
-            ascii: regex::Regex::new(pattern).ok(),
+            ascii: std::sync::OnceLock::new(),
         })))
     }
 
@@ -63,7 +65,13 @@ impl Pattern {
     /// The engine for this haystack: `regex`'s where its answer is `regex-lite`'s.
     #[cfg(not(target_arch = "wasm32"))]
     fn fast(&self, hay: &str) -> Option<&regex::Regex> {
-        self.0.ascii.as_ref().filter(|_| hay.is_ascii())
+        if !hay.is_ascii() {
+            return None;
+        }
+        self.0
+            .ascii
+            .get_or_init(|| regex::Regex::new(self.as_str()).ok())
+            .as_ref()
     }
 
     /// Whether the pattern matches anywhere in `hay`.
@@ -199,6 +207,33 @@ mod tests {
         assert!(p.captures("no flavour here").is_none());
         assert_eq!(p.captures_iter("no flavour here").count(), 0);
         assert_eq!(p.find("no flavour here"), None);
+    }
+
+    /// `regex` compiles a pattern the first time an ASCII haystack asks, and only then.
+    #[cfg(not(target_arch = "wasm32"))]
+    #[test]
+    fn the_native_engine_is_made_when_first_asked() {
+        let p = Pattern::new(r"insufficient (\w+)").expect("compiles");
+        assert!(p.0.ascii.get().is_none(), "not made with the pattern");
+        assert!(p.is_match("insufficient quotä"));
+        assert!(
+            p.0.ascii.get().is_none(),
+            "a haystack beyond ASCII asks regex-lite"
+        );
+        let copy = p.clone();
+        assert_eq!(
+            &p.captures("insufficient quota").expect("a match")[1],
+            "quota"
+        );
+        assert!(
+            p.0.ascii.get().is_some_and(Option::is_some),
+            "made once asked"
+        );
+        assert!(
+            copy.0.ascii.get().is_none(),
+            "a copy made before keeps its own"
+        );
+        assert!(copy.is_match("insufficient quota"));
     }
 
     #[test]
