@@ -307,15 +307,15 @@ fn candidates(ix: &Index) -> Vec<(u8, ObjId)> {
 }
 
 fn entry(ix: &Index, id: ObjId, status: String, settled: bool) -> TargetEntry {
-    let o = ix.object(id);
+    let r = object_ref(ix, id);
     TargetEntry {
-        kind: o.kind.to_string(),
-        api_version: o.api_version.to_string(),
-        namespace: o.namespace.as_deref().map(str::to_string),
-        name: o.name.clone(),
+        value: r.target_value(),
+        kind: r.kind,
+        api_version: r.api_version,
+        namespace: r.namespace,
+        name: r.name,
         status,
         needs_attention: !settled,
-        value: object_ref(ix, id).target_value(),
     }
 }
 
