@@ -641,18 +641,16 @@ impl Index {
                 *totals.entry(r.clone()).or_default() += q;
             }
         }
-        let ns = o.namespace.as_deref().unwrap_or_default().to_string();
+        // Most pods are in no group: the namespace is copied only for a table that keeps it.
+        let ns = || o.namespace.as_deref().unwrap_or_default().to_string();
         for g in groups {
-            self.pods_by_group
-                .entry((ns.clone(), g))
-                .or_default()
-                .push(id);
+            self.pods_by_group.entry((ns(), g)).or_default().push(id);
         }
         for app in apps {
             self.pods_by_app.entry(app).or_default().push(id);
         }
         if let Some(d) = dgd {
-            self.pods_by_dgd.entry((ns, d)).or_default().push(id);
+            self.pods_by_dgd.entry((ns(), d)).or_default().push(id);
         }
         self.pods.push((id, info));
     }
