@@ -405,7 +405,7 @@ fn every_scenarios_work_fitted_back_gives_the_layer_why_gives() {
             let wo = ix.object(work);
             let manifest = serde_json::to_string(&ix.value(work)).expect("json");
             let why_layer = why.verdict.layer.map(|l| l.as_str().to_string());
-            if !FIT_KINDS.contains(&(wo.group(), wo.kind.as_str())) {
+            if !FIT_KINDS.contains(&(wo.group(), wo.kind().as_str())) {
                 let refused = matches!(
                     fit_texts(&s.bundle_text(), &manifest, &FitOptions::default()),
                     Err(FitError::NoWork { .. })
@@ -414,7 +414,10 @@ fn every_scenarios_work_fitted_back_gives_the_layer_why_gives() {
                     Some(d) if d.because == Because::NotAFitKind && d.fit.is_none() && refused => {}
                     _ => failures.push(format!(
                         "{} {}: its work {} {} is no fit kind; list it as notAFitKind",
-                        s.name, e.target, wo.kind, wo.name
+                        s.name,
+                        e.target,
+                        wo.kind(),
+                        wo.name
                     )),
                 }
                 continue;

@@ -268,12 +268,12 @@ fn scan_lists_every_blocked_pod_or_its_work() {
             .collect();
         let is_listed = |id: layer_core::index::ObjId| {
             let o = ix.object(id);
-            listed.contains(&(o.kind.to_string(), o.namespace.as_deref().map(str::to_string), o.name.clone()))
+            listed.contains(&(o.kind().to_string(), o.namespace().map(str::to_string), o.name.clone()))
                 // or a listed piece of work names it among its pods (an InferencePool's).
                 || report.diagnoses.iter().any(|d| {
                     d.pods
                         .iter()
-                        .any(|p| p.name == o.name && Some(p.namespace.as_str()) == o.namespace.as_deref())
+                        .any(|p| p.name == o.name && Some(p.namespace.as_str()) == o.namespace())
                 })
         };
         for &p in ix.of_kind("Pod") {

@@ -14,14 +14,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 mod fast;
 mod name;
 mod uid;
 mod yaml;
 
-pub use name::Name;
 pub(crate) use name::Names;
+pub use name::{Name, TypeAndNamespace};
 pub use uid::Uid;
 
 /// What to ask `kubectl get` for when making a bundle by hand (`kubectl get <these> -A -o json`):
@@ -75,25 +76,52 @@ pub struct Missing {
 }
 
 /// One object of the bundle: its identity and where its JSON is.
+///
+/// A bundle holds tens of thousands of these for as long as it is read, so each is kept small
+/// (88 bytes): what runs of objects share is held once ([`TypeAndNamespace`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawObject {
-    pub api_version: Name,
-    pub kind: Name,
-    pub namespace: Option<Name>,
+    type_and_namespace: Arc<TypeAndNamespace>,
     pub name: String,
     pub uid: Option<Uid>,
-    /// `metadata.resourceVersion`, when it is a number (the API server writes etcd's 64-bit
-    /// revision): of two copies of one object, the newer wins.
-    pub resource_version: Option<u64>,
+    /// `metadata.resourceVersion`, when it is a number (the API server writes etcd's revision,
+    /// a signed 64-bit number, so [`NO_REVISION`] is never one): of two copies of one object,
+    /// the newer wins.
+    revision: u64,
     span: (usize, usize),
     /// True when `kind`/`apiVersion` came from the enclosing typed list, not the item itself.
     inferred_type: bool,
 }
 
+/// [`RawObject::resource_version`] when there is none.
+const NO_REVISION: u64 = u64::MAX;
+
 impl RawObject {
+    pub fn api_version(&self) -> &Name {
+        &self.type_and_namespace.api_version
+    }
+
+    pub fn kind(&self) -> &Name {
+        &self.type_and_namespace.kind
+    }
+
+    pub fn namespace(&self) -> Option<&str> {
+        self.type_and_namespace.namespace.as_deref()
+    }
+
+    /// The namespace as the shared [`Name`], for a copy that costs no allocation.
+    pub fn namespace_name(&self) -> Option<&Name> {
+        self.type_and_namespace.namespace.as_ref()
+    }
+
+    /// `metadata.resourceVersion`, when it is a number.
+    pub fn resource_version(&self) -> Option<u64> {
+        (self.revision != NO_REVISION).then_some(self.revision)
+    }
+
     /// The API group (`""` for the core group).
     pub fn group(&self) -> &str {
-        group_of(&self.api_version)
+        group_of(self.api_version())
     }
 }
 
@@ -317,9 +345,10 @@ impl Bundle {
         if o.inferred_type
             && let Some(m) = v.as_object_mut()
         {
-            m.entry("kind").or_insert_with(|| o.kind.to_string().into());
+            m.entry("kind")
+                .or_insert_with(|| o.kind().to_string().into());
             m.entry("apiVersion")
-                .or_insert_with(|| o.api_version.to_string().into());
+                .or_insert_with(|| o.api_version().to_string().into());
         }
         v
     }
@@ -711,14 +740,14 @@ impl DepthScan {
 }
 
 fn identity_ref(o: &RawObject) -> IdentityRef<'_> {
-    (o.group(), &o.kind, o.namespace.as_deref(), &o.name)
+    (o.group(), o.kind(), o.namespace(), &o.name)
 }
 
 fn identity(o: &RawObject) -> Identity {
     (
         o.group().to_string(),
-        o.kind.to_string(),
-        o.namespace.as_deref().map(str::to_string),
+        o.kind().to_string(),
+        o.namespace().map(str::to_string),
         o.name.clone(),
     )
 }
@@ -745,12 +774,12 @@ fn insert_dedup(objects: &mut Vec<RawObject>, seen: &mut HashMap<Identity, usize
 }
 
 fn rv_int(o: &RawObject) -> Option<u64> {
-    o.resource_version
+    o.resource_version()
 }
 
-/// `metadata.resourceVersion` as [`RawObject::resource_version`] holds it.
-fn resource_version(text: &str) -> Option<u64> {
-    text.parse().ok()
+/// `metadata.resourceVersion` as [`RawObject`] holds it: [`NO_REVISION`] when it is no number.
+fn revision(text: Option<&str>) -> u64 {
+    text.and_then(|t| t.parse().ok()).unwrap_or(NO_REVISION)
 }
 
 #[derive(Deserialize)]
@@ -896,15 +925,14 @@ impl<'t> Reader<'t, '_> {
                     )
                 })?;
                 self.objects.push(RawObject {
-                    api_version: self.names.get(api_version),
-                    kind: self.names.get(kind),
-                    namespace: meta
-                        .namespace
-                        .filter(|n| !n.is_empty())
-                        .map(|n| self.names.get(&n)),
+                    type_and_namespace: self.names.type_and_namespace(
+                        api_version,
+                        kind,
+                        meta.namespace.as_deref().filter(|n| !n.is_empty()),
+                    ),
                     name: name.into_owned(),
                     uid: meta.uid.filter(|u| !u.is_empty()).map(|u| Uid::new(&u)),
-                    resource_version: meta.resource_version.and_then(|rv| resource_version(&rv)),
+                    revision: revision(meta.resource_version.as_deref()),
                     span: (start, start + s.len()),
                     inferred_type,
                 });
@@ -1551,7 +1579,7 @@ mod tests {
         assert_eq!(Bundle::parse(nested).unwrap().objects().len(), 1);
         let typed = r#"{"apiVersion":"v1","kind":"PodList","items":[{"metadata":{"name":"b","namespace":"x"}}]}"#;
         let b = Bundle::parse(typed).unwrap();
-        assert_eq!(b.objects()[0].kind, "Pod");
+        assert_eq!(b.objects()[0].kind(), "Pod");
         assert_eq!(b.value(&b.objects()[0])["kind"], "Pod");
     }
 
@@ -1567,7 +1595,20 @@ mod tests {
         let newer = POD.replace("\"5\"", "\"9\"");
         let b = Bundle::parse(format!("{newer}\n{POD}")).unwrap();
         assert_eq!(b.objects().len(), 1);
-        assert_eq!(b.objects()[0].resource_version, Some(9));
+        assert_eq!(b.objects()[0].resource_version(), Some(9));
+    }
+
+    #[test]
+    fn a_resource_version_is_kept_only_when_it_is_a_revision() {
+        let rv = |text: &str| {
+            let b = Bundle::parse(POD.replace("\"5\"", text)).unwrap();
+            b.objects()[0].resource_version()
+        };
+        assert_eq!(rv("\"9223372036854775807\""), Some(i64::MAX as u64));
+        assert_eq!(rv("\"abc\""), None);
+        // The largest u64 is no etcd revision (those are signed 64-bit numbers): it is the
+        // mark for "none", so such a copy loses to no other by its resourceVersion.
+        assert_eq!(rv("\"18446744073709551615\""), None);
     }
 
     #[test]

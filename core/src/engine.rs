@@ -530,10 +530,10 @@ impl Engine {
         let diagnosis = Diagnosis {
             schema_version: SCHEMA_VERSION.into(),
             target: Target {
-                kind: t.kind.to_string(),
-                namespace: t.namespace.as_deref().map(str::to_string),
+                kind: t.kind().to_string(),
+                namespace: t.namespace().map(str::to_string),
                 name: t.name.clone(),
-                api_version: Some(t.api_version.to_string()),
+                api_version: Some(t.api_version().to_string()),
                 status: view.status.clone(),
             },
             verdict: Verdict {
@@ -655,16 +655,10 @@ fn builtins(ix: &Index, view: &View) -> BTreeMap<String, Vec<Value>> {
     let mut m = BTreeMap::new();
     let s = |x: &str| vec![Value::String(x.to_string())];
     m.insert("target".into(), s(&r.display()));
-    m.insert("target.kind".into(), s(&t.kind));
+    m.insert("target.kind".into(), s(t.kind()));
     m.insert("target.name".into(), s(&t.name));
-    m.insert(
-        "target.namespace".into(),
-        s(t.namespace.as_deref().unwrap_or("")),
-    );
-    m.insert(
-        "namespace".into(),
-        s(t.namespace.as_deref().unwrap_or("default")),
-    );
+    m.insert("target.namespace".into(), s(t.namespace().unwrap_or("")));
+    m.insert("namespace".into(), s(t.namespace().unwrap_or("default")));
     m.insert(
         "pod".into(),
         s(view.pod.map_or("", |p| ix.object(p).name.as_str())),

@@ -84,7 +84,7 @@ pub fn known_kind(spelling: &str, ix: &Index) -> bool {
             .bundle()
             .objects()
             .iter()
-            .any(|o| kind_matches(spelling, &o.kind, &o.api_version))
+            .any(|o| kind_matches(spelling, o.kind(), o.api_version()))
 }
 
 /// Resolve a target in the bundle.
@@ -101,20 +101,20 @@ pub fn resolve(ix: &Index, spec: &TargetSpec) -> Result<ObjId, TargetError> {
         let o = ix.object(id);
         spec.kind
             .as_deref()
-            .is_none_or(|k| kind_matches(k, &o.kind, &o.api_version))
+            .is_none_or(|k| kind_matches(k, o.kind(), o.api_version()))
     };
     let mut hits: Vec<ObjId> = ix
         .bundle()
         .objects()
         .iter()
         .enumerate()
-        .filter(|(_, o)| o.name == spec.name && o.kind != "Event")
+        .filter(|(_, o)| o.name == spec.name && o.kind() != "Event")
         .map(|(id, _)| id)
         .filter(|&id| kind_ok(id))
         .filter(|&id| {
             spec.namespace
                 .as_deref()
-                .is_none_or(|ns| ix.object(id).namespace.as_deref().is_none_or(|n| n == ns))
+                .is_none_or(|ns| ix.object(id).namespace().is_none_or(|n| n == ns))
         })
         .collect();
     if hits.len() > 1 && spec.kind.is_none() {
@@ -122,7 +122,7 @@ pub fn resolve(ix: &Index, spec: &TargetSpec) -> Result<ObjId, TargetError> {
         let pods: Vec<ObjId> = hits
             .iter()
             .copied()
-            .filter(|&id| ix.object(id).kind == "Pod")
+            .filter(|&id| ix.object(id).kind() == "Pod")
             .collect();
         if !pods.is_empty() {
             hits = pods;
@@ -164,18 +164,18 @@ fn closest(ix: &Index, spec: &TargetSpec) -> Vec<String> {
         .objects()
         .iter()
         .enumerate()
-        .filter(|(_, o)| o.kind != "Event")
+        .filter(|(_, o)| o.kind() != "Event")
         .filter(|&(id, o)| {
             spec.kind
                 .as_deref()
-                .is_none_or(|k| kind_matches(k, &o.kind, &o.api_version))
+                .is_none_or(|k| kind_matches(k, o.kind(), o.api_version()))
                 || (o.name == spec.name && is_work(ix, id))
         })
         .map(|(_, o)| {
             let d = levenshtein(&o.name, &spec.name);
             // As one would type it after `why`: a shell word each, the namespace as -n.
-            let kind = o.kind.to_ascii_lowercase();
-            let shown = match &o.namespace {
+            let kind = o.kind().to_ascii_lowercase();
+            let shown = match &o.namespace() {
                 Some(ns) => format!(
                     "{}/{} -n {}",
                     crate::template::shell_quote(&kind),
@@ -225,7 +225,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 
 fn is_work(ix: &Index, id: ObjId) -> bool {
     let o = ix.object(id);
-    crate::kinds::is_work(o.group(), &o.kind)
+    crate::kinds::is_work(o.group(), o.kind())
 }
 
 /// The topmost work object above an object (through any owners), if any. Owners that form a
@@ -256,8 +256,8 @@ pub fn top_work(ix: &Index, id: ObjId) -> Option<ObjId> {
 /// a work owner (a Kueue Workload owned by a job is the job's business).
 fn is_work_item(ix: &Index, id: ObjId) -> bool {
     let o = ix.object(id);
-    let is_pod = o.kind == "Pod" && o.group().is_empty();
-    let owned_workload = o.kind == "Workload" && ix.has_owner_refs(id);
+    let is_pod = o.kind() == "Pod" && o.group().is_empty();
+    let owned_workload = o.kind() == "Workload" && ix.has_owner_refs(id);
     (is_pod || (is_work(ix, id) && !owned_workload)) && top_work(ix, id).is_none()
 }
 
@@ -294,10 +294,10 @@ fn candidates(ix: &Index) -> Vec<(u8, ObjId)> {
         .map(|id| (0, id))
         .collect();
     for (id, o) in objects.iter().enumerate() {
-        let pod = o.kind == "Pod" && o.group().is_empty();
+        let pod = o.kind() == "Pod" && o.group().is_empty();
         // Pod-making owners that are not work of their own still explain pod-less failures
         // (a ReplicaSet whose pods are rejected at creation).
-        let owner = o.group() == "apps" && matches!(o.kind.as_str(), "ReplicaSet" | "DaemonSet");
+        let owner = o.group() == "apps" && matches!(o.kind().as_str(), "ReplicaSet" | "DaemonSet");
         if listed[id] || !(pod || owner || is_work(ix, id)) {
             continue;
         }
@@ -349,7 +349,12 @@ pub fn first_target(ix: &Index) -> Option<TargetEntry> {
     // Stable, like the sort in `targets`: ties keep the candidates' order in both.
     order.sort_by(|&(ra, a), &(rb, b)| {
         let (oa, ob) = (ix.object(a), ix.object(b));
-        (ra, &oa.namespace, &oa.kind, &oa.name).cmp(&(rb, &ob.namespace, &ob.kind, &ob.name))
+        (ra, &oa.namespace(), &oa.kind(), &oa.name).cmp(&(
+            rb,
+            &ob.namespace(),
+            &ob.kind(),
+            &ob.name,
+        ))
     });
     let mut first = None;
     for (_, id) in order {
@@ -411,7 +416,7 @@ fn scan_work(ix: &Index, opts: &Options, namespace: Option<&str>) -> Vec<(ObjId,
     // are diagnosed even when settled, and listed if a layer blocks or warns. They are few.
     let serving = |id: ObjId| {
         matches!(
-            ix.object(id).kind.as_str(),
+            ix.object(id).kind().as_str(),
             "InferencePool" | "DynamoGraphDeployment" | "PodCliqueSet"
         )
     };
@@ -419,9 +424,7 @@ fn scan_work(ix: &Index, opts: &Options, namespace: Option<&str>) -> Vec<(ObjId,
         .into_iter()
         .filter(|&(id, _, settled)| !settled || serving(id))
         .map(|(id, _, settled)| (id, settled))
-        .filter(|&(id, _)| {
-            namespace.is_none_or(|ns| ix.object(id).namespace.as_deref() == Some(ns))
-        })
+        .filter(|&(id, _)| namespace.is_none_or(|ns| ix.object(id).namespace() == Some(ns)))
         .collect()
 }
 

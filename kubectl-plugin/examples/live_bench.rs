@@ -48,7 +48,7 @@ fn main() {
         .find_map(|&w| {
             let owner = ix.owners(w).into_iter().next()?;
             let job = ix.object(owner);
-            if job.kind != "Job" {
+            if job.kind() != "Job" {
                 return None;
             }
             let pod = ix.descendant_pods(owner).into_iter().find(|&p| {
@@ -57,7 +57,7 @@ fn main() {
             })?;
             Some((
                 ix.object(pod).name.clone(),
-                job.namespace.as_deref().unwrap_or_default().to_string(),
+                job.namespace().unwrap_or_default().to_string(),
                 job.uid.as_ref().map(|u| u.to_string()).unwrap_or_default(),
             ))
         })

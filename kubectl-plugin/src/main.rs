@@ -258,7 +258,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 let spec = TargetSpec::parse(t, args.namespace.as_deref());
                 let id =
                     layer_core::target::resolve(&ix, &spec).map_err(layer_core::Error::from)?;
-                work_namespace = ix.object(id).namespace.clone();
+                work_namespace = ix.object(id).namespace_name().cloned();
             }
             let text = redact::bundle(&ix, work_namespace.as_deref())
                 .map_err(|e| Failure::new(2, "io", format!("writing the redacted bundle: {e}")))?;
@@ -282,7 +282,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             })?;
             let work_namespace = layer_core::target::resolve(&collected.index, &spec)
                 .ok()
-                .and_then(|id| collected.index.object(id).namespace.clone());
+                .and_then(|id| collected.index.object(id).namespace_name().cloned());
             let text = redact::bundle(&collected.index, work_namespace.as_deref())
                 .map_err(|e| Failure::new(3, "cluster", format!("the cluster's answers: {e}")))?;
             write(out, &text)?;

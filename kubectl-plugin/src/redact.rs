@@ -344,9 +344,9 @@ fn context(v: &mut Value) {
 
 /// Whether an object is another namespace's Pod or Deployment, read only as context.
 fn is_context(o: &layer_core::bundle::RawObject, work_namespace: Option<&str>) -> bool {
-    let kind = (o.group(), o.kind.as_str());
+    let kind = (o.group(), o.kind().as_str());
     matches!(kind, ("", "Pod") | ("apps", "Deployment"))
-        && work_namespace.is_some_and(|ns| o.namespace.as_deref() != Some(ns))
+        && work_namespace.is_some_and(|ns| o.namespace() != Some(ns))
 }
 
 /// The objects the core read (each once, after de-duplication), redacted, as the tool's own
@@ -495,7 +495,7 @@ mod tests {
         let spec = TargetSpec::parse(target, None);
         let id = layer_core::target::resolve(&ix, &spec).map_err(|e| format!("{name}: {e}"))?;
         let before = engine().diagnose(&ix, id, &Options::default());
-        let redacted = bundle(&ix, ix.object(id).namespace.as_deref()).expect("writes");
+        let redacted = bundle(&ix, ix.object(id).namespace()).expect("writes");
         let rx = Index::new(Bundle::parse(redacted).map_err(|e| format!("{name}: {e}"))?);
         let rid = layer_core::target::resolve(&rx, &spec).map_err(|e| format!("{name}: {e}"))?;
         let after = engine().diagnose(&rx, rid, &Options::default());

@@ -69,8 +69,8 @@ pub fn main() {
             let parse_ms = ms(t);
             let mut h = std::hash::DefaultHasher::new();
             for o in bundle.objects() {
-                (&o.api_version, &o.kind, &o.namespace, &o.name, &o.uid).hash(&mut h);
-                (&o.resource_version, bundle.raw(o)).hash(&mut h);
+                (&o.api_version(), &o.kind(), &o.namespace(), &o.name, &o.uid).hash(&mut h);
+                (&o.resource_version(), bundle.raw(o)).hash(&mut h);
             }
             json!({"mode": mode, "bytes": bytes, "objects": bundle.objects().len(),
                    "digest": format!("{:016x}", h.finish()), "readMs": read_ms, "parseMs": parse_ms})
@@ -156,7 +156,7 @@ pub fn main() {
         "pick" => {
             let ix = Index::new(parse(text));
             let pending =
-                |id: usize| ix.object(id).kind == "Pod" && ix.pod(id).is_some_and(|p| !p.settled);
+                |id: usize| ix.object(id).kind() == "Pod" && ix.pod(id).is_some_and(|p| !p.settled);
             let gpu = |id: usize| {
                 ix.pod(id)
                     .is_some_and(|p| p.requests.iter().any(|(k, _)| k == "nvidia.com/gpu"))

@@ -7,9 +7,7 @@
 //! escapes, Lists nested too deep, an input without objects), it returns `None` and the checked
 //! reader reads the input again and says what is wrong and where.
 
-use super::{
-    BundleMeta, Names, RawObject, Uid, from_json, is_json_space, resource_version, rv_int,
-};
+use super::{BundleMeta, Names, RawObject, Uid, from_json, is_json_space, revision, rv_int};
 use crate::fnv::Fnv;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -371,12 +369,14 @@ struct Found<'t> {
 impl Found<'_> {
     fn into_object(self, names: &mut Names) -> RawObject {
         RawObject {
-            api_version: names.get(&self.api_version),
-            kind: names.get(&self.kind),
-            namespace: self.namespace.map(|n| names.get(&n)),
+            type_and_namespace: names.type_and_namespace(
+                &self.api_version,
+                &self.kind,
+                self.namespace.as_deref(),
+            ),
             name: self.name.into_owned(),
             uid: self.uid.map(|u| Uid::new(&u)),
-            resource_version: self.resource_version.and_then(|rv| resource_version(&rv)),
+            revision: revision(self.resource_version.as_deref()),
             span: self.span,
             inferred_type: self.inferred_type,
         }
@@ -429,19 +429,14 @@ impl Dedup {
         next: usize,
         kept: impl Fn(usize) -> Option<&'k RawObject>,
     ) -> Option<Placed> {
-        let id = (
-            o.group(),
-            o.kind.as_str(),
-            o.namespace.as_deref(),
-            o.name.as_str(),
-        );
+        let id = (o.group(), o.kind().as_str(), o.namespace(), o.name.as_str());
         match self.seen.entry(self.hasher.hash_one(id)) {
             Entry::Occupied(e) => {
                 let old = kept(*e.get())?;
                 let old_id = (
                     old.group(),
-                    old.kind.as_str(),
-                    old.namespace.as_deref(),
+                    old.kind().as_str(),
+                    old.namespace(),
                     old.name.as_str(),
                 );
                 if old_id != id {

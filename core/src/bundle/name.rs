@@ -1,4 +1,5 @@
-//! A name that many objects share (an `apiVersion`, a `kind`, a namespace), held once.
+//! A name that many objects share (an `apiVersion`, a `kind`, a namespace), held once, and
+//! the three together ([`TypeAndNamespace`]), held once for every object that has them.
 //!
 //! A bundle of 78,000 objects has a few dozen distinct API versions, kinds and namespaces.
 //! As a `String` apiece, the three took 24 bytes each in every object plus an allocation
@@ -6,9 +7,11 @@
 //! an object). A [`Name`] is a pointer to text the reader made once ([`Names`]); it reads,
 //! compares, hashes and prints as the text it holds.
 
+use crate::fnv::Fnv;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::BuildHasherDefault;
 use std::ops::Deref;
 use std::sync::Arc;
 
@@ -106,6 +109,16 @@ impl fmt::Display for Name {
     }
 }
 
+/// An object's `apiVersion`, `kind` and namespace: a bundle of 78,000 objects has a few
+/// hundred distinct ones, so each object points to one (8 bytes) instead of holding three
+/// [`Name`]s (48).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TypeAndNamespace {
+    pub api_version: Name,
+    pub kind: Name,
+    pub namespace: Option<Name>,
+}
+
 /// The names one reader has made, each handed out again for the same text.
 #[derive(Default)]
 pub(crate) struct Names {
@@ -114,6 +127,12 @@ pub(crate) struct Names {
     /// a few short texts costs less than hashing one.
     recent: [Option<Name>; 4],
     next: usize,
+    /// By the addresses of its three names' texts: each text is made once here, so the same
+    /// addresses are the same texts, and hashing three addresses costs less than three texts.
+    types: HashMap<[usize; 3], Arc<TypeAndNamespace>, BuildHasherDefault<Fnv>>,
+    /// The last few handed out, for the same reason as `recent`.
+    recent_types: [Option<Arc<TypeAndNamespace>>; 4],
+    next_type: usize,
 }
 
 impl Names {
@@ -132,6 +151,38 @@ impl Names {
         self.recent[self.next] = Some(name.clone());
         self.next = (self.next + 1) % self.recent.len();
         name
+    }
+
+    pub(crate) fn type_and_namespace(
+        &mut self,
+        api_version: &str,
+        kind: &str,
+        namespace: Option<&str>,
+    ) -> Arc<TypeAndNamespace> {
+        if let Some(held) = self.recent_types.iter().flatten().find(|t| {
+            t.kind == kind && t.namespace.as_deref() == namespace && t.api_version == api_version
+        }) {
+            return held.clone();
+        }
+        let names = TypeAndNamespace {
+            api_version: self.get(api_version),
+            kind: self.get(kind),
+            namespace: namespace.map(|n| self.get(n)),
+        };
+        let address = |n: &Name| n.0.as_ptr() as usize;
+        let key = [
+            address(&names.api_version),
+            address(&names.kind),
+            names.namespace.as_ref().map_or(0, address),
+        ];
+        let held = self
+            .types
+            .entry(key)
+            .or_insert_with(|| Arc::new(names))
+            .clone();
+        self.recent_types[self.next_type] = Some(held.clone());
+        self.next_type = (self.next_type + 1) % self.recent_types.len();
+        held
     }
 }
 
@@ -154,5 +205,33 @@ mod tests {
         by_name.insert(a.clone(), 1);
         assert_eq!(by_name.get("batch/v1"), Some(&1));
         assert!(names.get("apps/v1") < a, "ordered as text");
+    }
+
+    #[test]
+    fn one_type_and_namespace_is_made_for_the_same_three_texts() {
+        let mut names = Names::default();
+        let pod = |names: &mut Names, ns| names.type_and_namespace("v1", "Pod", ns);
+        let a = pod(&mut names, Some("team-a"));
+        // Enough others in between that the recent ones no longer hold `a`.
+        for i in 0..8 {
+            names.type_and_namespace("v1", "Pod", Some(&format!("ns-{i}")));
+        }
+        let again = pod(&mut names, Some("team-a"));
+        assert!(Arc::ptr_eq(&a, &again), "made once");
+        assert_eq!(again.api_version, "v1");
+        assert_eq!(again.kind, "Pod");
+        assert_eq!(again.namespace.as_deref(), Some("team-a"));
+        let cluster_wide = pod(&mut names, None);
+        assert_eq!(cluster_wide.namespace, None);
+        assert!(!Arc::ptr_eq(&a, &cluster_wide));
+        let other_kind = names.type_and_namespace("v1", "Event", Some("team-a"));
+        assert_eq!(other_kind.kind, "Event");
+        assert_eq!(
+            *pod(&mut names, Some("team-a")),
+            *a,
+            "the same three texts again"
+        );
+        let other_group = names.type_and_namespace("example.com/v1", "Pod", Some("team-a"));
+        assert_eq!(other_group.api_version, "example.com/v1");
     }
 }

@@ -93,7 +93,7 @@ pub fn fake_gpu(ix: &Index) -> FakeGpuState {
     else {
         return (None, None, Vec::new());
     };
-    let ns = ix.object(cm_id).namespace.as_deref().map(str::to_string);
+    let ns = ix.object(cm_id).namespace().map(str::to_string);
     let topo: Value = cm
         .at("/data/topology.yml")
         .and_then(Value::as_str)

@@ -34,7 +34,7 @@ pub fn child_jobs(ix: &Index, jobset: ObjId) -> impl Iterator<Item = ObjId> + '_
     ix.children(jobset)
         .iter()
         .copied()
-        .filter(move |&c| ix.object(c).kind == "Job")
+        .filter(move |&c| ix.object(c).kind() == "Job")
 }
 
 /// A JobSet's replicated jobs, in spec order.

@@ -118,7 +118,7 @@ pub(crate) fn superseded_pod(ix: &Index, id: ObjId) -> bool {
         .collect();
     !missing.is_empty()
         && pods_by_namespace(ix)
-            .get(&ix.object(id).namespace)
+            .get(&ix.object(id).namespace_name().cloned())
             .is_some_and(|pods| {
                 pods.iter().any(|&c| {
                     live(c)
@@ -136,7 +136,9 @@ fn pods_by_namespace(ix: &Index) -> std::sync::Arc<PodsByNamespace> {
     ix.once("view.podsByNamespace", || {
         let mut m = PodsByNamespace::default();
         for &p in ix.of_kind("Pod") {
-            m.entry(ix.object(p).namespace.clone()).or_default().push(p);
+            m.entry(ix.object(p).namespace_name().cloned())
+                .or_default()
+                .push(p);
         }
         m
     })

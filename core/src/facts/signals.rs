@@ -226,7 +226,7 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
         .map_or("", |&top| ix.object(top).group());
     let about = About {
         group: o.group(),
-        kind: &o.kind,
+        kind: o.kind(),
         name: &o.name,
         component: r.component,
         owner_group,
@@ -235,9 +235,9 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
         field: r.field,
     };
     let Some(at) = attribute(&about) else { return };
-    let object = match &o.namespace {
-        Some(ns) => format!("{} {ns}/{}", o.kind, o.name),
-        None => format!("{} {}", o.kind, o.name),
+    let object = match &o.namespace() {
+        Some(ns) => format!("{} {ns}/{}", o.kind(), o.name),
+        None => format!("{} {}", o.kind(), o.name),
     };
     let message = cut(r.message);
     let text = match (r.reason.is_empty(), message.is_empty()) {
@@ -260,16 +260,16 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
     } else {
         r.component.to_string()
     };
-    let resource = o.kind.to_lowercase();
+    let resource = o.kind().to_lowercase();
     let mut describe = vec![format!("{resource}/{}", o.name)];
-    if let Some(ns) = &o.namespace {
+    if let Some(ns) = &o.namespace() {
         describe.extend(["-n".to_string(), ns.to_string()]);
     }
     out.push(Signal {
         layer: at.layer,
         by,
         object,
-        kind: o.kind.to_string(),
+        kind: o.kind().to_string(),
         describe,
         source: r.source,
         field: r.field.to_string(),
@@ -290,11 +290,11 @@ fn read_object<'v>(
     out: &mut Vec<Signal>,
 ) {
     let o = ix.object(id);
-    if o.kind == "Event" {
+    if o.kind() == "Event" {
         return;
     }
     let v = value(id);
-    let is_pod = o.kind == "Pod" && o.group().is_empty();
+    let is_pod = o.kind() == "Pod" && o.group().is_empty();
     read_counts(ix, id, &v, current, out);
     if is_pod {
         read_containers(ix, id, &v, current, out);
@@ -411,7 +411,7 @@ fn read_object<'v>(
 fn read_counts(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Signal>) {
     let o = ix.object(id);
     let mut notes: Vec<(String, String)> = Vec::new();
-    match (o.group(), o.kind.as_str()) {
+    match (o.group(), o.kind().as_str()) {
         ("", "Node") => {
             let capacity = v.at("/status/capacity").and_then(Value::as_object);
             for (res, cap) in capacity.into_iter().flatten() {

@@ -41,12 +41,12 @@ pub struct TargetFact {
 pub fn target(ctx: &Ctx) -> TargetFact {
     let t = ctx.ix.object(ctx.target);
     TargetFact {
-        kind: t.kind.to_string(),
+        kind: t.kind().to_string(),
         status: ctx.state.status.clone(),
         settled: ctx.state.settled,
-        is_pod: t.kind == "Pod",
+        is_pod: t.kind() == "Pod",
         pod_count: ctx.pods.len(),
-        device_stack: crate::attribution::is_device_stack(&t.kind, &t.name),
+        device_stack: crate::attribution::is_device_stack(t.kind(), &t.name),
         requests_without_limits: ctx
             .subjects
             .get("target")
@@ -191,7 +191,7 @@ pub fn judge(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> WorkState 
 fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String, bool, bool) {
     let t = ix.object(target);
     let by_kind = matches!(
-        (t.group(), t.kind.as_str()),
+        (t.group(), t.kind().as_str()),
         ("", "Pod")
             | ("batch", "Job")
             | ("jobset.x-k8s.io", "JobSet")
@@ -202,7 +202,7 @@ fn work_status(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (String,
             )
             | ("kueue.x-k8s.io", "Workload")
             | ("nvidia.com", "DynamoGraphDeployment")
-    ) || (t.kind == "PodGroup" && !pods.is_empty());
+    ) || (t.kind() == "PodGroup" && !pods.is_empty());
     let (status, settled) = status_by_kind(ix, target, v, pods);
     (status, settled, by_kind)
 }
@@ -221,13 +221,13 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
         let ready = v.at(ready_ptr).and_then(Value::as_u64).unwrap_or(0);
         (format!("{ready}/{want} ready"), ready >= want)
     };
-    match (t.group(), t.kind.as_str()) {
+    match (t.group(), t.kind().as_str()) {
         ("", "Pod") => ix
             .pod(target)
             .map_or_else(|| super::pod_status(v), |i| (i.status.clone(), i.settled)),
         // Jobs and JobSets: finished, failed, held (suspended), or as their pods are.
         ("batch", "Job") | ("jobset.x-k8s.io", "JobSet") => {
-            let done = if t.kind == "Job" {
+            let done = if t.kind() == "Job" {
                 "Complete"
             } else {
                 "Completed"

@@ -39,11 +39,11 @@ pub(super) fn set_aside(ix: &Index, roots: &[ObjId]) -> SetAside {
     let mut pod_requests = Vec::new();
     for &id in &out {
         let o = ix.object(id);
-        if o.kind == "Workload" && o.group() == "kueue.x-k8s.io" {
+        if o.kind() == "Workload" && o.group() == "kueue.x-k8s.io" {
             usage.extend(reserved(&ix.value(id)));
         }
         if let Some(p) = ix.pod(id).filter(|p| !p.terminal()) {
-            let ns = o.namespace.as_deref().unwrap_or_default().to_string();
+            let ns = o.namespace().unwrap_or_default().to_string();
             pod_requests.extend(p.requests.iter().map(|(r, q)| (ns.clone(), r.clone(), *q)));
         }
     }

@@ -61,12 +61,7 @@ impl<'a> Lookup<'a> {
                 .enumerate()
                 .map(|(i, o)| {
                     (
-                        (
-                            o.group(),
-                            o.kind.as_str(),
-                            o.namespace.as_deref(),
-                            o.name.as_str(),
-                        ),
+                        (o.group(), o.kind().as_str(), o.namespace(), o.name.as_str()),
                         i,
                     )
                 })
@@ -88,7 +83,7 @@ impl<'a> Lookup<'a> {
         self.cluster
             .objects()
             .iter()
-            .any(|o| kueue_kind(&o.kind) && o.group() == "kueue.x-k8s.io")
+            .any(|o| kueue_kind(o.kind()) && o.group() == "kueue.x-k8s.io")
             || self.manifest.iter().any(|v| {
                 let (g, k, _, _) = ident(v);
                 g == "kueue.x-k8s.io" && kueue_kind(k)
@@ -106,18 +101,14 @@ impl<'a> Lookup<'a> {
         self.cluster
             .objects()
             .iter()
-            .filter(|o| o.kind == "ConfigMap" && o.group().is_empty())
+            .filter(|o| o.kind() == "ConfigMap" && o.group().is_empty())
             .filter(|o| o.name.contains("kueue"))
             .find_map(|o| {
                 let v = self.cluster.value(o);
                 super::kueue::config_of(&v).map(|cfg| {
                     (
                         cfg,
-                        format!(
-                            "ConfigMap {}/{}",
-                            o.namespace.as_deref().unwrap_or(""),
-                            o.name
-                        ),
+                        format!("ConfigMap {}/{}", o.namespace().unwrap_or(""), o.name),
                     )
                 })
             })
@@ -183,7 +174,7 @@ impl Lookup<'_> {
     pub fn extended_resource_tolerations(&self) -> Option<String> {
         let mut looked = 0;
         for o in self.cluster.objects() {
-            if o.kind != "Pod" || !o.group().is_empty() {
+            if o.kind() != "Pod" || !o.group().is_empty() {
                 continue;
             }
             let raw = self.cluster.raw(o);
@@ -219,7 +210,7 @@ impl Lookup<'_> {
             let Some(ov) = self.find(
                 group_of(s("apiVersion")),
                 s("kind"),
-                o.namespace.as_deref(),
+                o.namespace(),
                 s("name"),
             ) else {
                 continue;
@@ -239,7 +230,7 @@ impl Lookup<'_> {
             {
                 return Some(format!(
                     "Pod {}/{} carries a toleration for {r} (Exists, NoSchedule) that its {} {} does not: the API server runs the ExtendedResourceToleration admission plugin, so fit adds the same to the manifest's pods that ask for an extended resource",
-                    o.namespace.as_deref().unwrap_or(""),
+                    o.namespace().unwrap_or(""),
                     o.name,
                     s("kind"),
                     s("name")

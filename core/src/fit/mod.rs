@@ -320,7 +320,7 @@ fn read_manifest(
         out.push(Submitted {
             value: v,
             group: o.group().to_string(),
-            kind: o.kind.to_string(),
+            kind: o.kind().to_string(),
             namespace: ns,
             name: o.name.clone(),
         });
@@ -332,12 +332,12 @@ fn read_manifest(
 /// (`default` unless set); none for a cluster-scoped kind. Its own and `-n`'s must agree, as
 /// kubectl requires.
 fn placed_namespace(o: &RawObject, opts: &FitOptions) -> Result<Option<String>, FitError> {
-    if CLUSTER_SCOPED.contains(&o.kind.as_str()) {
+    if CLUSTER_SCOPED.contains(&o.kind().as_str()) {
         return Ok(None);
     }
-    match (o.namespace.as_deref(), opts.namespace.as_deref()) {
+    match (o.namespace(), opts.namespace.as_deref()) {
         (Some(own), Some(f)) if own != f => Err(FitError::NamespaceMismatch {
-            object: format!("{} {}", o.kind, o.name),
+            object: format!("{} {}", o.kind(), o.name),
             object_namespace: own.to_string(),
             namespace: f.to_string(),
         }),
@@ -373,8 +373,8 @@ fn set_aside_copies(
 ) -> (Bundle, Option<aside::SetAside>, Vec<Missing>) {
     let same = |o: &RawObject, s: &Submitted| {
         o.name == s.name
-            && o.kind == s.kind
-            && o.namespace.as_deref() == s.namespace.as_deref()
+            && *o.kind() == s.kind
+            && o.namespace() == s.namespace.as_deref()
             && o.group() == s.group
     };
     let copies: Vec<&Submitted> = submitted
@@ -542,7 +542,7 @@ mod tests {
         assert_eq!(sets, ["\"vllm\"", "\"vllm-0\"", "\"vllm-1\""]);
         // The view finds the group by those labels: a group of 3.
         let (work, _) = &p.works[0];
-        assert_eq!(p.index.object(*work).kind, "LeaderWorkerSet");
+        assert_eq!(p.index.object(*work).kind(), "LeaderWorkerSet");
         let view = crate::view::build(&p.index, *work, None);
         assert_eq!(view.value["facts"]["group"]["expected"], 3);
         assert_eq!(view.status, crate::diagnosis::NOT_SUBMITTED);

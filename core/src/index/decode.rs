@@ -469,10 +469,10 @@ fn typed_or_mended<'a, T: Deserialize<'a> + Default>(
 impl Decoded {
     pub(super) fn of(bundle: &Bundle, o: &RawObject) -> Decoded {
         let mut repaired = false;
-        let (owners, created, extra) = match o.kind.as_str() {
+        let (owners, created, extra) = match o.kind().as_str() {
             "Pod" => {
                 let mut mended = None;
-                let ns = o.namespace.as_deref();
+                let ns = o.namespace();
                 let mut label_keys = Vec::new();
                 // The labels as written: a selector tells `4` from `"4"`.
                 let p: PodIdx = typed_or_mended(bundle, o, &mut mended, |v| {
@@ -548,7 +548,7 @@ impl Decoded {
             }
             _ => {
                 let mut mended = None;
-                let kueue = o.kind == "Workload" && o.group() == KUEUE;
+                let kueue = o.kind() == "Workload" && o.group() == KUEUE;
                 // A Kueue Workload is read once for the index and its queue when it can be.
                 let both = if kueue {
                     bundle.typed::<WorkloadIdx>(o)
@@ -612,9 +612,9 @@ impl Decoded {
         owners.shrink_to_fit();
         Decoded {
             repaired,
-            key: key_hash(o.group(), &o.kind, o.namespace.as_deref(), &o.name),
+            key: key_hash(o.group(), o.kind(), o.namespace(), &o.name),
             uid: o.uid.as_ref().map(|u| u.with_str(uid_hash)),
-            kind_name: kind_name_hash(&o.kind, &o.name),
+            kind_name: kind_name_hash(o.kind(), &o.name),
             owners,
             created,
             extra,
@@ -642,7 +642,7 @@ impl Index {
             }
         }
         // Most pods are in no group: the namespace is copied only for a table that keeps it.
-        let ns = || o.namespace.as_deref().unwrap_or_default().to_string();
+        let ns = || o.namespace().unwrap_or_default().to_string();
         for g in groups {
             self.pods_by_group.entry((ns(), g)).or_default().push(id);
         }

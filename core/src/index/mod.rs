@@ -363,7 +363,7 @@ impl Index {
         // and again on a large cluster.
         let mut kinds: HashMap<&str, usize> = HashMap::new();
         for o in bundle.objects() {
-            *kinds.entry(o.kind.as_str()).or_default() += 1;
+            *kinds.entry(o.kind().as_str()).or_default() += 1;
         }
         #[allow(clippy::iter_over_hash_type)] // one list per kind, whatever the order
         for (kind, n) in &kinds {
@@ -389,7 +389,7 @@ impl Index {
                 by_uid.push((uid, id));
             }
             // Every kind has its list already (sized above).
-            if let Some(v) = ix.by_kind.get_mut(o.kind.as_str()) {
+            if let Some(v) = ix.by_kind.get_mut(o.kind().as_str()) {
                 v.push(id);
             }
             by_kind_name.push((d.kind_name, id));
@@ -512,8 +512,8 @@ impl Index {
             .filter(|&id| {
                 let o = self.object(id);
                 o.name == name
-                    && o.kind == kind
-                    && o.namespace.as_deref() == namespace
+                    && o.kind() == kind
+                    && o.namespace() == namespace
                     && o.group() == group
             })
             .last()
@@ -523,14 +523,14 @@ impl Index {
     pub fn find(&self, kind: &str, namespace: Option<&str>, name: &str) -> Option<ObjId> {
         self.named(kind, name)
             .into_iter()
-            .find(|&id| self.object(id).namespace.as_deref() == namespace)
+            .find(|&id| self.object(id).namespace() == namespace)
     }
 
     /// Every object of a kind with a name, in any namespace (sorted by position).
     pub fn named(&self, kind: &str, name: &str) -> Vec<ObjId> {
         self.by_kind_name
             .get(kind_name_hash(kind, name))
-            .filter(|&id| self.object(id).name == name && self.object(id).kind == kind)
+            .filter(|&id| self.object(id).name == name && self.object(id).kind() == kind)
             .collect()
     }
 
@@ -590,7 +590,7 @@ impl Index {
     /// and the references that name no object of the bundle.
     fn resolve_owners(&self, id: ObjId, mut refs: Vec<OwnerRef>) -> (Vec<ObjId>, Vec<OwnerRef>) {
         refs.sort_by_key(|r| !r.controller.unwrap_or(false));
-        let namespace = self.object(id).namespace.as_deref();
+        let namespace = self.object(id).namespace();
         let (mut found, mut missing) = (Vec::new(), Vec::new());
         for r in refs {
             let owner = (!r.uid.is_empty())
@@ -634,7 +634,7 @@ impl Index {
                 continue;
             }
             for &c in self.children(cur) {
-                if self.object(c).kind == "Pod" {
+                if self.object(c).kind() == "Pod" {
                     out.push(c);
                 }
                 stack.push(c);
@@ -642,7 +642,7 @@ impl Index {
         }
         out.sort_by(|a, b| {
             let (a, b) = (self.object(*a), self.object(*b));
-            (&a.namespace, &a.name).cmp(&(&b.namespace, &b.name))
+            (&a.namespace(), &a.name).cmp(&(&b.namespace(), &b.name))
         });
         out.dedup();
         out
@@ -664,7 +664,7 @@ impl Index {
         };
         let by_ref: Vec<ObjId> = self
             .events_by_ref
-            .get(ref_hash(&o.kind, o.namespace.as_deref(), &o.name))
+            .get(ref_hash(o.kind(), o.namespace(), &o.name))
             .collect();
         // An event both tables hold is read once, oldest first.
         let mut ids: Vec<ObjId> = by_uid.iter().chain(&by_ref).copied().collect();
@@ -679,8 +679,8 @@ impl Index {
                 && by_uid.contains(&e);
             // Same name but another uid is a previous object of that name: not this one.
             let ref_matches = info.involved_name == o.name
-                && info.involved_kind == o.kind
-                && info.involved_namespace.as_deref() == o.namespace.as_deref()
+                && info.involved_kind == *o.kind()
+                && info.involved_namespace.as_deref() == o.namespace()
                 && !matches!((&info.involved_uid, &o.uid), (Some(a), Some(b)) if !same_uid(a, b))
                 && by_ref.contains(&e);
             if uid_matches || ref_matches {

@@ -138,8 +138,8 @@ impl Builder<'_> {
     /// Something the view could not read of an object it holds, said once.
     fn note_on(&mut self, id: ObjId, why: &str) {
         let o = self.ix.object(id);
-        let (kind, api_version) = (o.kind.clone(), o.api_version.clone());
-        let (namespace, name) = (o.namespace.clone(), o.name.clone());
+        let (kind, api_version) = (o.kind().clone(), o.api_version().clone());
+        let (namespace, name) = (o.namespace_name().cloned(), o.name.clone());
         self.miss(&kind, Some(&api_version), namespace.as_deref(), &name, why);
     }
 }
@@ -182,7 +182,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         loans: Default::default(),
     };
     let t = ix.object(target);
-    let target_is_pod = t.kind == "Pod";
+    let target_is_pod = t.kind() == "Pod";
     b.set_one("target", target);
     b.event_sources.push(target);
 
@@ -233,7 +233,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         b.miss(
             &o.kind,
             Some(&o.api_version),
-            t.namespace.as_deref(),
+            t.namespace(),
             &o.name,
             "owner not in the bundle",
         );
@@ -246,7 +246,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
             b.event_sources.push(p);
         }
     }
-    let ns = t.namespace.clone();
+    let ns = t.namespace_name().cloned();
 
     // Owner subjects by kind, nearest to the pod first.
     let mut ordered: Vec<ObjId> = Vec::new();
@@ -256,7 +256,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     ordered.extend(chain_all.iter().copied());
     for id in ordered {
         let o = ix.object(id);
-        if let Some(subject) = crate::kinds::owner_subject(o.group(), &o.kind) {
+        if let Some(subject) = crate::kinds::owner_subject(o.group(), o.kind()) {
             b.set_one(subject, id);
         }
     }
@@ -339,7 +339,8 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                     .iter()
                     .copied()
                     .find(|&c| {
-                        ix.object(c).kind == "Workload" && ix.object(c).group() == "kueue.x-k8s.io"
+                        ix.object(c).kind() == "Workload"
+                            && ix.object(c).group() == "kueue.x-k8s.io"
                     })
                     .or_else(|| {
                         ix.object(id)
@@ -539,7 +540,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                 // The index decoded every pod's status and node once; nothing is read again.
                 let info = ix.pod(p);
                 PodSummary {
-                    namespace: o.namespace.as_deref().unwrap_or_default().to_string(),
+                    namespace: o.namespace().unwrap_or_default().to_string(),
                     name: o.name.clone(),
                     status: info.map_or_else(|| "Unknown".into(), |i| i.status.clone()),
                     node: info.and_then(|i| i.node.clone()),
@@ -759,8 +760,8 @@ fn link_serving(b: &mut Builder, pv: &Value) {
     }
     let labels = crate::json::labels(pv);
     for &id in ix.of_kind("InferencePool") {
-        if ix.object(id).namespace.as_deref() != ns
-            || !group_of(&ix.object(id).api_version).starts_with("inference.networking")
+        if ix.object(id).namespace() != ns
+            || !group_of(ix.object(id).api_version()).starts_with("inference.networking")
         {
             continue;
         }
@@ -791,7 +792,7 @@ pub(super) fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
     let t = ix.object(target);
     // The GPU Operator's ClusterPolicy owns its operands through DaemonSets a paste often
     // leaves out: its pods are the device stack's.
-    if pods.is_empty() && t.kind == "ClusterPolicy" && t.group() == "nvidia.com" {
+    if pods.is_empty() && t.kind() == "ClusterPolicy" && t.group() == "nvidia.com" {
         return ix
             .of_kind("Pod")
             .iter()
@@ -800,7 +801,7 @@ pub(super) fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
             .take(256)
             .collect();
     }
-    let workload = t.kind == "Workload" && t.group() == "kueue.x-k8s.io";
+    let workload = t.kind() == "Workload" && t.group() == "kueue.x-k8s.io";
     if !(pods.is_empty() && workload) {
         return pods;
     }
@@ -830,12 +831,12 @@ const OWNER_LABELS: &[(&str, &[&str])] = &[
 /// (`spec.selector.matchLabels`; an InferencePool's v1alpha2 selector is a plain map).
 fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
     let t = ix.object(target);
-    if t.kind == "Pod" {
+    if t.kind() == "Pod" {
         return Vec::new();
     }
     // A gang's members name their PodGroup (KAI, Volcano, scheduler-plugins).
-    if t.kind == "PodGroup" {
-        let ns = t.namespace.as_deref().unwrap_or("");
+    if t.kind() == "PodGroup" {
+        let ns = t.namespace().unwrap_or("");
         return ix
             .pods_in_group(ns, &t.name)
             .iter()
@@ -844,12 +845,12 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             .collect();
     }
     let by_label = ix.pods_by_label();
-    let mut out: Vec<ObjId> = match OWNER_LABELS.iter().find(|(k, _)| *k == t.kind) {
+    let mut out: Vec<ObjId> = match OWNER_LABELS.iter().find(|(k, _)| *k == t.kind()) {
         Some((_, keys)) => {
             let name = Value::from(t.name.as_str());
             let mut pods: Vec<ObjId> = keys
                 .iter()
-                .flat_map(|k| by_label.with(t.namespace.as_deref(), k, &name))
+                .flat_map(|k| by_label.with(t.namespace(), k, &name))
                 .copied()
                 .collect();
             pods.sort_unstable();
@@ -858,10 +859,10 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
         }
         None => {
             let v = ix.value(target);
-            let Some(sel) = crate::json::match_labels(&v, t.kind == "InferencePool") else {
+            let Some(sel) = crate::json::match_labels(&v, t.kind() == "InferencePool") else {
                 return Vec::new();
             };
-            by_label.selected(t.namespace.as_deref(), sel)
+            by_label.selected(t.namespace(), sel)
         }
     };
     out.sort_by(|a, b| ix.object(*a).name.cmp(&ix.object(*b).name));

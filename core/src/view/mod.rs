@@ -78,9 +78,9 @@ impl View {
 pub fn object_ref(ix: &Index, id: ObjId) -> ObjectRef {
     let o = ix.object(id);
     ObjectRef {
-        api_version: o.api_version.to_string(),
-        kind: o.kind.to_string(),
-        namespace: o.namespace.as_deref().map(str::to_string),
+        api_version: o.api_version().to_string(),
+        kind: o.kind().to_string(),
+        namespace: o.namespace().map(str::to_string),
         name: o.name.clone(),
     }
 }

@@ -426,7 +426,7 @@ mod tests {
                 .extend(o.uid.as_ref().map(layer_core::bundle::Uid::to_string));
             out.nodes.extend(ix.pod(x).and_then(|p| p.node.clone()));
             out.kinds
-                .insert((o.group().to_string(), o.kind.to_string()));
+                .insert((o.group().to_string(), o.kind().to_string()));
         }
         out
     }
@@ -466,7 +466,7 @@ mod tests {
             let mut found: Vec<Found> = (0..ix.len())
                 .filter_map(|i| {
                     let o = ix.object(i);
-                    of_object(&ix.value(i).to_string(), &o.api_version, &o.kind)
+                    of_object(&ix.value(i).to_string(), o.api_version(), o.kind())
                 })
                 .collect();
             assert_eq!(found.len(), ix.len(), "{name}: every object read");

@@ -68,8 +68,8 @@ fn not_read(cluster: &Cluster, text: &str, target: &str) -> String {
                 format!(
                     "{}/{} {}/{}",
                     o.group(),
-                    o.kind,
-                    o.namespace.as_deref().unwrap_or(""),
+                    o.kind(),
+                    o.namespace().unwrap_or(""),
                     o.name
                 )
             })
@@ -1166,13 +1166,13 @@ fn pod_of_each_shape(ix: &layer_core::Index) -> Vec<(&'static str, String, Strin
         let owner_kinds: Vec<String> = ix
             .owner_chain(p)
             .iter()
-            .map(|&o| ix.object(o).kind.to_string())
+            .map(|&o| ix.object(o).kind().to_string())
             .collect();
         let owned = |k: &str| owner_kinds.iter().any(|o| o == k);
         let has_workload = ix.owner_chain(p).iter().any(|&o| {
             ix.children(o)
                 .iter()
-                .any(|&c| ix.object(c).kind == "Workload")
+                .any(|&c| ix.object(c).kind() == "Workload")
         });
         let running = info.phase == "Running";
         let shape = if v["spec"]["resourceClaims"]
@@ -1204,7 +1204,7 @@ fn pod_of_each_shape(ix: &layer_core::Index) -> Vec<(&'static str, String, Strin
             let o = ix.object(p);
             out.push((
                 shape,
-                o.namespace.as_deref().unwrap_or_default().to_string(),
+                o.namespace().unwrap_or_default().to_string(),
                 o.name.clone(),
             ));
         }

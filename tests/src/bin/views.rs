@@ -145,7 +145,7 @@ fn fit_views(
         let o = ix.object(*id);
         let line = json!({
             "case": case,
-            "target": format!("{}/{}/{}", o.kind, o.namespace.as_deref().unwrap_or_default(), o.name),
+            "target": format!("{}/{}/{}", o.kind(), o.namespace().unwrap_or_default(), o.name),
             "subjects": view.refs.keys().cloned().collect::<Vec<_>>(),
             "facts": view.value.get("facts"),
             "missing": view.missing,

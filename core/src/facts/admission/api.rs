@@ -87,10 +87,10 @@ pub fn submission(ctx: &Ctx) -> Option<Submission> {
                 .filter(|&&id| ix.object(id).group() == "scheduling.k8s.io")
                 .count(),
         });
-    let ns = ix.object(ctx.target).namespace.clone();
+    let ns = ix.object(ctx.target).namespace();
     let mut quotas = Vec::new();
     for &id in ix.of_kind("ResourceQuota") {
-        if ix.object(id).namespace != ns || !ix.object(id).group().is_empty() {
+        if ix.object(id).namespace() != ns || !ix.object(id).group().is_empty() {
             continue;
         }
         let q = ix.value(id);
@@ -111,9 +111,8 @@ pub fn submission(ctx: &Ctx) -> Option<Submission> {
             let Some((per_pod, total)) = asked(ctx, &resource) else {
                 continue;
             };
-            let u = (used.get(&resource).copied().unwrap_or(0.0)
-                - set_aside(ctx, ns.as_deref(), &resource))
-            .max(0.0);
+            let u = (used.get(&resource).copied().unwrap_or(0.0) - set_aside(ctx, ns, &resource))
+                .max(0.0);
             quotas.push(check(&ix.object(id).name, &resource, h, u, per_pod, total));
         }
     }

@@ -363,9 +363,7 @@ fn kueue_in_bundle(ix: &Index) -> bool {
 fn local_queues_in(ix: &Index, ns: Option<&str>) -> Vec<String> {
     ix.of_kind("LocalQueue")
         .iter()
-        .filter(|&&id| {
-            ix.object(id).group() == "kueue.x-k8s.io" && ix.object(id).namespace.as_deref() == ns
-        })
+        .filter(|&&id| ix.object(id).group() == "kueue.x-k8s.io" && ix.object(id).namespace() == ns)
         .map(|&id| ix.object(id).name.clone())
         .collect()
 }

@@ -55,7 +55,7 @@ pub(super) fn position(
         let upto = line.entries.partition_point(|w| w.created <= limit);
         let itself = |w: &InLine| {
             let o = ix.object(w.id);
-            o.name == my_name && o.namespace.as_deref() == my_ns
+            o.name == my_name && o.namespace() == my_ns
         };
         let own = ix
             .get(KUEUE, "Workload", my_ns, my_name)
@@ -95,8 +95,7 @@ struct InLine {
 /// second.
 fn shown(ix: &Index, id: ObjId) -> impl Iterator<Item = char> + '_ {
     let o = ix.object(id);
-    o.namespace
-        .as_deref()
+    o.namespace()
         .unwrap_or("")
         .chars()
         .chain(std::iter::once('/'))
@@ -132,7 +131,7 @@ impl Line {
         for w in &self.entries {
             let o = ix.object(w.id);
             let named = ix
-                .get(KUEUE, "Workload", o.namespace.as_deref(), &o.name)
+                .get(KUEUE, "Workload", o.namespace(), &o.name)
                 .unwrap_or(w.id);
             self.created.entry(named).or_default().push(w.created);
         }

@@ -134,7 +134,7 @@ fn helm_releases(ctx: &Ctx) -> Vec<HelmRelease> {
         }
         releases.push(HelmRelease {
             name: name.to_string(),
-            namespace: ix.object(s).namespace.as_deref().map(str::to_string),
+            namespace: ix.object(s).namespace().map(str::to_string),
             secret: ix.object(s).name.clone(),
             status: pod_label(&v, "status").map(str::to_string),
             version: pod_label(&v, "version").map(str::to_string),

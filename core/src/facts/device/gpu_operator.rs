@@ -126,7 +126,7 @@ fn failing_operands(ctx: &Ctx) -> Vec<FailingOperand> {
         );
         failing.push(FailingOperand {
             pod: ix.object(p).name.clone(),
-            namespace: ix.object(p).namespace.as_deref().map(str::to_string),
+            namespace: ix.object(p).namespace().map(str::to_string),
             node: pv
                 .at("/spec/nodeName")
                 .and_then(Value::as_str)

@@ -55,7 +55,7 @@ pub(super) fn plugin_pods(ctx: &Ctx) -> Vec<PluginPod> {
             not_ready_container(&pv).unwrap_or_else(|| ("".into(), "Pending".into(), "".into(), 0));
         out.push(PluginPod {
             pod: ix.object(p).name.clone(),
-            namespace: ix.object(p).namespace.as_deref().map(str::to_string),
+            namespace: ix.object(p).namespace().map(str::to_string),
             // Not a string, the index cannot decode the pod and never lists it here: as a
             // string the node reads the same as the value copied before.
             node: pv

@@ -48,7 +48,7 @@ pub(super) fn grove(ctx: &Ctx) -> Option<GroveGang> {
         {
             gang = Some((
                 n.to_string(),
-                ctx.ix.object(p).namespace.as_deref().map(str::to_string),
+                ctx.ix.object(p).namespace().map(str::to_string),
             ));
         }
     }

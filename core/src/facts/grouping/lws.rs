@@ -138,7 +138,7 @@ pub(super) fn lws(ctx: &Ctx, id: ObjId) -> (GroupingLws, Vec<ObjId>) {
     let ix = ctx.ix;
     let v = ix.value(id);
     let name = ix.object(id).name.clone();
-    let ns = ix.object(id).namespace.clone();
+    let ns = ix.object(id).namespace_name().cloned();
     let pod = ctx.pod.map(|p| ix.value(p));
     let membership = crate::facts::group::LwsMembership::in_lws(&name, pod.as_ref());
     let group = membership.group_index.to_string();
@@ -245,7 +245,7 @@ fn nested_worker_sets(ix: &Index, lws: &str, ns: Option<&str>) -> Vec<String> {
     let mut out: Vec<String> = ix
         .of_kind("StatefulSet")
         .iter()
-        .filter(|&&id| ix.object(id).namespace.as_deref() == ns)
+        .filter(|&&id| ix.object(id).namespace() == ns)
         .filter(|&&id| named_like_one(&ix.object(id).name))
         .filter(|&&id| label(&ix.value(id), "leaderworkerset.sigs.k8s.io/name") == Some(lws))
         .map(|&id| ix.object(id).name.clone())

@@ -115,7 +115,7 @@ pub fn facts(ctx: &Ctx) -> Option<GroupingFacts> {
 fn subject_id(ctx: &Ctx, subject: &str, group: &str, kind: &str) -> Option<ObjId> {
     ctx.id(subject).filter(|&id| {
         let o = ctx.ix.object(id);
-        o.kind == kind && o.group() == group
+        o.kind() == kind && o.group() == group
     })
 }
 
@@ -143,7 +143,7 @@ fn create_failures(ix: &Index, id: ObjId) -> Vec<GroupCreateFailure> {
             e.type_ == "Warning" && (e.reason == "FailedCreate" || e.reason == "JobCreationFailed")
         })
         .map(|e| GroupCreateFailure {
-            kind: o.kind.to_string(),
+            kind: o.kind().to_string(),
             name: o.name.clone(),
             webhook: quoted_after(&e.message, "failed calling webhook \""),
             service: quoted_after(&e.message, "no endpoints available for service \""),

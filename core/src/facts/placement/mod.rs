@@ -253,7 +253,7 @@ pub fn volcano(ctx: &Ctx) -> Option<VolcanoFacts> {
     let ix = ctx.ix;
     let t = ix.object(ctx.target);
     let from_target = (t.group() == "batch.volcano.sh"
-        || (t.group() == "scheduling.volcano.sh" && t.kind == "PodGroup"))
+        || (t.group() == "scheduling.volcano.sh" && t.kind() == "PodGroup"))
         .then(|| ctx.value(ctx.target))
         .and_then(|v| {
             v.at("/spec/queue")

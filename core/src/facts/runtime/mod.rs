@@ -111,10 +111,10 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
     // The target and the controllers below it (two levels: Deployment → ReplicaSet, JobSet → Job).
     let mut objs = vec![ctx.target];
     for &c in ix.children(ctx.target) {
-        if ix.object(c).kind != "Pod" {
+        if ix.object(c).kind() != "Pod" {
             objs.push(c);
             for &g in ix.children(c) {
-                if ix.object(g).kind != "Pod" {
+                if ix.object(g).kind() != "Pod" {
                     objs.push(g);
                 }
             }
@@ -143,7 +143,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         let obj = ix.object(o);
         for (_, ev) in ctx.events_about(o).iter().rev() {
             if ev.reason == "FailedCreate" && ev.type_ == "Warning" {
-                push(&obj.kind, &obj.name, "event", &ev.message, ev.count.max(1));
+                push(obj.kind(), &obj.name, "event", &ev.message, ev.count.max(1));
                 break;
             }
         }
@@ -156,7 +156,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         {
             if c["type"] == "ReplicaFailure" && c["status"] == "True" {
                 let msg = c["message"].as_str().unwrap_or("");
-                push(&obj.kind, &obj.name, "condition", msg, 1);
+                push(obj.kind(), &obj.name, "condition", msg, 1);
             }
         }
     }

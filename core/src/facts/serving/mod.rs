@@ -142,7 +142,7 @@ fn ready(v: &Value) -> bool {
 fn dgd_pods(ix: &Index, dgd: ObjId) -> Vec<(ObjId, Value)> {
     let o = ix.object(dgd);
     // The index keeps pods by this label, so only the DGD's own pods are parsed.
-    ix.pods_of_dgd(o.namespace.as_deref(), &o.name)
+    ix.pods_of_dgd(o.namespace(), &o.name)
         .iter()
         .copied()
         .map(|p| (p, ix.value(p)))

@@ -91,7 +91,7 @@ fn args(v: &Value, out: &mut Vec<String>) {
 
 /// The NATS fact of the DGD `dgd`.
 pub(super) fn nats(ix: &Index, dgd: ObjId) -> ServingNats {
-    let ns = ix.object(dgd).namespace.as_deref().map(str::to_string);
+    let ns = ix.object(dgd).namespace().map(str::to_string);
     let mut env = Vec::new();
     let mut argv = Vec::new();
     let dv = ix.value(dgd);

@@ -114,7 +114,7 @@ fn epp(ix: &Index, pool: ObjId, v: &Value) -> Option<PoolEpp> {
     let r = v
         .at("/spec/endpointPickerRef")
         .or_else(|| v.at("/spec/extensionRef"))?;
-    let ns = ix.object(pool).namespace.as_deref();
+    let ns = ix.object(pool).namespace();
     let name = r["name"].as_str().unwrap_or("");
     let kind = r["kind"].as_str().unwrap_or("Service");
     let port = r
@@ -127,7 +127,7 @@ fn epp(ix: &Index, pool: ObjId, v: &Value) -> Option<PoolEpp> {
     let services_read = ix
         .of_kind("Service")
         .iter()
-        .any(|&id| ix.object(id).namespace.as_deref() == ns);
+        .any(|&id| ix.object(id).namespace() == ns);
     let found = if kind != "Service" || ix.get("", "Service", ns, name).is_some() {
         Some(true)
     } else if services_read {
@@ -158,7 +158,8 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
     let mut not_ready = Vec::new();
     if let Some(sel) = crate::json::match_labels(&v, true) {
         for &p in ix.of_kind("Pod") {
-            if ix.object(p).namespace != o.namespace || ix.pod(p).is_some_and(|i| i.terminal()) {
+            if ix.object(p).namespace() != o.namespace() || ix.pod(p).is_some_and(|i| i.terminal())
+            {
                 continue;
             }
             let pv = ix.value(p);
@@ -174,7 +175,7 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
     }
     ServingPool {
         name: o.name.clone(),
-        api_version: o.api_version.to_string(),
+        api_version: o.api_version().to_string(),
         parents,
         gateway_writes_status: gateway_writes_status(ix),
         accepted: condition(parent, "Accepted"),
@@ -184,7 +185,7 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
         pods_in_bundle: ix
             .of_kind("Pod")
             .iter()
-            .any(|&p| ix.object(p).namespace == o.namespace),
+            .any(|&p| ix.object(p).namespace() == o.namespace()),
         ready_pods,
         not_ready_pods: not_ready,
     }
