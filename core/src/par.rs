@@ -96,27 +96,34 @@ fn run_batches<R>(
     }
 }
 
-/// `f(k, chunk)` for each `chunk` of `items` cut into chunks of `size` (the `k`th), on up to
-/// `threads` threads, each taking the next chunk: for results written in place, where
-/// [`map`]'s lists would be copied into one at the end. False when any `f` returned false.
-pub fn fill_chunks<T: Send>(
+/// `f(state, k, chunk)` for each `chunk` of `items` cut into chunks of `size` (the `k`th), on
+/// up to `threads` threads, each taking the next chunk with a `state` of its own, made once
+/// per thread: for results written in place, where [`map`]'s lists would be copied into one
+/// at the end. False when any `f` returned false.
+pub fn fill_chunks<T: Send, S>(
     items: &mut [T],
     size: usize,
     threads: usize,
-    f: impl Fn(usize, &mut [T]) -> bool + Sync,
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, usize, &mut [T]) -> bool + Sync,
 ) -> bool {
     let size = size.max(1);
     let threads = self::threads(threads).min(items.len().div_ceil(size));
     if threads <= 1 {
-        return items.chunks_mut(size).enumerate().all(|(k, c)| f(k, c));
+        let mut state = state();
+        return items
+            .chunks_mut(size)
+            .enumerate()
+            .all(|(k, c)| f(&mut state, k, c));
     }
     let chunks = std::sync::Mutex::new(items.chunks_mut(size).enumerate());
     let failed = std::sync::atomic::AtomicBool::new(false);
     on_threads(threads, || {
+        let mut state = state();
         loop {
             let next = chunks.lock().unwrap_or_else(|e| e.into_inner()).next();
             let Some((k, chunk)) = next else { return };
-            if !f(k, chunk) {
+            if !f(&mut state, k, chunk) {
                 failed.store(true, Ordering::Relaxed);
             }
         }
@@ -256,7 +263,11 @@ mod tests {
         for threads in [1, 2, 3, 8] {
             for size in [1, 7, 64, 5000] {
                 let mut v = vec![0usize; 1000];
-                assert!(fill_chunks(&mut v, size, threads, |k, c| {
+                let made = AtomicUsize::new(0);
+                let make = || made.fetch_add(1, Ordering::Relaxed);
+                let chunks_seen = AtomicUsize::new(0);
+                assert!(fill_chunks(&mut v, size, threads, make, |_, k, c| {
+                    chunks_seen.fetch_add(1, Ordering::Relaxed);
                     for (i, x) in c.iter_mut().enumerate() {
                         *x = (k * size + i) * 2;
                     }
@@ -266,15 +277,27 @@ mod tests {
                     v.iter().enumerate().all(|(i, &x)| x == i * 2),
                     "{threads}/{size}"
                 );
+                let chunks = v.len().div_ceil(size);
+                assert_eq!(chunks_seen.into_inner(), chunks);
+                assert!(
+                    (1..=threads.min(chunks)).contains(&made.into_inner()),
+                    "a state per thread, not per chunk: {threads}/{size}"
+                );
                 // Chunk 3 fails, where there is one.
                 let has_a_fourth = 3 * size < v.len();
                 assert_eq!(
-                    fill_chunks(&mut v, size, threads, |k, _| k != 3),
+                    fill_chunks(&mut v, size, threads, || (), |_, k, _| k != 3),
                     !has_a_fourth
                 );
             }
         }
-        assert!(fill_chunks(&mut Vec::<u8>::new(), 4, 4, |_, _| false));
+        assert!(fill_chunks(
+            &mut Vec::<u8>::new(),
+            4,
+            4,
+            || (),
+            |_, _, _| false
+        ));
     }
 
     #[test]
