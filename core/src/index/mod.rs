@@ -194,23 +194,38 @@ impl JobUids {
 }
 
 /// (hash, object id) pairs sorted, for lookups that verify candidates against the objects.
+///
+/// Both halves are 32 bits (8 bytes an entry, 16 with a 64-bit hash and id): five of these
+/// tables hold about four entries an object. A shorter hash only lets through more candidates
+/// for the check every lookup makes anyway (about one pair of 100,000 objects shares one), and
+/// a bundle of 2^32 objects would be a text of 170 GB.
 #[derive(Debug, Default)]
-struct HashIndex(Vec<(u64, ObjId)>);
+struct HashIndex(Vec<(u32, u32)>);
 
 impl HashIndex {
-    fn sorted(mut v: Vec<(u64, ObjId)>) -> HashIndex {
+    fn entry(hash: u64, id: ObjId) -> (u32, u32) {
+        let id = u32::try_from(id).expect("a bundle holds fewer than 2^32 objects");
+        (Self::fold(hash), id)
+    }
+
+    fn fold(hash: u64) -> u32 {
+        (hash ^ (hash >> 32)) as u32
+    }
+
+    fn sorted(mut v: Vec<(u32, u32)>) -> HashIndex {
         v.sort_unstable();
         v.shrink_to_fit();
         HashIndex(v)
     }
 
     /// Candidate ids with this hash, ascending.
-    fn get(&self, h: u64) -> impl Iterator<Item = ObjId> + '_ {
+    fn get(&self, hash: u64) -> impl Iterator<Item = ObjId> + '_ {
+        let h = Self::fold(hash);
         let start = self.0.partition_point(|e| e.0 < h);
         self.0[start..]
             .iter()
             .take_while(move |e| e.0 == h)
-            .map(|e| e.1)
+            .map(|e| e.1 as ObjId)
     }
 }
 
@@ -249,12 +264,16 @@ fn ref_hash(kind: &str, namespace: Option<&str>, name: &str) -> u64 {
     hash_parts(&[Some(kind), namespace, Some(name)])
 }
 
+/// [`Index::created`] of an object without a time: no time [`crate::time::parse_rfc3339`]
+/// reads (a year of four characters, `-999` the earliest) is this many seconds before 1970.
+const NOT_CREATED: i64 = i64::MIN;
+
 /// All lookups over one bundle.
 #[derive(Debug, Default)]
 pub struct Index {
     bundle: Bundle,
     // Lookups by identity, uid, kind and name, and events by the object they name, keep only a
-    // hash and the object id (16 bytes an entry) and compare against the object itself: string
+    // hash and the object id (8 bytes an entry) and compare against the object itself: string
     // keys would cost more memory than the bundle's text on a large cluster.
     by_key: HashIndex,
     by_uid: HashIndex,
@@ -271,7 +290,9 @@ pub struct Index {
     /// scan walks the owner chain of every object and each step would search by uid again.
     owner_at: Vec<usize>,
     owner_ids: Vec<ObjId>,
-    created: Vec<Option<i64>>,
+    /// Each object's creation time in epoch seconds, [`NOT_CREATED`] for none: 8 bytes an
+    /// object where an `Option` takes 16.
+    created: Vec<i64>,
     children: HashMap<ObjId, Vec<ObjId>>,
     /// Events (with their newest time) and pods by object id, in id order (binary search).
     /// An event's other fields are read from its JSON when asked for: events are most of a
@@ -384,15 +405,15 @@ impl Index {
             if d.repaired {
                 ix.repaired.push(id);
             }
-            by_key.push((d.key, id));
+            by_key.push(HashIndex::entry(d.key, id));
             if let Some(uid) = d.uid {
-                by_uid.push((uid, id));
+                by_uid.push(HashIndex::entry(uid, id));
             }
             // Every kind has its list already (sized above).
             if let Some(v) = ix.by_kind.get_mut(o.kind().as_str()) {
                 v.push(id);
             }
-            by_kind_name.push((d.kind_name, id));
+            by_kind_name.push(HashIndex::entry(d.kind_name, id));
             match d.extra {
                 Extra::Pod(pod) => ix.add_pod(id, o, *pod),
                 Extra::Node(mut node) => {
@@ -401,9 +422,9 @@ impl Index {
                 }
                 Extra::Event { uid, by_ref, last } => {
                     if let Some(uid) = uid {
-                        ev_uid.push((uid, id));
+                        ev_uid.push(HashIndex::entry(uid, id));
                     }
-                    ev_ref.push((by_ref, id));
+                    ev_ref.push(HashIndex::entry(by_ref, id));
                     ix.events.push((id, last));
                 }
                 Extra::Workload { job_uid, waiting } => {
@@ -430,7 +451,7 @@ impl Index {
                 newest = Some(newest.map_or(t, |n| n.max(t)));
             }
             owner_refs.push(d.owners);
-            ix.created.push(d.created);
+            ix.created.push(d.created.unwrap_or(NOT_CREATED));
             id += 1;
             true
         });
@@ -574,7 +595,7 @@ impl Index {
     }
 
     pub fn created(&self, id: ObjId) -> Option<i64> {
-        self.created[id]
+        Some(self.created[id]).filter(|&t| t != NOT_CREATED)
     }
 
     /// The objects an object's ownerReferences point at, controller first.
@@ -964,5 +985,51 @@ mod tests {
         assert_eq!(names(ix.workloads_for_job_uid("job-1")), ["named"]);
         assert!(ix.workloads_for_job_uid("job-2").is_empty());
         assert!(ix.workloads_for_job_uid("").is_empty());
+    }
+
+    #[test]
+    fn names_whose_short_hashes_meet_are_told_apart() {
+        use serde_json::json;
+        // Two pod names whose kind-and-name hashes fold to the same 32 bits: a lookup of
+        // either gets both as candidates and must keep only its own.
+        let mut seen: HashMap<u32, usize> = HashMap::new();
+        let (a, b) = (0..1_000_000)
+            .find_map(|i| {
+                let name = format!("pod-{i}");
+                let folded = HashIndex::fold(kind_name_hash("Pod", &name));
+                seen.insert(folded, i).map(|j| (format!("pod-{j}"), name))
+            })
+            .expect("a pair among a million names");
+        assert_ne!(kind_name_hash("Pod", &a), kind_name_hash("Pod", &b));
+        let pod = |name: &str, uid: &str| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "namespace": "ml", "uid": uid}})
+        };
+        let ix = index_of(&[pod(&a, "u-a"), pod(&b, "u-b")]);
+        let names = |ids: Vec<ObjId>| -> Vec<String> {
+            ids.iter().map(|&id| ix.object(id).name.clone()).collect()
+        };
+        assert_eq!(
+            ix.by_kind_name.get(kind_name_hash("Pod", &a)).count(),
+            2,
+            "both are candidates"
+        );
+        assert_eq!(names(ix.named("Pod", &a)), std::slice::from_ref(&a));
+        assert_eq!(names(ix.named("Pod", &b)), std::slice::from_ref(&b));
+        assert_eq!(
+            ix.get("", "Pod", Some("ml"), &a)
+                .map(|id| ix.object(id).name.clone()),
+            Some(a.clone())
+        );
+        assert_eq!(
+            ix.get("", "Pod", Some("ml"), &b)
+                .map(|id| ix.object(id).name.clone()),
+            Some(b)
+        );
+        assert_eq!(
+            ix.by_uid("u-a").map(|id| ix.object(id).name.clone()),
+            Some(a)
+        );
+        assert!(ix.named("Pod", "pod-x").is_empty());
     }
 }
