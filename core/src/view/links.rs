@@ -70,10 +70,8 @@ impl Builder<'_> {
             return self.take(id);
         }
         let ix = self.ix;
-        let shared = ix.once_for("lent subject object", id, || {
-            crate::lend::Shared::new(ix.value(id))
-        });
-        self.loans.lent(at(), &shared)
+        let shared = ix.once_for("lent subject object", id, crate::lend::Shared::remade);
+        self.loans.lent_or(at(), &shared, || ix.value(id))
     }
 
     fn set_one(&mut self, subject: &str, id: ObjId) {
