@@ -23,7 +23,9 @@ pub(crate) use decode::{PodIdx, SliceIdx, lenient};
 pub use hypothesis::{Hypothesis, KueueIntake};
 pub(crate) use labels::PodsByLabel;
 use memo::Memo;
-pub use nodes::{NodeInfo, NodeTables, ResourceRow, ResourceTable, Taint, tolerates, untolerated};
+pub use nodes::{
+    NodeInfo, NodeTables, Nodes, ResourceRow, ResourceTable, Taint, tolerates, untolerated,
+};
 
 use crate::bundle::{Bundle, RawObject, Uid, group_of};
 use crate::quantity;
@@ -300,7 +302,7 @@ pub struct Index {
     events: Vec<(ObjId, Option<i64>)>,
     events_by_uid: HashIndex,
     events_by_ref: HashIndex,
-    nodes: BTreeMap<String, NodeInfo>,
+    nodes: Nodes,
     pods: Vec<(ObjId, PodInfo)>,
     requested_by_node: HashMap<String, BTreeMap<String, f64>>,
     pods_by_group: HashMap<(String, String), Vec<ObjId>>,
@@ -397,6 +399,7 @@ impl Index {
         let (mut ev_uid, mut ev_ref) = (Vec::with_capacity(events), Vec::with_capacity(events));
         let mut name_at: HashMap<Option<String>, u32> = HashMap::new();
         let mut job_uids = Vec::new();
+        let mut nodes = BTreeMap::new();
         let objects = bundle.objects();
         let mut id = 0;
         let decode = |i| Decoded::of(&bundle, &objects[i]);
@@ -418,7 +421,7 @@ impl Index {
                 Extra::Pod(pod) => ix.add_pod(id, o, *pod),
                 Extra::Node(mut node) => {
                     node.id = id;
-                    ix.nodes.insert(o.name.clone(), *node);
+                    nodes.insert(o.name.clone(), *node);
                 }
                 Extra::Event { uid, by_ref, last } => {
                     if let Some(uid) = uid {
@@ -455,6 +458,7 @@ impl Index {
             id += 1;
             true
         });
+        ix.nodes = Nodes::of(nodes);
         ix.newest = newest;
         ix.workloads_by_job_uid = JobUids::sorted(job_uids);
         ix.by_key = HashIndex::sorted(by_key);
@@ -723,7 +727,7 @@ impl Index {
         self.events[i].1
     }
 
-    pub fn nodes(&self) -> &BTreeMap<String, NodeInfo> {
+    pub fn nodes(&self) -> &Nodes {
         &self.nodes
     }
 
@@ -1031,5 +1035,33 @@ mod tests {
             Some(a)
         );
         assert!(ix.named("Pod", "pod-x").is_empty());
+    }
+
+    #[test]
+    fn nodes_are_found_by_name_and_listed_in_name_order() {
+        use serde_json::json;
+        let node = |name: &str, zone: &str| {
+            json!({"apiVersion": "v1", "kind": "Node",
+                   "metadata": {"name": name, "labels": {"zone": zone}}})
+        };
+        let ix = index_of(&[node("gpu-b", "1"), node("gpu-a", "2"), node("cpu-10", "3")]);
+        let names: Vec<&str> = ix.nodes().values().map(|n| n.name.as_str()).collect();
+        assert_eq!(names, ["cpu-10", "gpu-a", "gpu-b"]);
+        assert_eq!(ix.nodes().len(), 3);
+        let zone = |name: &str| ix.nodes().get(name).map(|n| n.labels["zone"].clone());
+        assert_eq!(zone("gpu-a").as_deref(), Some("2"));
+        assert_eq!(zone("cpu-10").as_deref(), Some("3"));
+        assert_eq!(zone("gpu-c"), None);
+        assert_eq!(zone(""), None);
+        let tables = ix.node_tables();
+        assert!(
+            std::ptr::eq(&tables.nodes[1], ix.nodes().get("gpu-a").unwrap()),
+            "one list"
+        );
+        assert!(
+            index_of(&[json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}})])
+                .nodes()
+                .is_empty()
+        );
     }
 }
