@@ -199,15 +199,14 @@ impl JobUids {
 ///
 /// Both halves are 32 bits (8 bytes an entry, 16 with a 64-bit hash and id): five of these
 /// tables hold about four entries an object. A shorter hash only lets through more candidates
-/// for the check every lookup makes anyway (about one pair of 100,000 objects shares one), and
-/// a bundle of 2^32 objects would be a text of 170 GB.
+/// for the check every lookup makes anyway (among 100,000 objects, about one pair shares a
+/// hash); ids are [`short_id`]s.
 #[derive(Debug, Default)]
 struct HashIndex(Vec<(u32, u32)>);
 
 impl HashIndex {
     fn entry(hash: u64, id: ObjId) -> (u32, u32) {
-        let id = u32::try_from(id).expect("a bundle holds fewer than 2^32 objects");
-        (Self::fold(hash), id)
+        (Self::fold(hash), short_id(id))
     }
 
     fn fold(hash: u64) -> u32 {
@@ -264,6 +263,12 @@ fn uid_hash(uid: &str) -> u64 {
 
 fn ref_hash(kind: &str, namespace: Option<&str>, name: &str) -> u64 {
     hash_parts(&[Some(kind), namespace, Some(name)])
+}
+
+/// An object id in 32 bits, as the index's larger tables keep it: a bundle of 2^32 objects
+/// would be a text of 170 GB, past any reader's limit.
+fn short_id(id: ObjId) -> u32 {
+    u32::try_from(id).expect("a bundle holds fewer than 2^32 objects")
 }
 
 /// [`Index::created`] of an object without a time: no time [`crate::time::parse_rfc3339`]
@@ -478,19 +483,20 @@ impl Index {
         let mut owner_ids = Vec::new();
         owner_at.push(0);
         let mut unresolved = Vec::new();
-        let short = |id: ObjId| u32::try_from(id).expect("a bundle holds fewer than 2^32 objects");
         for (id, refs) in owner_refs.into_iter().enumerate() {
             let (found, missing) = ix.resolve_owners(id, refs);
             owner_ids.extend(found);
             unresolved.extend(missing.into_iter().map(|r| (id, r)));
-            owner_at.push(short(owner_ids.len()));
+            owner_at.push(short_id(owner_ids.len()));
         }
         ix.unresolved_owners = unresolved;
         owner_ids.shrink_to_fit();
         let mut edges: Vec<(u32, u32)> = (0..n)
             .flat_map(|id| {
                 let owners = &owner_ids[owner_at[id] as usize..owner_at[id + 1] as usize];
-                owners.iter().map(move |&owner| (short(owner), short(id)))
+                owners
+                    .iter()
+                    .map(move |&owner| (short_id(owner), short_id(id)))
             })
             .collect();
         edges.sort_unstable();
