@@ -804,6 +804,22 @@ Tried and left out: `smol_str` for the four identity strings (inline up to 23 by
 \n\
 A lower bound for the backlog, from the same 1,000-node bundle (`scale scan` on 2 threads: reading 153 ms, the index 164 ms, writing the 166 MB report 94 ms; on one thread 183, 245 and 158 ms; the `Value` floor 460 ms): before its first diagnosis, the scan has spent 0.89× the floor on 2 threads and 1.27× on one. The goals (1.0× and 1.5×) leave 14,496 diagnoses about 50 ms of wall time on 2 threads and 100 ms on one, 7 µs a diagnosis, each writing about 11 KB of report; a diagnosis costs about 300 µs of CPU now. Reaching them needs a report that does not repeat itself per piece of work, or diagnoses computed once for work that waits alike, not a faster step.\n\
 \n\
+### Smaller tables, and copies given back (2026-12-05, fifth session)\n\
+\n\
+A counting allocator split the 1,000-node shapes' peaks: after the text (1.0× the file), the objects' identities and the index's tables, then what the scan keeps until its report is written. Each change below made a table smaller or stopped keeping something; none changed what is computed. An object's `apiVersion`, kind and namespace are one pointer to a triple the reader makes once (`bundle::TypeAndNamespace`; an object is 88 bytes, was 136), and the parallel reader's runs share one thread's names. The index's five hash tables keep 32-bit hashes and ids (8 bytes an entry, was 16; every lookup already checks its candidates against the object), creation times an `i64` with a mark for none, each owner's children a sorted table instead of a map of lists. The node tables share the index's list of nodes instead of copying it. A queue line keeps its Workloads' creation times as one sorted list (3 MB on the backlog). A scan's sort keys hold a number for the target's name instead of copies of its strings (2 MB on the backlog). The nodes a view cites were lent without their loans being recorded, so every view dropped its copies and the next copied them again (43,000 copies on the backlog); they are given back, a bundle object lent keeps no master copy (it is read from its JSON when no copy is spare), and the copies given back are kept only once an object has been lent 8 times (plugin-down cites most of its thousand nodes a few times each: 10 MB).\n\
+\n\
+`scale scan`, 1,000 nodes, 20,000 pods, 403aea0 and this tree (443d178) built side by side and run alternately, best of 2; whole run (reading, index, scan, writing); peak memory of the 2-thread scan over the file. Every view, the 200-node scan of every shape on 1 and 2 threads and the 1,000-node backlog's report are byte-identical:\n\
+\n\
+| shape | 2 threads: 403aea0 | 443d178 | one thread: 403aea0 | 443d178 | peak ÷ file: 403aea0 | 443d178 | peak, one thread |\n\
+|---|---:|---:|---:|---:|---:|---:|---:|\n\
+| usual | 441 ms | 435 ms | 678 ms | 676 ms | 1.98× | 1.80× | 109.0 → 100.3 MiB |\n\
+| backlog | 2,777 ms | 2,795 ms | 4,944 ms | 4,823 ms | 2.22× | 1.99× | 137.2 → 120.3 MiB |\n\
+| taint-storm | 719 ms | 720 ms | 1,218 ms | 1,173 ms | 2.03× | 1.84× | 108.4 → 99.2 MiB |\n\
+| plugin-down | 836 ms | 823 ms | 1,369 ms | 1,385 ms | 2.24× | 1.92× | 121.8 → 103.1 MiB |\n\
+| mixed | 1,203 ms | 1,181 ms | 1,986 ms | 1,965 ms | 2.17× | 1.92× | 120.8 → 106.7 MiB |\n\
+\n\
+Tried and left out: packing the text of every object with LZ4 once the index is built (against the first object of its kind: 60 MB to 15 MB, 120 ms of CPU): while it packs, the text and its packed copy are both held, and the peaks rose to 2.6–3.3× the file; a smaller lazy-DFA cache for `regex` (no change in the peak); mimalloc's purge and commit options (within 1 MB, or slower writing). What is left between the heap and the peak is the allocator's: 15–20 MB that the index and the scan's views leave in partly used pages (returning freed pages at each phase's end lowers the resident memory there, not the peak).\n\
+\n\
 ";
 
 /// Decisions the figures above rest on, measured once (2026-11-29, same machine, same run each).
