@@ -189,10 +189,19 @@ impl JobUids {
     }
 
     fn get(&self, uid: &Uid) -> &[ObjId] {
-        let start = self.uids.partition_point(|u| u < uid);
-        let end = start + self.uids[start..].partition_point(|u| u == uid);
-        &self.workloads[start..end]
+        &self.workloads[run_of(&self.uids, uid, |u| u)]
     }
+}
+
+/// Where the entries whose key (`key_of`) is `key` sit in `sorted`, which is sorted by that
+/// key: the lookup of every table here kept as a sorted list instead of a map.
+pub(crate) fn run_of<T, K: Ord + ?Sized>(
+    sorted: &[T],
+    key: &K,
+    key_of: impl Fn(&T) -> &K,
+) -> std::ops::Range<usize> {
+    let start = sorted.partition_point(|e| key_of(e) < key);
+    start..start + sorted[start..].partition_point(|e| key_of(e) == key)
 }
 
 /// (hash, object id) pairs sorted, for lookups that verify candidates against the objects.
@@ -221,11 +230,8 @@ impl HashIndex {
 
     /// Candidate ids with this hash, ascending.
     fn get(&self, hash: u64) -> impl Iterator<Item = ObjId> + '_ {
-        let h = Self::fold(hash);
-        let start = self.0.partition_point(|e| e.0 < h);
-        self.0[start..]
+        self.0[run_of(&self.0, &Self::fold(hash), |e| &e.0)]
             .iter()
-            .take_while(move |e| e.0 == h)
             .map(|e| e.1 as ObjId)
     }
 }
@@ -593,10 +599,8 @@ impl Index {
 
     /// The ownerReferences of an object that name no object of the bundle.
     pub fn unresolved_owner_refs(&self, id: ObjId) -> impl Iterator<Item = &OwnerRef> {
-        let from = self.unresolved_owners.partition_point(|(i, _)| *i < id);
-        self.unresolved_owners[from..]
+        self.unresolved_owners[run_of(&self.unresolved_owners, &id, |(i, _)| i)]
             .iter()
-            .take_while(move |(i, _)| *i == id)
             .map(|(_, r)| r)
     }
 
@@ -661,9 +665,7 @@ impl Index {
         let Ok(id) = u32::try_from(id) else {
             return &[];
         };
-        let start = self.child_owners.partition_point(|&o| o < id);
-        let len = self.child_owners[start..].partition_point(|&o| o == id);
-        &self.children[start..start + len]
+        &self.children[run_of(&self.child_owners, &id, |o| o)]
     }
 
     /// Every pod below an object in the ownership tree (sorted by namespace and name).

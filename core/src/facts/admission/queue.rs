@@ -144,9 +144,7 @@ impl Line {
 
     /// The creation times kept under Workload `id`, ascending.
     fn created_of(&self, id: ObjId) -> &[(ObjId, i64)] {
-        let start = self.created.partition_point(|e| e.0 < id);
-        let len = self.created[start..].partition_point(|e| e.0 == id);
-        &self.created[start..start + len]
+        &self.created[crate::index::run_of(&self.created, &id, |e| &e.0)]
     }
 }
 
