@@ -4,6 +4,7 @@
 mod contract;
 mod expectations;
 mod fits;
+mod gen_cluster;
 mod input_forms;
 mod korean;
 mod picture;

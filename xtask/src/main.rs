@@ -37,7 +37,7 @@ cargo xtask <task>
                 playwright-core through every scenario, and the page's paste-to-verdict time
                 on a 20 MB gen-cluster bundle against the release CLI's `why` (--record:
                 that ratio into docs/benchmarks.md)
-  gen-cluster --nodes N --pods M [--seed S] [--out FILE]
+  gen-cluster --nodes N --pods M [--seed S] [--shape SHAPE] [--out FILE]
                 a realistic synthetic cluster (kubectl List JSON), deterministic for a seed
   bench [--quick]  scan/why/memory/growth on gen-cluster bundles against serde_json in the
                 same run, every --shape at 1k/20k and 5k/100k, jq as a peer, WASM in Node

@@ -14,6 +14,10 @@
 //! - `mixed`: each node and each piece of work takes one of the three above in turn.
 //!
 //! Usage: gen-cluster --nodes N --pods M [--seed S] [--shape SHAPE] [--out FILE]
+//!
+//! Exit status: 0 when the bundle is written (or the reader of standard output closed it
+//! early, as `| head` does); 1 when writing fails; 2 for a flag it does not know or a value it
+//! cannot read.
 
 use serde_json::{Value, json};
 use std::io::{BufWriter, Write};
@@ -58,6 +62,8 @@ struct Gen {
     rng: Rng,
     rv: u64,
     out: BufWriter<Box<dyn Write>>,
+    /// The first write that failed: nothing more is written once one has.
+    failed: Option<std::io::Error>,
     first: bool,
     gpu_nodes: Vec<(String, u64)>, // (name, free GPUs)
     cpu_nodes: Vec<String>,
@@ -117,12 +123,24 @@ impl Gen {
         format!("{T0}{:02}:{:02}Z", self.rng.below(60), self.rng.below(60))
     }
 
+    fn write(&mut self, bytes: &[u8]) {
+        if self.failed.is_none()
+            && let Err(e) = self.out.write_all(bytes)
+        {
+            self.failed = Some(e);
+        }
+    }
+
     fn emit(&mut self, v: &Value) {
         if !self.first {
-            self.out.write_all(b",\n").expect("write");
+            self.write(b",\n");
         }
         self.first = false;
-        serde_json::to_writer(&mut self.out, v).expect("write");
+        if self.failed.is_none()
+            && let Err(e) = serde_json::to_writer(&mut self.out, v)
+        {
+            self.failed = Some(e.into());
+        }
         self.objects += 1;
     }
 
@@ -583,7 +601,7 @@ impl Gen {
     }
 
     fn run(&mut self, nodes: usize, pods: usize) {
-        self.out.write_all(b"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"metadata\": {\"resourceVersion\": \"\"}, \"items\": [\n").expect("write");
+        self.write(b"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"metadata\": {\"resourceVersion\": \"\"}, \"items\": [\n");
         self.nodes(nodes);
         self.device_plugin();
         self.dra();
@@ -802,37 +820,106 @@ impl Gen {
                 }
             }
         }
-        self.out.write_all(b"\n]}\n").expect("write");
-        self.out.flush().expect("flush");
+        self.write(b"\n]}\n");
+        if self.failed.is_none()
+            && let Err(e) = self.out.flush()
+        {
+            self.failed = Some(e);
+        }
     }
 }
 
+const USAGE: &str = "usage: gen-cluster --nodes N --pods M [--seed S] [--shape SHAPE] [--out FILE]
+
+Writes a synthetic cluster as one kubectl List (JSON), the same for the same flags.
+  --nodes N      nodes, at least 3 (default 500)
+  --pods M       pods (default 10000)
+  --seed S       the random stream (default 1)
+  --shape SHAPE  the day the cluster is having: usual (default), backlog, taint-storm,
+                 plugin-down or mixed
+  --out FILE     where to write it (default: standard output)";
+
+/// The flags, each read whole; an error names the flag and what was wrong with it.
+struct Flags {
+    nodes: usize,
+    pods: usize,
+    seed: u64,
+    shape: Shape,
+    shape_name: String,
+    out: Option<String>,
+}
+
+fn flags(args: &[String]) -> Result<Option<Flags>, String> {
+    fn number<T: std::str::FromStr>(flag: &str, v: &str) -> Result<T, String> {
+        v.parse()
+            .map_err(|_| format!("{flag} {v}: not a whole number"))
+    }
+    let mut f = Flags {
+        nodes: 500,
+        pods: 10_000,
+        seed: 1,
+        shape: Shape::Usual,
+        shape_name: "usual".into(),
+        out: None,
+    };
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        if flag == "--help" || flag == "-h" {
+            return Ok(None);
+        }
+        let value = |it: &mut std::slice::Iter<String>| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{flag}: a value must follow it"))
+        };
+        match flag.as_str() {
+            "--nodes" => f.nodes = number(flag, &value(&mut it)?)?,
+            "--pods" => f.pods = number(flag, &value(&mut it)?)?,
+            "--seed" => f.seed = number(flag, &value(&mut it)?)?,
+            "--shape" => {
+                let name = value(&mut it)?;
+                f.shape = Shape::parse(&name).ok_or_else(|| {
+                    format!(
+                        "--shape {name}: not a shape (usual, backlog, taint-storm, plugin-down, mixed)"
+                    )
+                })?;
+                f.shape_name = name;
+            }
+            "--out" => f.out = Some(value(&mut it)?),
+            other => return Err(format!("{other}: not a flag it knows")),
+        }
+    }
+    Ok(Some(f))
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let get = |flag: &str| {
-        args.iter()
-            .position(|a| a == flag)
-            .and_then(|i| args.get(i + 1))
-            .cloned()
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let f = match flags(&args) {
+        Ok(Some(f)) => f,
+        Ok(None) => {
+            println!("{USAGE}");
+            return;
+        }
+        Err(e) => {
+            eprintln!("gen-cluster: {e}\n{USAGE}");
+            std::process::exit(2);
+        }
     };
-    let nodes: usize = get("--nodes").and_then(|v| v.parse().ok()).unwrap_or(500);
-    let pods: usize = get("--pods").and_then(|v| v.parse().ok()).unwrap_or(10_000);
-    let seed: u64 = get("--seed").and_then(|v| v.parse().ok()).unwrap_or(1);
-    let shape_name = get("--shape").unwrap_or_else(|| "usual".into());
-    let Some(shape) = Shape::parse(&shape_name) else {
-        eprintln!(
-            "gen-cluster: --shape {shape_name}: not a shape (usual, backlog, taint-storm, plugin-down, mixed)"
-        );
-        std::process::exit(2);
-    };
-    let out: Box<dyn Write> = match get("--out") {
-        Some(p) => Box::new(std::fs::File::create(&p).unwrap_or_else(|e| panic!("{p}: {e}"))),
+    let out: Box<dyn Write> = match &f.out {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(file) => Box::new(file),
+            Err(e) => {
+                eprintln!("gen-cluster: --out {p}: {e}");
+                std::process::exit(1);
+            }
+        },
         None => Box::new(std::io::stdout().lock()),
     };
     let mut g = Gen {
-        rng: Rng(seed),
+        rng: Rng(f.seed),
         rv: 1000,
         out: BufWriter::with_capacity(1 << 20, out),
+        failed: None,
         first: true,
         gpu_nodes: Vec::new(),
         cpu_nodes: Vec::new(),
@@ -841,12 +928,21 @@ fn main() {
         claim: None,
         dra_nodes: Vec::new(),
         node_uids: Vec::new(),
-        shape,
+        shape: f.shape,
         plugin_down: Vec::new(),
     };
-    g.run(nodes.max(3), pods);
-    eprintln!(
-        "gen-cluster: {} objects ({nodes} nodes, {pods} pods, seed {seed}, shape {shape_name})",
-        g.objects
-    );
+    g.run(f.nodes.max(3), f.pods);
+    match g.failed {
+        // The reader had all it wanted (`gen-cluster | head`): not a failure.
+        Some(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        Some(e) => {
+            let to = f.out.as_deref().unwrap_or("standard output");
+            eprintln!("gen-cluster: writing {to}: {e}");
+            std::process::exit(1);
+        }
+        None => eprintln!(
+            "gen-cluster: {} objects ({} nodes, {} pods, seed {}, shape {})",
+            g.objects, f.nodes, f.pods, f.seed, f.shape_name
+        ),
+    }
 }
