@@ -4,6 +4,7 @@
 //! object ids it came from; nothing here computes a fact.
 
 use super::{SubjectRef, object_ref};
+use crate::bundle::Uid;
 use crate::bundle::group_of;
 use crate::diagnosis::{Missing, PodSummary};
 use crate::facts::{self, Parsed};
@@ -348,7 +349,17 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                     })
             })
         };
-        if let Some(id) = by_pod.or_else(by_owner) {
+        // A pasted pod and Workload without the Job between them (the common partial
+        // bundle): both name the Job by uid, the pod in its ownerReferences and the Workload
+        // in its own.
+        let by_missing_owner = || {
+            chain_all.iter().chain(pod.iter()).find_map(|&id| {
+                ix.unresolved_owner_refs(id)
+                    .filter(|r| !r.uid.is_empty())
+                    .find_map(|r| ix.workloads_of_job(&Uid::new(&r.uid)).first().copied())
+            })
+        };
+        if let Some(id) = by_pod.or_else(by_owner).or_else(by_missing_owner) {
             b.set_one("workload", id);
         }
     }

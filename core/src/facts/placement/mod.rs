@@ -74,6 +74,57 @@ pub struct Gang {
     pub name: String,
     /// The bundle holds that PodGroup in the pod's namespace.
     pub found: bool,
+    /// What Volcano's gang plugin last said about the group, from the pod's PodScheduled
+    /// condition or an event about it; null when neither carries its message.
+    pub report: Option<GangReport>,
+}
+
+/// Volcano's gang message, `<unready>/<tasks> tasks in gang unschedulable: pod group is not
+/// ready, <n> <status>, …, <m> minAvailable…`, read into numbers. Its saying so also proves
+/// the PodGroup exists in the cluster, in the bundle or not.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct GangReport {
+    /// The message as Volcano wrote it.
+    pub message: String,
+    /// The group's pods Volcano knows of, in any state (`<tasks>`).
+    pub tasks: u64,
+    /// Of those, the ones not finished (every state but Succeeded and Failed).
+    pub live: u64,
+    /// The PodGroup's `minMember`, as the message gives it.
+    pub min_available: u64,
+    /// Fewer pods exist than the gang's minimum, and some of them are waiting: no scheduling
+    /// can start the gang until its controller creates the rest.
+    pub short: bool,
+}
+
+/// [`GangReport`] read from one message; None when it is not the gang plugin's.
+pub fn gang_report(message: &str) -> Option<GangReport> {
+    let (head, rest) = message.split_once(" tasks in gang unschedulable: ")?;
+    let tasks: u64 = head.rsplit_once('/')?.1.trim().parse().ok()?;
+    // `pod group is not ready, 2 Pending, 3 minAvailable` and then, in newer versions, `; …`
+    // or `. Origin reason is: …`.
+    let histogram = rest.split_once(", ")?.1;
+    let histogram = histogram.split([';']).next()?.split(". ").next()?;
+    let (mut live, mut min_available) = (0, None);
+    for item in histogram.trim_end_matches('.').split(", ") {
+        let (n, state) = item.trim().split_once(' ')?;
+        let n: u64 = n.parse().ok()?;
+        match state {
+            "minAvailable" => min_available = Some(n),
+            "Succeeded" | "Failed" => {}
+            _ => live += n,
+        }
+    }
+    let min_available = min_available?;
+    Some(GangReport {
+        message: message.to_string(),
+        tasks,
+        live,
+        min_available,
+        short: live > 0 && tasks < min_available,
+    })
 }
 
 /// Volcano's queue for the work.
@@ -244,7 +295,25 @@ fn gang(ctx: &Ctx, pv: &Value) -> Option<Gang> {
             api_group: group.to_string(),
             name: name.to_string(),
             found: ctx.ix.get(group, "PodGroup", ns, name).is_some(),
+            report: gang_report_of(ctx, pv),
         })
+    })
+}
+
+/// The gang plugin's word on the pod: its PodScheduled condition first (the scheduler's
+/// latest), else the newest event that carries it.
+fn gang_report_of(ctx: &Ctx, pv: &Value) -> Option<GangReport> {
+    let condition = arr(pv, "/status/conditions")
+        .filter(|c| s(c, "/type") == Some("PodScheduled"))
+        .find_map(|c| s(c, "/message").and_then(gang_report));
+    condition.or_else(|| {
+        ctx.subjects
+            .get("events")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .rev()
+            .find_map(|e| s(e, "/message").and_then(gang_report))
     })
 }
 
@@ -285,4 +354,50 @@ pub fn volcano(ctx: &Ctx) -> Option<VolcanoFacts> {
         capability,
         capability_without_pods: without_pods,
     })
+}
+
+#[cfg(test)]
+mod gang_report_tests {
+    use super::gang_report;
+
+    #[test]
+    fn fewer_pods_than_the_minimum_is_short() {
+        let r = gang_report(
+            "3/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 3 minAvailable.",
+        )
+        .expect("the gang plugin's message");
+        assert_eq!((r.tasks, r.live, r.min_available, r.short), (2, 2, 3, true));
+    }
+
+    #[test]
+    fn a_whole_group_or_an_empty_or_finished_one_is_not_short() {
+        // Every pod exists (one finished, three leaving).
+        let whole = gang_report("3/4 tasks in gang unschedulable: pod group is not ready, 1 Succeeded, 3 Releasing, 4 minAvailable").unwrap();
+        assert!(!whole.short);
+        // No pod yet: Volcano's job controller creates them once the group is enqueued.
+        let empty =
+            gang_report("1/0 tasks in gang unschedulable: pod group is not ready, 1 minAvailable.")
+                .unwrap();
+        assert!(!empty.short);
+        // Only finished pods: a leftover group of a job that is done.
+        let done = gang_report(
+            "0/1 tasks in gang unschedulable: pod group is not ready, 1 Succeeded, 4 minAvailable",
+        )
+        .unwrap();
+        assert!(!done.short);
+    }
+
+    #[test]
+    fn newer_messages_with_pending_reasons_after_the_counts_are_read() {
+        let r = gang_report("4/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 4 minAvailable; Pending: 3 Unschedulable. Origin reason is: 0/2 nodes are unavailable").unwrap();
+        assert_eq!((r.tasks, r.live, r.min_available, r.short), (3, 3, 4, true));
+    }
+
+    #[test]
+    fn other_messages_are_not_gang_reports() {
+        assert!(gang_report("0/3 nodes are available: 3 Insufficient nvidia.com/gpu.").is_none());
+        assert!(
+            gang_report("12/12 tasks in gang unschedulable: ... Pending: 4 Schedulable").is_none()
+        );
+    }
 }
