@@ -195,6 +195,34 @@ fn targets_resolve_by_kubectl_spellings_and_report_what_is_close() {
     }
 }
 
+/// A kind the bundle only names (an event's subject, a missing owner) is a kind, not a typo:
+/// the target is said to be missing, not misspelt.
+#[test]
+fn a_kind_named_only_by_an_event_or_an_owner_is_known() {
+    let bundle = r#"{"apiVersion": "v1", "kind": "List", "items": [
+      {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1", "namespace": "aios"},
+       "involvedObject": {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "namespace": "aios", "name": "train"},
+       "reason": "FailedCreatePod", "type": "Warning", "message": "denied"},
+      {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w-0", "namespace": "aios",
+       "ownerReferences": [{"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "name": "pt", "uid": "u1", "controller": true}]},
+       "spec": {"containers": [{"name": "c", "image": "i"}]}, "status": {"phase": "Pending"}}
+    ]}"#;
+    let ix = Index::new(Bundle::parse(bundle).unwrap());
+    let resolve = |t: &str| layer_core::target::resolve(&ix, &TargetSpec::parse(t, None));
+    for t in ["TFJob/train", "tfjob/train", "PyTorchJob/pt"] {
+        match resolve(t) {
+            Err(e @ TargetError::NotFound { .. }) => {
+                assert!(e.to_string().contains("is not in the bundle"), "{e}")
+            }
+            other => panic!("{t}: expected not found, got {other:?}"),
+        }
+    }
+    assert!(matches!(
+        resolve("TFJb/train"),
+        Err(TargetError::UnknownKind { .. })
+    ));
+}
+
 #[test]
 fn malformed_input_names_what_and_where() {
     let cases = [
