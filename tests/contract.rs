@@ -209,7 +209,12 @@ fn a_kind_named_only_by_an_event_or_an_owner_is_known() {
     ]}"#;
     let ix = Index::new(Bundle::parse(bundle).unwrap());
     let resolve = |t: &str| layer_core::target::resolve(&ix, &TargetSpec::parse(t, None));
-    for t in ["TFJob/train", "tfjob/train", "PyTorchJob/pt"] {
+    for t in [
+        "TFJob/train",
+        "tfjob/train",
+        "tfjobs.kubeflow.org/train",
+        "PyTorchJob/pt",
+    ] {
         match resolve(t) {
             Err(e @ TargetError::NotFound { .. }) => {
                 assert!(e.to_string().contains("is not in the bundle"), "{e}")

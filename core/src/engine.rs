@@ -916,6 +916,7 @@ mod builtin_tests {
             count: 2,
             last: Some(0),
             involved_kind: "Pod".into(),
+            involved_api_version: "v1".into(),
             involved_namespace: None,
             involved_name: "p".into(),
             involved_uid: None,

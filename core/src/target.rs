@@ -92,27 +92,12 @@ pub fn known_kind(spelling: &str, ix: &Index) -> bool {
 /// something missing, or the subject of an event (a pasted TFJob's events, without the TFJob).
 /// Read only when a target is not found, so the events' text is parsed then and not before.
 fn named_without_object(spelling: &str, ix: &Index) -> bool {
-    let objects = ix.bundle().objects();
-    (0..objects.len()).any(|id| {
-        if ix
-            .unresolved_owner_refs(id)
+    (0..ix.bundle().objects().len()).any(|id| {
+        ix.unresolved_owner_refs(id)
             .any(|r| kind_matches(spelling, &r.kind, &r.api_version))
-        {
-            return true;
-        }
-        objects[id].kind() == "Event" && {
-            let event = ix.value(id);
-            ["/involvedObject", "/regarding"].iter().any(|at| {
-                let kind = event
-                    .pointer(&format!("{at}/kind"))
-                    .and_then(|k| k.as_str());
-                let version = event
-                    .pointer(&format!("{at}/apiVersion"))
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("");
-                kind.is_some_and(|k| kind_matches(spelling, k, version))
-            })
-        }
+            || ix
+                .event(id)
+                .is_some_and(|e| kind_matches(spelling, &e.involved_kind, &e.involved_api_version))
     })
 }
 

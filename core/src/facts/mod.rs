@@ -209,6 +209,16 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The messages of the view's events, oldest first (as the view orders them).
+    pub fn event_messages(&self) -> impl DoubleEndedIterator<Item = &'a str> + use<'a> {
+        self.subjects
+            .get("events")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["message"].as_str())
+    }
+
     /// The representative pod's JSON: the view's copy when it holds one, else read from the
     /// index.
     pub fn pod_value(&self) -> Option<Cow<'a, Value>> {

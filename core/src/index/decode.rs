@@ -334,6 +334,8 @@ struct EventMeta<'a> {
 #[derive(Deserialize, Default)]
 #[serde(default)]
 struct InvolvedIdx<'a> {
+    #[serde(borrow, rename = "apiVersion")]
+    api_version: Option<Cow<'a, str>>,
     #[serde(borrow)]
     kind: Cow<'a, str>,
     #[serde(borrow)]
@@ -842,6 +844,7 @@ pub(super) fn event_info(e: EventIdx) -> EventInfo {
             .unwrap_or(1),
         last,
         involved_kind: involved.kind.into_owned(),
+        involved_api_version: owned(involved.api_version).unwrap_or_default(),
         involved_namespace: owned(involved.namespace).filter(|n| !n.is_empty()),
         involved_name: involved.name.into_owned(),
         involved_uid: owned(involved.uid).filter(|u| !u.is_empty()),

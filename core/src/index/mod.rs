@@ -66,6 +66,8 @@ pub struct EventInfo {
     /// Epoch seconds of the newest occurrence.
     pub last: Option<i64>,
     pub involved_kind: String,
+    /// The subject's apiVersion; empty when the event does not say.
+    pub involved_api_version: String,
     pub involved_namespace: Option<String>,
     pub involved_name: String,
     pub involved_uid: Option<String>,

@@ -164,13 +164,7 @@ pub(super) fn kai(ctx: &Ctx) -> Option<Kai> {
 /// The two reservation namespaces; None when neither is known.
 pub(super) fn reservation(ctx: &Ctx) -> Option<Reservation> {
     const NEEDLE: &str = "failed waiting for GPU reservation pod to allocate: ";
-    let events = ctx
-        .subjects
-        .get("events")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e["message"].as_str());
+    let events = ctx.event_messages();
     let conds = ctx
         .subjects
         .get("pod")

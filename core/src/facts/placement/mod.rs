@@ -306,15 +306,7 @@ fn gang_report_of(ctx: &Ctx, pv: &Value) -> Option<GangReport> {
     let condition = arr(pv, "/status/conditions")
         .filter(|c| s(c, "/type") == Some("PodScheduled"))
         .find_map(|c| s(c, "/message").and_then(gang_report));
-    condition.or_else(|| {
-        ctx.subjects
-            .get("events")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .rev()
-            .find_map(|e| s(e, "/message").and_then(gang_report))
-    })
+    condition.or_else(|| ctx.event_messages().rev().find_map(gang_report))
 }
 
 /// Volcano's queue for the work; None when nothing names a Volcano queue.
