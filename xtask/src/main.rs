@@ -46,9 +46,10 @@ cargo xtask <task>
   fuzz [--seconds N] [bundle|diagnose]
                 the cargo-fuzz targets of fuzz/ (installs cargo-fuzz), N seconds each
                 (default 60), seeded with every scenario bundle; a crash fails the task
-  incidents [--verbose]
+  incidents [--verbose] [--dir DIR]
                 diagnose every real incident of tests/incidents/ and print `N/M layers
-                right`; fails below the floor in tests/incidents/floor.txt
+                right`; fails below the floor in tests/incidents/floor.txt. --dir scores
+                the incidents of DIR instead (a batch on arrival; no floor)
   docs [--check]  regenerate docs/rules/, docs/view.md, docs/schema/ and the README's sample
                 output from rules/, core/src/catalog.rs, the Rust types and a real run; with --check, fail when the committed
                 files are stale
@@ -84,7 +85,12 @@ fn main() -> ExitCode {
                 "--",
             ])
             .args(&args[1..])),
-        Some("incidents") => incidents(args.iter().any(|a| a == "--verbose" || a == "-v")),
+        Some("incidents") => incidents(
+            args.iter().any(|a| a == "--verbose" || a == "-v"),
+            args.iter()
+                .position(|a| a == "--dir")
+                .and_then(|i| args.get(i + 1)),
+        ),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("fuzz") => fuzz::from_args(&args[1..]),
         Some("help" | "-h" | "--help") | None => {
@@ -190,7 +196,7 @@ fn ci() -> Result<(), String> {
     run(Command::new("python3").arg("tests/scenarios/check_consistency.py"))?;
     run(cargo().args(["test", "--workspace"]))?;
     // The real-incident corpus: the share of right layers must hold its floor.
-    incidents(true)?;
+    incidents(true, None)?;
     docs(true)?;
     run(cargo().args([
         "build",
@@ -284,8 +290,13 @@ fn rule_pages(engine: &layer_core::Engine, lang: layer_core::Lang) -> Vec<(PathB
 }
 
 /// Score the built-in rules on the real incidents of `tests/incidents/`.
-fn incidents(verbose: bool) -> Result<(), String> {
+fn incidents(verbose: bool, dir: Option<&String>) -> Result<(), String> {
     let mut cmd = cargo();
+    if let Some(dir) = dir {
+        // Absolute, so cargo's own working directory does not move it.
+        let dir = std::path::absolute(dir).map_err(|e| format!("--dir {dir}: {e}"))?;
+        cmd.env("KUBECTL_LAYER_INCIDENTS", dir);
+    }
     cmd.args([
         "run",
         "--quiet",

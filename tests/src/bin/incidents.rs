@@ -2,6 +2,8 @@
 //! often the verdict names the layer the upstream thread established: `N/M layers right`.
 //! Exits 1 when the share falls below the floor in `tests/incidents/floor.txt` (a percentage),
 //! so CI holds the score once it is reached; `--verbose` prints every incident's row.
+//! `KUBECTL_LAYER_INCIDENTS=DIR` scores the incidents of another folder instead (a batch on
+//! arrival, before it enters the repository), with no floor unless DIR has a `floor.txt`.
 
 use scenarios::incidents;
 use std::process::ExitCode;
@@ -55,6 +57,10 @@ fn run(verbose: bool) -> Result<bool, String> {
     let pct = 100.0 * right as f64 / total as f64;
     println!("{right}/{total} layers right ({pct:.0}%), phrases shown in {phrases_right}/{total}");
     let floor_path = incidents::incidents_dir().join("floor.txt");
+    // A batch scored where it arrived has no floor yet: its score is the figure to record.
+    if !floor_path.exists() && std::env::var_os("KUBECTL_LAYER_INCIDENTS").is_some() {
+        return Ok(true);
+    }
     let floor: f64 = std::fs::read_to_string(&floor_path)
         .map_err(|e| format!("{}: {e}", floor_path.display()))?
         .trim()
