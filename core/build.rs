@@ -121,6 +121,16 @@ fn main() {
         "/// The Korean texts (`lang::Pack` as JSON); empty without the `ko-embedded` feature.\npub static KO_PACK: &str = {pack:?};"
     )
     .unwrap();
+    let components = root.join("components.yaml");
+    println!("cargo:rerun-if-changed={}", components.display());
+    writeln!(
+        out,
+        "/// The component registry (`rules/components.yaml` as JSON).\npub static COMPONENTS: &str = {:?};",
+        serde_yaml_ng::from_str::<Value>(&read(&components))
+            .unwrap_or_else(|e| panic!("{}: {e}", components.display()))
+            .to_string()
+    )
+    .unwrap();
     let ui = root.join("ui.yaml");
     println!("cargo:rerun-if-changed={}", ui.display());
     writeln!(

@@ -7,12 +7,17 @@
 //! 1. a marker in its text that names the layer whoever reports it ([`MESSAGE_MARKERS`]: the
 //!    NVIDIA container toolkit's hook, the OCI runtime, CDI, a RuntimeClass);
 //! 2. its reason ([`REASONS`]: `FailedScheduling`, `FailedCreatePodSandBox`, …);
-//! 3. the API group of the object it is about ([`GROUPS`]: `kueue.x-k8s.io`, …) or, for the
-//!    device stack's own pods, their names ([`DEVICE_STACK_PODS`]);
+//! 3. the API group of the object it is about ([`GROUPS`]: `kueue.x-k8s.io`, …);
 //! 4. the component that reported it ([`COMPONENTS`]).
+//!
+//! A signal on a component's own pod (the registry of `rules/components.yaml`: the device
+//! plugin, the toolkit, Kueue's controller, an endpoint picker) is named by how the component
+//! fails instead ([`crate::components::Failure`]): never placed, placement; never started, the
+//! runtime; failing on its own terms, the layer it serves.
 //!
 //! Each row says who decides (`by`, the `decidedBy` name) where the reporter does not.
 
+use crate::components::{self, Component};
 use crate::layer::Layer;
 
 /// A layer and the component whose decision it is.
@@ -41,6 +46,20 @@ pub const MESSAGE_MARKERS: &[(&str, Attribution)] = &[
     ),
     (
         "driver/library version mismatch",
+        at(Layer::Runtime, "nvidia-container-toolkit"),
+    ),
+    // The driver's user-space library is the runtime's to inject: a container that cannot load
+    // NVML was started without the NVIDIA runtime (a missing RuntimeClass, runc by default).
+    (
+        "libnvidia-ml.so",
+        at(Layer::Runtime, "nvidia-container-toolkit"),
+    ),
+    (
+        "could not load NVML library",
+        at(Layer::Runtime, "nvidia-container-toolkit"),
+    ),
+    (
+        "ERROR_LIBRARY_NOT_FOUND",
         at(Layer::Runtime, "nvidia-container-toolkit"),
     ),
     ("unresolvable CDI devices", at(Layer::Runtime, "containerd")),
@@ -134,6 +153,10 @@ pub const REASONS: &[(&str, Attribution)] = &[
     ("PodFailurePolicy", at(Layer::Runtime, "job-controller")),
 ];
 
+/// Reasons of [`REASONS`] that are plain words any controller writes (`Failed`, `Error`): they
+/// name the kubelet's layer only on the core objects the kubelet and its peers report on.
+const GENERIC_REASONS: &[&str] = &["Failed", "Error", "BackOff", "Evicted", "Unhealthy"];
+
 /// API groups (and kinds, where one group holds several layers' objects), for signals on
 /// objects other than Pods and Events.
 pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
@@ -188,7 +211,9 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
         None,
         at(Layer::Serving, "gateway"),
     ),
-    // Operators that make one body of pods out of a job spec: their failures are grouping's.
+    // A RayService serves requests; the RayCluster under it, like a RayJob's, is one body of
+    // pods, and the operators that make such bodies from a job spec fail at grouping.
+    ("ray.io", Some("RayService"), at(Layer::Serving, "kuberay")),
     ("ray.io", None, at(Layer::Grouping, "kuberay")),
     (
         "kubeflow.org",
@@ -202,28 +227,6 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
     ),
     // Karpenter's NodeClaims: the node a pod was placed on before it existed.
     ("karpenter.sh", None, at(Layer::Placement, "karpenter")),
-];
-
-/// Name fragments of the device stack's own pods and DaemonSets (the device plugin, the GPU
-/// Operator and DRA drivers): a failure of theirs is the device layer's, unless its text names
-/// the runtime (a marker above wins). A Node's own numbers (devices held back as unhealthy)
-/// are the device layer's too.
-pub const DEVICE_STACK_PODS: &[&str] = &[
-    "nvidia-device-plugin",
-    "gpu-feature-discovery",
-    "nvidia-driver",
-    "nvidia-operator-validator",
-    "nvidia-cuda-validator",
-    "nvidia-dcgm",
-    "nvidia-mig-manager",
-    "gpu-operator",
-    "dra-example-driver",
-    "nvidia-dra-driver",
-    "k8s-dra-driver",
-    "fake-gpu-operator",
-    "device-plugin",
-    "dra-driver",
-    "kubelet-plugin",
 ];
 
 /// Components that report events (`source.component`, `reportingController`), by prefix.
@@ -246,6 +249,9 @@ pub const COMPONENTS: &[(&str, Attribution)] = &[
     ("karpenter", at(Layer::Placement, "karpenter")),
     ("kubelet", at(Layer::Runtime, "kubelet")),
     ("dynamo", at(Layer::Serving, "dynamo-operator")),
+    // The NIM operator's reconcilers (`nimservice-controller`, `nimcache-controller`).
+    ("nimservice", at(Layer::Serving, "nim-operator")),
+    ("nimcache", at(Layer::Serving, "nim-operator")),
     ("grove", at(Layer::Serving, "grove")),
 ];
 
@@ -265,43 +271,79 @@ pub struct About<'a> {
     pub message: &'a str,
     /// The container name or condition type the signal was read from.
     pub field: &'a str,
+    /// The registry's component the object is (by its labels and images too), when the caller
+    /// knows; else it is looked up by name.
+    pub serves: Option<&'static Component>,
 }
 
-/// The container runtime's own GPU pieces: the NVIDIA container toolkit's DaemonSet installs
-/// the runtime hook and writes the CDI specs, so its failures are the runtime layer's.
-pub const RUNTIME_STACK_PODS: &[&str] = &["nvidia-container-toolkit"];
-
-/// Whether a Pod or DaemonSet is one of the device stack's own (by [`DEVICE_STACK_PODS`]).
+/// Whether a Pod or DaemonSet is one of the device stack's own: a component of the registry
+/// (`rules/components.yaml`) that serves the device layer, known by its name.
 pub fn is_device_stack(kind: &str, name: &str) -> bool {
     matches!(kind, "Pod" | "DaemonSet")
-        && !RUNTIME_STACK_PODS.iter().any(|n| name.contains(n))
-        && DEVICE_STACK_PODS.iter().any(|n| name.contains(n))
+        && components::by_name(kind, name).is_some_and(|c| c.layer == Layer::Device)
 }
 
 /// The layer a signal reports on, or `None` when nothing in the table knows it.
 pub fn attribute(a: &About) -> Option<Attribution> {
-    if let Some((_, at)) = MESSAGE_MARKERS.iter().find(|(m, _)| a.message.contains(m)) {
-        return Some(*at);
-    }
     // The GPU Operator's validator checks each part of the stack in its own init container:
     // the toolkit's and CUDA's checks fail on the runtime, the driver's and plugin's on the
     // device layer.
     if a.kind == "Pod" && ["toolkit-validation", "cuda-validation"].contains(&a.field) {
         return Some(at(Layer::Runtime, "nvidia-container-toolkit"));
     }
-    if matches!(a.kind, "Pod" | "DaemonSet")
-        && RUNTIME_STACK_PODS.iter().any(|n| a.name.contains(n))
-    {
-        return Some(at(Layer::Runtime, "nvidia-container-toolkit"));
+    let marker = MESSAGE_MARKERS
+        .iter()
+        .find(|(m, _)| a.message.contains(m))
+        .map(|(_, at)| *at);
+    let serves = a.serves.or_else(|| components::by_name(a.kind, a.name));
+    if let Some(c) = serves {
+        return Some(component_failure(a, c, marker));
     }
-    let device_stack = a.kind == "Node" || is_device_stack(a.kind, a.name);
-    if device_stack && a.reason != "KubeletNotReady" {
+    if marker.is_some() {
+        return marker;
+    }
+    plain(a)
+}
+
+/// A signal of a component's own pod: the layer of the cause is named by how it fails, with
+/// the component as the decider when it failed on its own terms.
+fn component_failure(a: &About, c: &'static Component, marker: Option<Attribution>) -> Attribution {
+    let plain = marker.or_else(|| plain(a));
+    // A pod held before any node (a scheduling gate, an admission refusal, a group not yet
+    // made) is held by that layer, whatever the pod is.
+    if let Some(p) = plain
+        && matches!(p.layer, Layer::Admission | Layer::Grouping)
+    {
+        return p;
+    }
+    let runtime_marker = marker.is_some_and(|m| m.layer == Layer::Runtime);
+    let how = components::failure(plain.map(|p| p.layer), a.reason, runtime_marker);
+    match (how, plain) {
+        (components::Failure::OwnTerms, _) | (_, None) => Attribution {
+            layer: how.layer(c.layer),
+            by: c.id.as_str(),
+        },
+        (_, Some(p)) => at(how.layer(c.layer), p.by),
+    }
+}
+
+/// The layer a signal names by itself: its reason, its object's API group, its reporter.
+fn plain(a: &About) -> Option<Attribution> {
+    if a.kind == "Node" && a.reason != "KubeletNotReady" {
+        // A Node's own numbers (devices held back as unhealthy) are the device layer's.
         return Some(at(Layer::Device, "nvidia-device-plugin"));
     }
     if let Some(res) = a.reason.strip_prefix("OutOf")
         && res.contains('/')
     {
-        // `OutOfnvidia.com/gpu`: the kubelet found fewer devices than the scheduler counted.
+        // `OutOfnvidia.com/gpu, … capacity: 0`: the node had none of the device when the pod
+        // came, so whatever bound it there (a provisioner binding ahead of the device plugin, a
+        // hand-set `nodeName`) placed it without the scheduler's check: placement's, with the
+        // device layer the other side. Any other count is the kubelet finding fewer devices
+        // than the scheduler counted.
+        if a.message.contains("capacity: 0") {
+            return Some(at(Layer::Placement, "kubelet"));
+        }
         return Some(at(Layer::Device, "kubelet"));
     }
     // A controller's request the API server found invalid (a name too long, a bad label) is
@@ -318,8 +360,11 @@ pub fn attribute(a: &About) -> Option<Attribution> {
     }
     if let Some((_, at)) = REASONS.iter().find(|(r, _)| *r == a.reason) {
         // Core objects' reasons; another API's objects speak for their own layer (a Workload's
-        // `Evicted` is Kueue's, not the kubelet's).
-        if a.group.is_empty() || group_row(a).is_none() {
+        // `Evicted` is Kueue's, not the kubelet's). A bare word such as `Failed` on an object of
+        // an API this table does not know is its own controller's, never the kubelet's: the
+        // kubelet writes no custom resource's status.
+        let core = a.group.is_empty() || matches!(a.group, "apps" | "batch");
+        if core || (group_row(a).is_none() && !GENERIC_REASONS.contains(&a.reason)) {
             return Some(*at);
         }
     }
@@ -377,6 +422,13 @@ mod tests {
         assert_eq!(layer(r("ImagePullBackOff")), Some(Layer::Runtime));
         assert_eq!(layer(r("UnexpectedAdmissionError")), Some(Layer::Device));
         assert_eq!(layer(r("OutOfnvidia.com/gpu")), Some(Layer::Device));
+        let unadvertised = About {
+            kind: "Pod",
+            reason: "OutOfnvidia.com/gpu",
+            message: "Node didn't have enough resource: nvidia.com/gpu, requested: 1, used: 0, capacity: 0",
+            ..About::default()
+        };
+        assert_eq!(layer(unadvertised), Some(Layer::Placement));
         assert_eq!(layer(r("OutOfcpu")), Some(Layer::Placement));
         assert_eq!(layer(r("SchedulingGated")), Some(Layer::Admission));
         assert_eq!(layer(r("NoSuchReason")), None);

@@ -23,6 +23,7 @@
 pub mod attribution;
 pub mod bundle;
 pub mod catalog;
+pub mod components;
 pub mod diagnosis;
 pub mod embedded;
 pub mod engine;

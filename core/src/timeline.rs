@@ -289,6 +289,7 @@ fn attributed(r: &ObjectRef, reason: &str, message: &str, component: &str) -> Op
         reason,
         message,
         field: "",
+        serves: None,
     })
     .map(|a| a.layer)
 }

@@ -140,22 +140,28 @@ pub fn fact(ctx: &Ctx) -> Option<Group> {
             .collect();
         return Some(of_pods(ctx, "JobSet", js, Some(expected), &members));
     }
-    // The first group key the pod carries names its PodGroup; the others are not looked at.
-    for (key, api_group, is_annotation) in POD_GROUP_KEYS {
-        let v = if *is_annotation {
-            pv.at("/metadata/annotations")
-                .and_then(|a| a.get(*key))
-                .and_then(Value::as_str)
-        } else {
-            label(&pv, key)
-        };
-        let Some(name) = v else { continue };
-        let id = ix.get(api_group, "PodGroup", pns, name)?;
-        let members = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
-        let min = ix.value(id).at("/spec/minMember").and_then(Value::as_u64);
-        return Some(of_pods(ctx, "PodGroup", name, min, &members));
-    }
-    None
+    let (name, api_group) = pod_group_key(&pv)?;
+    let id = ix.get(api_group, "PodGroup", pns, name)?;
+    let members = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
+    let min = ix.value(id).at("/spec/minMember").and_then(Value::as_u64);
+    Some(of_pods(ctx, "PodGroup", name, min, &members))
+}
+
+/// The PodGroup a pod names and its API group: the first group key the pod carries names it;
+/// the others are not looked at.
+fn pod_group_key(pv: &Value) -> Option<(&str, &'static str)> {
+    POD_GROUP_KEYS
+        .iter()
+        .find_map(|(key, api_group, is_annotation)| {
+            let v = if *is_annotation {
+                pv.at("/metadata/annotations")
+                    .and_then(|a| a.get(*key))
+                    .and_then(Value::as_str)
+            } else {
+                label(pv, key)
+            };
+            v.map(|name| (name, *api_group))
+        })
 }
 
 fn of_pods(ctx: &Ctx, kind: &str, name: &str, expected: Option<u64>, members: &[ObjId]) -> Group {
@@ -198,4 +204,63 @@ fn of_pods(ctx: &Ctx, kind: &str, name: &str, expected: Option<u64>, members: &[
         group_index: None,
         worker_stateful_set: None,
     }
+}
+
+/// `$.facts.gang`: the pod's gang PodGroup (KAI, Volcano, scheduler-plugins) measured against
+/// its own minimum, from the pods the bundle holds, whatever scheduler message there is.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Gang {
+    /// The PodGroup's name.
+    pub name: String,
+    /// Its `spec.minMember` (Volcano's `minMember`, KAI's and scheduler-plugins' alike).
+    pub min_member: u64,
+    /// Members in the bundle.
+    pub present: usize,
+    /// Members that have finished (Succeeded or Failed): they will never run again.
+    pub finished: usize,
+    /// Members that can still run: present and not finished.
+    pub live: usize,
+    /// Live members not running yet.
+    pub waiting: usize,
+    /// Fewer live members than the minimum, with some of them waiting: the gang cannot be
+    /// placed until its controller makes more pods, whatever the nodes hold.
+    pub short: bool,
+}
+
+/// `$.facts.gang`: none when the pod names no PodGroup the bundle holds with a minimum.
+pub fn gang(ctx: &Ctx) -> Option<Gang> {
+    let ix = ctx.ix;
+    let pv = ctx.pod_value()?;
+    let pns = str_at(&pv, "/metadata/namespace");
+    let (name, api_group) = pod_group_key(&pv)?;
+    let id = ix.get(api_group, "PodGroup", pns, name)?;
+    let min_member = ix
+        .value(id)
+        .at("/spec/minMember")
+        .and_then(Value::as_u64)
+        .filter(|&m| m > 0)?;
+    let members = ix.pods_in_group(pns.unwrap_or(""), name);
+    let finished = members
+        .iter()
+        .filter(|&&m| ix.pod(m).is_some_and(|p| p.terminal()))
+        .count();
+    let live = members.len() - finished;
+    let waiting = members
+        .iter()
+        .filter(|&&m| {
+            ix.pod(m)
+                .is_some_and(|p| !p.terminal() && p.phase != "Running")
+        })
+        .count();
+    Some(Gang {
+        name: name.to_string(),
+        min_member,
+        present: members.len(),
+        finished,
+        live,
+        waiting,
+        short: (live as u64) < min_member && waiting > 0,
+    })
 }

@@ -5,6 +5,7 @@
 //! (`device/`, `admission/`, …); facts about the work as a whole beside them.
 
 pub mod admission;
+pub mod component;
 pub mod device;
 pub mod fake_gpu;
 pub mod group;

@@ -120,6 +120,13 @@ pub static FACTS: &[FactDef] = &[
         "the pod's group: an LWS group (size from `leaderworkerset.sigs.k8s.io/size`), a JobSet (Σ replicas × parallelism), or a PodGroup (`minMember`)"
     ),
     fact!(
+        "gang",
+        Work,
+        group::gang,
+        "core/src/facts/group.rs",
+        "the pod's gang PodGroup (KAI, Volcano, scheduler-plugins) against its own `minMember`: members in the bundle, finished, live and waiting, and whether fewer can ever run than the minimum"
+    ),
+    fact!(
         "jobSet",
         Work,
         jobset::fact,
@@ -174,6 +181,13 @@ pub static FACTS: &[FactDef] = &[
         signals::floor,
         "core/src/facts/signals.rs",
         "per layer, the first current signal and how many more: what the `<layer>/reported-failure` rules quote"
+    ),
+    fact!(
+        "component",
+        Derived,
+        component::component,
+        "core/src/facts/component.rs",
+        "the target as one of the registry's components (`rules/components.yaml`: the device plugin, the toolkit, Kueue's controller, a scheduler, an endpoint picker …), the layer it serves, and how it fails now: `notPlaced`, `notStarted` or `ownTerms` with the deciding signal's words"
     ),
     fact!(
         "deviceAdvertised",

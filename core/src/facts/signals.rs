@@ -146,9 +146,16 @@ pub fn signals<'v>(
     let mut out: Vec<Signal> = Vec::new();
     for (i, &id) in objects.iter().take(OBJECT_LIMIT).enumerate() {
         let current = !settled && !crate::facts::superseded_pod(ix, id);
+        let o = ix.object(id);
+        let owner = ix
+            .owner_chain(id)
+            .first()
+            .map_or(String::new(), |&d| ix.object(d).name.to_string());
+        let serves = crate::components::of(o.kind(), &o.name, &owner, &value(id));
+        let on = On { current, serves };
         let first = out.len();
-        read_object(ix, id, value, current, &mut out);
-        read_events(ix, id, &events(id), current, &mut out);
+        read_object(ix, id, value, on, &mut out);
+        read_events(ix, id, &events(id), on, &mut out);
         for s in &mut out[first..] {
             s.on_target = i == 0;
         }
@@ -218,7 +225,16 @@ impl<'a> Raw<'a> {
     }
 }
 
-fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
+/// What every signal of one object shares: whether it is current, and the registry's
+/// component the object is (whose failures are named by how it fails).
+#[derive(Clone, Copy)]
+struct On {
+    current: bool,
+    serves: Option<&'static crate::components::Component>,
+}
+
+fn push(ix: &Index, id: ObjId, on: On, r: Raw, out: &mut Vec<Signal>) {
+    let current = on.current;
     let o = ix.object(id);
     let owner_group = ix
         .owner_chain(id)
@@ -233,6 +249,7 @@ fn push(ix: &Index, id: ObjId, current: bool, r: Raw, out: &mut Vec<Signal>) {
         reason: r.reason,
         message: r.message,
         field: r.field,
+        serves: on.serves,
     };
     let Some(at) = attribute(&about) else { return };
     let object = match &o.namespace() {
@@ -286,7 +303,7 @@ fn read_object<'v>(
     ix: &Index,
     id: ObjId,
     value: &dyn Fn(ObjId) -> std::borrow::Cow<'v, Value>,
-    current: bool,
+    on: On,
     out: &mut Vec<Signal>,
 ) {
     let o = ix.object(id);
@@ -295,16 +312,16 @@ fn read_object<'v>(
     }
     let v = value(id);
     let is_pod = o.kind() == "Pod" && o.group().is_empty();
-    read_counts(ix, id, &v, current, out);
+    read_counts(ix, id, &v, on, out);
     if is_pod {
-        read_containers(ix, id, &v, current, out);
+        read_containers(ix, id, &v, on, out);
         let reason = v.at("/status/reason").and_then(Value::as_str).unwrap_or("");
         let message = v
             .at("/status/message")
             .and_then(Value::as_str)
             .unwrap_or("");
         if !reason.is_empty() || !message.is_empty() {
-            push(ix, id, current, Raw::status("status", reason, message), out);
+            push(ix, id, on, Raw::status("status", reason, message), out);
         }
     }
     // Gateway API routes and InferencePool v1 report per parent (each Gateway).
@@ -346,7 +363,7 @@ fn read_object<'v>(
             component: "",
             count: 1,
         };
-        push(ix, id, current, raw, out);
+        push(ix, id, on, raw, out);
     }
     // KAI-Scheduler writes why a PodGroup is not scheduled as a list of reasons per condition.
     for c in v
@@ -365,7 +382,7 @@ fn read_object<'v>(
                 component: "",
                 count: 1,
             };
-            push(ix, id, current, raw, out);
+            push(ix, id, on, raw, out);
         }
     }
     if !is_pod {
@@ -389,7 +406,7 @@ fn read_object<'v>(
                     .unwrap_or(""),
                 message,
             );
-            push(ix, id, current, raw, out);
+            push(ix, id, on, raw, out);
         }
         let state = v.at("/status/state").and_then(Value::as_str).unwrap_or("");
         if state.eq_ignore_ascii_case("failed") || state.eq_ignore_ascii_case("error") {
@@ -400,7 +417,7 @@ fn read_object<'v>(
                 .and_then(Value::as_str)
                 .unwrap_or("");
             let raw = Raw::status("state", state, message);
-            push(ix, id, current, raw, out);
+            push(ix, id, on, raw, out);
         }
     }
 }
@@ -408,7 +425,7 @@ fn read_object<'v>(
 /// What a Node or a DaemonSet says in numbers: devices the node holds back as unhealthy
 /// (capacity above allocatable), a device resource advertised with none (a MIG profile at 0),
 /// a DaemonSet that should run on no node or runs short. Written in the API's own field names.
-fn read_counts(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Signal>) {
+fn read_counts(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) {
     let o = ix.object(id);
     let mut notes: Vec<(String, String)> = Vec::new();
     match (o.group(), o.kind().as_str()) {
@@ -451,11 +468,11 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Si
         _ => {}
     }
     for (field, message) in &notes {
-        push(ix, id, current, Raw::status(field, "", message), out);
+        push(ix, id, on, Raw::status(field, "", message), out);
     }
 }
 
-fn read_containers(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Vec<Signal>) {
+fn read_containers(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) {
     for list in ["/status/initContainerStatuses", "/status/containerStatuses"] {
         for cs in v.at(list).and_then(Value::as_array).into_iter().flatten() {
             let name = cs["name"].as_str().unwrap_or("");
@@ -470,7 +487,7 @@ fn read_containers(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Ve
                         component: "",
                         count: 1,
                     };
-                    push(ix, id, current, raw, out);
+                    push(ix, id, on, raw, out);
                 }
             }
             for state in ["/state/terminated", "/lastState/terminated"] {
@@ -486,7 +503,7 @@ fn read_containers(ix: &Index, id: ObjId, v: &Value, current: bool, out: &mut Ve
                     component: "",
                     count: cs["restartCount"].as_u64().unwrap_or(1),
                 };
-                push(ix, id, current, raw, out);
+                push(ix, id, on, raw, out);
             }
         }
     }
@@ -496,7 +513,7 @@ fn read_events(
     ix: &Index,
     id: ObjId,
     events: &[(ObjId, crate::index::EventInfo)],
-    current: bool,
+    on: On,
     out: &mut Vec<Signal>,
 ) {
     for (_, ev) in events.iter().rev().take(50) {
@@ -511,6 +528,6 @@ fn read_events(
             component: &ev.component,
             count: ev.count,
         };
-        push(ix, id, current, raw, out);
+        push(ix, id, on, raw, out);
     }
 }

@@ -42,6 +42,11 @@ pub struct ServingPool {
     pub ready_pods: usize,
     /// The matched pods that are not Ready.
     pub not_ready_pods: Vec<String>,
+    /// The pool's `targetPorts` (v1; `targetPortNumber` of v1alpha2).
+    pub target_ports: Vec<u64>,
+    /// Selected pods that declare container ports but none of the pool's target ports: the
+    /// endpoint picker makes no endpoint of them, so no request reaches them.
+    pub off_port_pods: Vec<OffPort>,
 }
 
 /// A condition of the pool's first parent, its fields copied as written (null when absent).
@@ -72,6 +77,46 @@ pub struct PoolEpp {
     /// than `Service`); null when the bundle holds no Service of that namespace at all (a
     /// pasted pool alone proves no Service absent).
     pub service_found: Option<bool>,
+}
+
+/// A selected pod that listens on none of the pool's target ports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct OffPort {
+    pub pod: String,
+    /// The container ports it declares.
+    pub ports: Vec<u64>,
+}
+
+/// The ports a pool sends requests to.
+fn target_ports(v: &Value) -> Vec<u64> {
+    let mut ports: Vec<u64> = v
+        .at("/spec/targetPorts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["number"].as_u64())
+        .chain(v.at("/spec/targetPortNumber").and_then(Value::as_u64))
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
+}
+
+/// The container ports a pod declares (its containers' and native sidecars').
+fn container_ports(pv: &Value) -> Vec<u64> {
+    let mut ports: Vec<u64> = ["/spec/containers", "/spec/initContainers"]
+        .iter()
+        .filter_map(|k| pv.at(k).and_then(Value::as_array))
+        .flatten()
+        .filter_map(|c| c["ports"].as_array())
+        .flatten()
+        .filter_map(|p| p["containerPort"].as_u64())
+        .collect();
+    ports.sort_unstable();
+    ports.dedup();
+    ports
 }
 
 fn parents_of(v: &Value) -> Option<&Vec<Value>> {
@@ -156,6 +201,8 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
     let mut pods = 0;
     let mut ready_pods = 0;
     let mut not_ready = Vec::new();
+    let targets = target_ports(&v);
+    let mut off_port = Vec::new();
     if let Some(sel) = crate::json::match_labels(&v, true) {
         for &p in ix.of_kind("Pod") {
             if ix.object(p).namespace() != o.namespace() || ix.pod(p).is_some_and(|i| i.terminal())
@@ -165,6 +212,18 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
             let pv = ix.value(p);
             if crate::json::selects(sel, crate::json::labels(&pv)) {
                 pods += 1;
+                // A pod that declares no port may still listen on one: only a declared list
+                // without the target port is evidence.
+                let declared = container_ports(&pv);
+                if !targets.is_empty()
+                    && !declared.is_empty()
+                    && !targets.iter().any(|t| declared.contains(t))
+                {
+                    off_port.push(OffPort {
+                        pod: ix.object(p).name.clone(),
+                        ports: declared,
+                    });
+                }
                 if ready(&pv) {
                     ready_pods += 1;
                 } else {
@@ -188,5 +247,7 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
             .any(|&p| ix.object(p).namespace() == o.namespace()),
         ready_pods,
         not_ready_pods: not_ready,
+        target_ports: targets,
+        off_port_pods: off_port,
     }
 }

@@ -1,0 +1,95 @@
+//! `$.facts.component`: the target as one of the registry's components (`rules/components.yaml`)
+//! and how it fails now. The `<layer>/component-failing` rules read it: a component that fails
+//! on its own terms is its own layer's block, not the runtime's, although its container is what
+//! shows it.
+
+use super::Ctx;
+use super::signals::Signal;
+use crate::layer::Layer;
+use serde::Serialize;
+
+/// How a component fails, as `$.facts.component.failure` writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum Failing {
+    /// Never placed: the placement layer's.
+    NotPlaced,
+    /// Its node could not start it: the runtime's.
+    NotStarted,
+    /// It runs, or tries to, and fails on its own terms: the layer it serves.
+    OwnTerms,
+}
+
+/// The target as a component.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ComponentFact {
+    /// The registry's id (`endpoint-picker`, `kueue`, …).
+    pub id: String,
+    /// The layer it serves.
+    pub layer: Layer,
+    /// Where its issues go (`owner/repo`).
+    pub project: String,
+    /// How it fails now; absent while nothing of it fails.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failing>,
+    /// The deciding signal's words (`reason: message`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// `Kind namespace/name` of the object that shows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    /// The arguments `kubectl describe` (and `kubectl logs`) take for that object.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub describe: Vec<String>,
+}
+
+/// `$.facts.component`: none when the target is no component.
+pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
+    let t = ctx.ix.object(ctx.target);
+    let owner = ctx
+        .ix
+        .owner_chain(ctx.target)
+        .first()
+        .map_or(String::new(), |&o| ctx.ix.object(o).name.to_string());
+    let c = crate::components::of(t.kind(), &t.name, &owner, &ctx.value(ctx.target))?;
+    let signals = &ctx.signals().signals;
+    // The target's own words first, then its pods'; among them, what the component said (a
+    // container's exit message) before the kubelet's back-off notice that repeats it.
+    let mut candidates: Vec<&Signal> = signals
+        .iter()
+        .filter(|s| s.current && (s.on_target || s.kind == "Pod"))
+        .collect();
+    candidates.sort_by_key(|s| (!s.on_target, back_off(s), s.message.is_empty()));
+    let first = candidates
+        .into_iter()
+        .find_map(|s| failing(s, c.layer).map(|f| (f, s)));
+    Some(ComponentFact {
+        id: c.id.clone(),
+        layer: c.layer,
+        project: c.project.clone(),
+        failure: first.map(|(f, _)| f),
+        text: first.map(|(_, s)| s.text.clone()),
+        object: first.map(|(_, s)| s.object.clone()),
+        describe: first.map(|(_, s)| s.describe.clone()).unwrap_or_default(),
+    })
+}
+
+/// The kubelet's notice that it waits before restarting a container: it says the container
+/// failed, not why.
+fn back_off(s: &Signal) -> bool {
+    matches!(s.reason.as_str(), "CrashLoopBackOff" | "BackOff")
+}
+
+/// How a signal of a component serving `serves` fails: its attribution already names the layer
+/// of the cause (`attribution::attribute` judged the component's failure).
+fn failing(s: &Signal, serves: Layer) -> Option<Failing> {
+    match s.layer {
+        l if l == serves => Some(Failing::OwnTerms),
+        Layer::Placement | Layer::Admission | Layer::Grouping => Some(Failing::NotPlaced),
+        Layer::Runtime => Some(Failing::NotStarted),
+        _ => None,
+    }
+}
