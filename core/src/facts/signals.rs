@@ -55,6 +55,15 @@ pub const NEGATIVE: &[&str] = &[
     "Error",
 ];
 
+/// Reasons that report a refusal whatever type the event was given: KAI-Scheduler writes its
+/// `Unschedulable` on a PodGroup as a Normal event.
+const FAILING_WHATEVER_TYPE: &[&str] = &["Unschedulable", "FailedScheduling"];
+
+/// Whether an event reports a failure: a Warning, or a refusal written as Normal.
+pub fn failing_event(type_: &str, reason: &str) -> bool {
+    type_ == "Warning" || FAILING_WHATEVER_TYPE.contains(&reason)
+}
+
 /// Pod conditions that only echo what the containers say (their state is read instead).
 const POD_ECHOES: &[&str] = &["Ready", "ContainersReady", "Initialized"];
 
@@ -517,7 +526,7 @@ fn read_events(
     out: &mut Vec<Signal>,
 ) {
     for (_, ev) in events.iter().rev().take(50) {
-        if ev.type_ != "Warning" {
+        if !failing_event(&ev.type_, &ev.reason) {
             continue;
         }
         let raw = Raw {

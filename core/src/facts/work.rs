@@ -35,6 +35,10 @@ pub struct TargetFact {
     /// first-principles facts (`placement.nodeFit`, `admission.quota`, …) instead of what those
     /// components wrote.
     pub not_submitted: bool,
+    /// The target is work of an operator that makes pods from a spec (a training job, a Ray
+    /// cluster, a JobSet, an LWS) and has no status and no pods: no controller has ever
+    /// reconciled it.
+    pub unreconciled: bool,
 }
 
 /// `$.facts.target`.
@@ -53,7 +57,31 @@ pub fn target(ctx: &Ctx) -> TargetFact {
             .map(requests_without_limits)
             .unwrap_or_default(),
         not_submitted: ctx.ix.not_submitted(ctx.target),
+        unreconciled: unreconciled(ctx),
     }
+}
+
+/// API groups whose objects an operator turns into pods, and writes a status on when it does.
+const OPERATOR_GROUPS: &[&str] = &[
+    "kubeflow.org",
+    "trainer.kubeflow.org",
+    "ray.io",
+    "jobset.x-k8s.io",
+    "leaderworkerset.x-k8s.io",
+];
+
+/// Whether no controller has ever written the target's status nor made its pods.
+fn unreconciled(ctx: &Ctx) -> bool {
+    let t = ctx.ix.object(ctx.target);
+    if !OPERATOR_GROUPS.contains(&t.group())
+        || !ctx.pods.is_empty()
+        || ctx.ix.not_submitted(ctx.target)
+    {
+        return false;
+    }
+    let v = ctx.value(ctx.target);
+    v.at("/status")
+        .is_none_or(|s| s.is_null() || s.as_object().is_some_and(|m| m.is_empty()))
 }
 
 /// `$.facts.scheduler`: the pod's `schedulerName`, `default-scheduler` when unset.
@@ -275,7 +303,9 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
             }
         }
         ("nvidia.com", "DynamoGraphDeployment") => {
-            let ready = cond_true("Ready");
+            // Its Ready condition is derived from its Grove parts: where every part the bundle
+            // holds reports all its replicas available, a `Ready=False` is from before.
+            let ready = cond_true("Ready") || grove_parts_available(ix, target);
             (
                 str_at(v, "/status/state").map_or_else(
                     || {
@@ -292,7 +322,14 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
         }
         _ => {
             if pods.is_empty() {
-                ("Present".into(), true)
+                // An object of its own kind with no pods is settled unless someone warns about
+                // it: a scheduler's `Unschedulable` on a PodGroup, an operator's refusal. A
+                // Warning is never an all-clear.
+                let warned = ix
+                    .events_about(target)
+                    .iter()
+                    .any(|(_, e)| super::signals::failing_event(&e.type_, &e.reason));
+                ("Present".into(), !warned)
             } else {
                 let s = pods_settled();
                 (
@@ -306,4 +343,36 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
             }
         }
     }
+}
+
+/// Whether the Grove objects a DynamoGraphDeployment is made of (its PodCliqueSet, scaling groups
+/// and cliques: named after it, in its namespace) are in the bundle and each reports every
+/// replica available.
+pub(crate) fn grove_parts_available(ix: &Index, dgd: ObjId) -> bool {
+    let d = ix.object(dgd);
+    let prefix = format!("{}-", d.name);
+    let mut parts = ["PodCliqueSet", "PodCliqueScalingGroup", "PodClique"]
+        .iter()
+        .flat_map(|k| ix.of_kind(k).iter().copied())
+        .filter(|&id| {
+            let o = ix.object(id);
+            o.group() == "grove.io"
+                && o.namespace() == d.namespace()
+                && (o.name == d.name || o.name.starts_with(&prefix))
+        })
+        .peekable();
+    parts.peek().is_some()
+        && parts.all(|id| {
+            let v = ix.value(id);
+            let want = v
+                .at("/spec/replicas")
+                .or_else(|| v.at("/status/replicas"))
+                .and_then(Value::as_u64);
+            // A PodClique counts ready replicas; the sets and scaling groups, available ones.
+            let available = v
+                .at("/status/availableReplicas")
+                .or_else(|| v.at("/status/readyReplicas"))
+                .and_then(Value::as_u64);
+            matches!((want, available), (Some(w), Some(a)) if a >= w)
+        })
 }

@@ -412,12 +412,15 @@ fn cluster_queue(sub: &Map<String, Value>, name: &str) -> ClusterQueue {
     }
 }
 
-/// The `spec.suspend` of the nearest Job or JobSet among the target and its owners.
+/// The `spec.suspend` of the nearest suspendable work among the target and its owners: a Job,
+/// a JobSet, and every other kind Kueue suspends the same way (a TrainJob, a RayJob; the
+/// training operator's `spec.runPolicy.suspend`).
 fn suspended(sub: &Map<String, Value>) -> Option<bool> {
-    carriers(sub)
-        .into_iter()
-        .filter(|v| matches!(s(v, "/kind"), Some("Job" | "JobSet")))
-        .find_map(|v| v.at("/spec/suspend").and_then(Value::as_bool))
+    carriers(sub).into_iter().find_map(|v| {
+        v.at("/spec/suspend")
+            .or_else(|| v.at("/spec/runPolicy/suspend"))
+            .and_then(Value::as_bool)
+    })
 }
 
 /// The integration's CRD, for kinds Kueue manages only once it has noticed their API.

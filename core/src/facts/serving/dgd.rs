@@ -28,6 +28,9 @@ pub struct ServingDgd {
     pub workers_not_ready: Vec<String>,
     /// The worker pods in phase `Pending`.
     pub workers_pending: usize,
+    /// The Grove objects it is made of are in the bundle and each reports every replica
+    /// available: a `Ready=False` they contradict is from before.
+    pub grove_parts_available: bool,
 }
 
 /// One component of the graph and its pods.
@@ -70,6 +73,7 @@ pub(super) fn dgd(ix: &Index, dgd: ObjId) -> ServingDgd {
         workers_ready: 0,
         workers_not_ready: Vec::new(),
         workers_pending: 0,
+        grove_parts_available: crate::facts::work::grove_parts_available(ix, dgd),
     };
     for c in &components {
         if c.type_ == "frontend" {
