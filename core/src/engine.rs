@@ -43,6 +43,11 @@ pub struct EngineTexts {
     pub fit_healthy_headline: String,
     pub fit_blocked_headline: String,
     pub fit_unexplained_headline: String,
+    /// Work `fit` placed that would run as far as the bundle shows, but names objects whose
+    /// kind the bundle holds none of (`{unchecked}`).
+    pub fit_unchecked_headline: String,
+    /// A layer row whose decision depends on such a name.
+    pub layer_unchecked: String,
 }
 
 /// Options of one diagnosis.
@@ -418,6 +423,34 @@ impl Engine {
 
         // Verdict, misalignment, headline: the verdict's observation before the built-ins.
         let mut vars = Vars::new();
+        // What fit could not check is unknown at its layer, whatever else that layer said.
+        let unchecked_names: Vec<String> = view
+            .unchecked
+            .iter()
+            .map(|u| format!("{} {}", u.kind, u.name))
+            .collect();
+        for l in layers.iter_mut() {
+            let here: Vec<&str> = view
+                .unchecked
+                .iter()
+                .zip(&unchecked_names)
+                .filter(|(u, _)| u.layer == l.layer)
+                .map(|(_, n)| n.as_str())
+                .collect();
+            if !here.is_empty() && !matches!(l.state, LayerState::Blocked | LayerState::Warn) {
+                l.state = LayerState::Unknown;
+                let words = vec![Value::String(here.join(", "))];
+                let mut v = Vars::new();
+                v.insert("unchecked".into(), words);
+                l.summary = render(&self.texts.layer_unchecked, &v);
+            }
+        }
+        if !unchecked_names.is_empty() {
+            vars.insert(
+                "unchecked".into(),
+                vec![Value::String(unchecked_names.join(", "))],
+            );
+        }
         let (state, layer) = match verdict_finding {
             Some((_, x)) => (
                 if x.severity == Severity::Block {
@@ -431,6 +464,7 @@ impl Engine {
             // Work not submitted yet runs now when nothing blocks and some node can take it:
             // placement says so from the nodes (a status rule), not from a scheduler.
             None if view.not_submitted
+                && view.unchecked.is_empty()
                 && layers
                     .iter()
                     .any(|l| l.layer == Layer::Placement && l.state == LayerState::Ok) =>
@@ -499,6 +533,9 @@ impl Engine {
                 None => render(blocked, &(&vars, &builtins)),
             },
             (None, None) if state == LayerState::Ok => render(healthy, &(&vars, &builtins)),
+            (None, None) if view.not_submitted && !view.unchecked.is_empty() => {
+                render(&texts.fit_unchecked_headline, &(&vars, &builtins))
+            }
             (None, None) => render(unexplained, &(&vars, &builtins)),
         };
 
@@ -515,6 +552,11 @@ impl Engine {
             }
         }
         let mut missing = view.missing.clone();
+        for u in &view.unchecked {
+            // The view may already say the named object is not in the bundle: one line each.
+            missing.retain(|m| !(m.kind == u.kind && m.name.as_deref() == Some(u.name.as_str())));
+            missing.push(u.missing(t.namespace()));
+        }
         if let Some(meta) = ix.bundle().meta() {
             for u in &meta.unreadable {
                 let mut m = u.clone();

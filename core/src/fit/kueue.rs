@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 const QUEUE_LABEL: &str = "kueue.x-k8s.io/queue-name";
 
 /// The key of Kueue's Configuration in its ConfigMap (`kueue-manager-config`).
-const CONFIG_KEY: &str = "controller_manager_config.yaml";
+use super::lookup::CONFIG_KEY;
 
 /// Kueue's integration name for a kind of work (`integrations.frameworks`).
 pub(super) fn framework(group: &str, kind: &str) -> Option<&'static str> {
@@ -115,12 +115,6 @@ pub(super) fn intake(
     )
 }
 
-/// Kueue's Configuration from a ConfigMap of the bundle that holds it, and where it was.
-pub(super) fn config_of(configmap: &Value) -> Option<Value> {
-    let text = configmap.at("/data")?.get(CONFIG_KEY)?.as_str()?;
-    serde_yaml_ng::from_str::<Value>(text).ok()
-}
-
 /// One pod set of a Workload: its name, how many pods, and their template.
 pub(super) struct PodSet {
     pub name: String,
@@ -145,7 +139,7 @@ pub(super) fn workload(
         "namespace": ns,
         "uid": own_uid,
         "labels": {"kueue.x-k8s.io/job-uid": uid},
-        "ownerReferences": [super::synth::owner_ref(work, uid)],
+        "ownerReferences": [super::meta::owner_ref(work, uid)],
     });
     if let Some(t) = created {
         meta["creationTimestamp"] = json!(t);

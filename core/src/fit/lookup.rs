@@ -105,7 +105,7 @@ impl<'a> Lookup<'a> {
             .filter(|o| o.name.contains("kueue"))
             .find_map(|o| {
                 let v = self.cluster.value(o);
-                super::kueue::config_of(&v).map(|cfg| {
+                config_of(&v).map(|cfg| {
                     (
                         cfg,
                         format!("ConfigMap {}/{}", o.namespace().unwrap_or(""), o.name),
@@ -239,4 +239,13 @@ impl Lookup<'_> {
         }
         None
     }
+}
+
+/// The key of Kueue's ConfigMap that holds its Configuration.
+pub(super) const CONFIG_KEY: &str = "controller_manager_config.yaml";
+
+/// Kueue's Configuration from a ConfigMap of the bundle that holds it.
+fn config_of(configmap: &Value) -> Option<Value> {
+    let text = configmap.at("/data")?.get(CONFIG_KEY)?.as_str()?;
+    serde_yaml_ng::from_str::<Value>(text).ok()
 }

@@ -16,6 +16,7 @@
 mod aside;
 mod kueue;
 mod lookup;
+mod meta;
 mod synth;
 
 use crate::bundle::{Bundle, RawObject, group_of};

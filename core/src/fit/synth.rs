@@ -9,6 +9,7 @@
 
 use super::kueue::PodSet;
 use super::lookup::Lookup;
+use super::meta::owner_ref;
 use crate::json::At as _;
 use crate::json::str_at;
 use serde_json::{Map, Value, json};
@@ -68,18 +69,6 @@ struct Controller<'a> {
     annotations: Map<String, Value>,
     owner: Value,
     spec: Value,
-}
-
-/// An ownerReference to `owner` (controller).
-pub(super) fn owner_ref(owner: &Value, uid: &str) -> Value {
-    json!({
-        "apiVersion": owner["apiVersion"],
-        "kind": owner["kind"],
-        "name": owner.at("/metadata/name"),
-        "uid": uid,
-        "controller": true,
-        "blockOwnerDeletion": true,
-    })
 }
 
 fn obj_map(v: Option<&Value>) -> Map<String, Value> {

@@ -8,6 +8,7 @@
 //! table over them.
 
 mod links;
+pub mod unchecked;
 
 use crate::diagnosis::{Missing, ObjectRef, PodSummary};
 use crate::facts;
@@ -39,6 +40,8 @@ pub struct View {
     pub history: bool,
     /// The target is work `fit` placed as if submitted now.
     pub not_submitted: bool,
+    /// For such work: the names it depends on that the bundle cannot check.
+    pub unchecked: Vec<unchecked::Unchecked>,
     pub missing: Vec<Missing>,
     /// What `value` holds on loan ([`crate::lend`]), given back when the view is dropped.
     loans: crate::lend::Loans,
@@ -153,6 +156,11 @@ pub fn build_at(ix: &Index, target: ObjId, now: Option<i64>, now_source: Option<
         settled: state.settled,
         history: state.history,
         not_submitted: ix.not_submitted(target),
+        unchecked: if ix.not_submitted(target) {
+            unchecked::unchecked(ix, target, &work_pods(ix, target))
+        } else {
+            Vec::new()
+        },
         missing: {
             let mut m = b.missing;
             m.sort();
