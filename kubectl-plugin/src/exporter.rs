@@ -89,6 +89,7 @@ fn own_series(out: &mut String, s: &State) {
 
 /// Serve until killed.
 pub fn serve(args: ExporterArgs) -> Result<u8, Failure> {
+    crate::live_namespace(args.namespace.as_deref())?;
     let engine = Arc::new(crate::engine()?);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -150,6 +150,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let engine = engine_in(cli.lang)?;
             let mut spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
             let ix = if args.input.files.is_empty() {
+                live_target(args.namespace.as_deref(), &spec)?;
                 let limits = args.input.limits();
                 let (ix, ns) = with_cluster(&args.live, false, false, async |c| {
                     let ns = spec
@@ -185,6 +186,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let engine = engine_in(cli.lang)?;
             let mut namespace = args.namespace.clone();
             let ix = if args.input.files.is_empty() {
+                live_namespace(namespace.as_deref())?;
                 let limits = args.input.limits();
                 let (ix, ns) = with_cluster(&args.live, true, false, async |c| {
                     let ns = match (&namespace, args.all_namespaces) {
@@ -273,6 +275,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
         Command::Bundle(args) => {
             let target = args.target.as_deref().unwrap_or_default();
             let spec = TargetSpec::parse(target, args.namespace.as_deref());
+            live_target(args.namespace.as_deref(), &spec)?;
             let limits = ReadLimits {
                 max_bytes: args.max_input_bytes,
                 ..Default::default()
@@ -429,6 +432,18 @@ pub(crate) fn not_found_with_commands(e: layer_core::Error, files: &[String]) ->
     }
 }
 
+/// `-n` for a live read: refused, naming the flag, when it is not a namespace.
+pub(crate) fn live_namespace(namespace: Option<&str>) -> Result<(), Failure> {
+    namespace.map_or(Ok(()), |ns| live::check_namespace("-n/--namespace", ns))
+}
+
+/// `-n` and TARGET for a live read: each refused, naming where it came from, when it is not a
+/// namespace or a name.
+fn live_target(namespace: Option<&str>, spec: &TargetSpec) -> Result<(), Failure> {
+    live_namespace(namespace)?;
+    live::check_target("TARGET", spec)
+}
+
 fn exit_for(state: LayerState) -> u8 {
     match state {
         LayerState::Blocked | LayerState::Warn => 1,
@@ -495,6 +510,7 @@ fn fit(
         threads: args.input.threads,
     };
     let cluster = if args.input.files.is_empty() {
+        live_namespace(args.namespace.as_deref())?;
         let limits = args.input.limits();
         let (bundle, default) = with_cluster(&args.live, true, false, async |c| {
             fit_cluster_bundle(&c, &manifest, &opts, limits).await
@@ -530,6 +546,9 @@ pub(crate) async fn fit_cluster_bundle(
     opts: &layer_core::fit::FitOptions,
     limits: ReadLimits,
 ) -> Result<(Bundle, String), Failure> {
+    for ns in manifest.objects().iter().filter_map(|o| o.namespace()) {
+        live::check_namespace("the manifest's metadata.namespace", ns)?;
+    }
     let probe = layer_core::fit::FitOptions {
         default_namespace: Some(c.default_namespace.clone()),
         ..opts.clone()

@@ -175,7 +175,7 @@ fn scenario(name: &str) -> scenarios::Scenario {
     scenarios::get(name).unwrap_or_else(|| panic!("no scenario {name}"))
 }
 
-fn scenario_objects(name: &str) -> Vec<Value> {
+pub fn scenario_objects(name: &str) -> Vec<Value> {
     objects(&scenario(name).bundle_text())
 }
 
@@ -957,7 +957,9 @@ fn printed_role() -> Vec<RoleRule> {
 
 /// What a request asks the authorizer for: (verb, group, resource, name), or `None` for the
 /// discovery paths every authenticated user may read (`system:discovery`).
-fn authorization(r: &apiserver::RequestRecord) -> Option<(String, String, String, Option<String>)> {
+pub fn authorization(
+    r: &apiserver::RequestRecord,
+) -> Option<(String, String, String, Option<String>)> {
     let segs: Vec<&str> = r.path.split('/').filter(|s| !s.is_empty()).collect();
     let rest = match segs.as_slice() {
         ["version"] | ["api"] | ["api", _] | ["apis"] | ["apis", _] | ["apis", _, _] => {

@@ -8,9 +8,11 @@ mod completion;
 mod conventions;
 mod fit;
 mod live;
+mod mcp_client;
 mod metrics;
 mod offline;
 mod practice;
+mod requests;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
