@@ -286,7 +286,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let work_namespace = layer_core::target::resolve(&collected.index, &spec)
                 .ok()
                 .and_then(|id| collected.index.object(id).namespace_name().cloned());
-            let text = redact::bundle(&collected.index, work_namespace.as_deref())
+            let (text, left_out) = redact::live_bundle(&collected.index, work_namespace.as_deref())
                 .map_err(|e| Failure::new(3, "cluster", format!("the cluster's answers: {e}")))?;
             write(out, &text)?;
             let missing = collected
@@ -296,10 +296,13 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 .map_or(0, |m| m.unreadable.len());
             eprintln!(
                 "bundle: {} objects from {} requests, {} unreadable, redacted",
-                collected.index.len(),
+                collected.index.len() - left_out,
                 collected.requests,
                 missing
             );
+            if left_out > 0 {
+                eprintln!("bundle: {left_out} objects of kinds the tool never reads left out");
+            }
             Ok(0)
         }
         Command::Mcp(args) => mcp::serve(args, cli.lang),

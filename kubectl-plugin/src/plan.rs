@@ -393,6 +393,12 @@ pub fn allows(group: &str, plural: &str, verb: &str) -> bool {
         .any(|(g, p, verbs, _)| *g == group && *p == plural && verbs.split(", ").any(|v| v == verb))
 }
 
+/// Whether the reader reads objects of this kind at all: `bundle` writes no object of another
+/// kind (a Secret, say), whatever the answers held.
+pub fn reads_kind(group: &str, kind: &str) -> bool {
+    may_get(group, kind) || may_list(group, kind)
+}
+
 /// The read-only ClusterRole, written from the table.
 pub fn cluster_role() -> String {
     let rows = role_rows();
