@@ -6,7 +6,9 @@
 //! the API server. `/metrics` answers with the last finished scan's series (`metrics.rs`) and
 //! the exporter's own: whether the last scan worked, when the last good one ended, how long it
 //! took, how many ran and failed. A failed scan keeps the last good series (their time says how
-//! old they are) and sets `kubectl_layer_up` to 0. Until the first scan ends, 503.
+//! old they are) and sets `kubectl_layer_up` to 0; so does a scan that could judge nothing (its
+//! lists of work all failed). A scan whose reads partly failed is served with
+//! `kubectl_layer_scan_complete 0` and each failed read named. Until the first scan ends, 503.
 //!
 //! Every scan connects anew: the reader's deadline covers one read, and a rotated service
 //! account token or kubeconfig is picked up.
@@ -206,9 +208,31 @@ async fn scan_once(args: &ExporterArgs, engine: &Arc<Engine>) -> Result<String, 
         let ix = collected.index;
         let opts = Options { now: None, threads };
         let report = layer_core::target::scan_namespace(&engine, &ix, &opts, namespace.as_deref());
+        judged(&report)?;
         let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());
-        metrics::exposition(&report, ix.len(), unreadable)
+        Ok(metrics::exposition(&report, ix.len(), unreadable))
     })
     .await
-    .map_err(|e| Failure::new(3, "internal", format!("the scan stopped: {e}")))
+    .map_err(|e| Failure::new(3, "internal", format!("the scan stopped: {e}")))?
+}
+
+/// A scan that could judge nothing (its lists of work failed) fails as an unreachable cluster
+/// does: its totals of zero would read as an all-clear.
+fn judged(report: &layer_core::ScanReport) -> Result<(), Failure> {
+    let Some(i) = report.incomplete.as_ref().filter(|i| i.nothing_judged) else {
+        return Ok(());
+    };
+    let reads: Vec<String> = i
+        .reads
+        .iter()
+        .map(|r| {
+            let m = &r.read;
+            format!("{}: {}", m.resource.as_deref().unwrap_or(&m.kind), m.why)
+        })
+        .collect();
+    Err(Failure::new(
+        3,
+        "cluster",
+        format!("nothing could be judged: {}", reads.join("; ")),
+    ))
 }

@@ -179,7 +179,10 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 Format::Markdown => render::markdown(&d),
             };
             write(out, &body)?;
-            Ok(exit_for(d.verdict.state))
+            Ok(exit_status(
+                exit_for(d.verdict.state),
+                d.incomplete.as_ref(),
+            ))
         }
         Command::Fit(args) => fit(args, cli.lang, style, out),
         Command::Scan(args) => {
@@ -220,7 +223,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                             .and_then(|()| w.flush()),
                     )?;
                     let worst = report.parts().iter().map(|p| exit_for(p.state)).max();
-                    return Ok(worst.unwrap_or(0));
+                    return Ok(exit_status(worst.unwrap_or(0), report.incomplete()));
                 }
                 ScanFormat::Text => {
                     let report = scan();
@@ -243,7 +246,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 .map(|d| exit_for(d.verdict.state))
                 .max()
                 .unwrap_or(0);
-            Ok(worst)
+            Ok(exit_status(worst, report.incomplete.as_ref()))
         }
         Command::Bundle(args) if !args.files.is_empty() => {
             let input = Input {
@@ -454,6 +457,18 @@ fn exit_for(state: LayerState) -> u8 {
     }
 }
 
+/// The exit status of an answer whose verdicts give `worst`: a failed read is never an
+/// all-clear, so an answer resting on one is 1 at least, and 3 ("the cluster could not be
+/// read") when nothing could be judged. What a failed read leaves unjudged is the core's to
+/// say (`layer_core::reads`); every command's status comes through here.
+pub(crate) fn exit_status(worst: u8, incomplete: Option<&layer_core::Incomplete>) -> u8 {
+    match incomplete {
+        Some(i) if i.nothing_judged => 3,
+        Some(_) => worst.max(1),
+        None => worst,
+    }
+}
+
 /// The outcome of writing the output. A closed pipe (`| head`) is not an error.
 fn written(done: std::io::Result<()>) -> Result<(), Failure> {
     match done {
@@ -536,8 +551,11 @@ fn fit(
     };
     write_all(out, &body)?;
     // Only work shown to run now passes: a wait, a refusal or an unknown is 1.
-    let runs = diagnoses.iter().all(|d| d.verdict.state == LayerState::Ok);
-    Ok(if runs { 0 } else { 1 })
+    let status = diagnoses.iter().map(|d| {
+        let runs = d.verdict.state == LayerState::Ok;
+        exit_status(u8::from(!runs), d.incomplete.as_ref())
+    });
+    Ok(status.max().unwrap_or(0))
 }
 
 /// What a live `fit` judges the manifest against: the reads `scan` makes, in the one namespace

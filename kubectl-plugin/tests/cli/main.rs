@@ -6,6 +6,7 @@
 #[cfg(unix)]
 mod completion;
 mod conventions;
+mod failed_reads;
 mod fit;
 mod live;
 mod mcp_client;
