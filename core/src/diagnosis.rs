@@ -239,6 +239,41 @@ pub struct Diagnosis {
     /// English output is what it was before languages.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
+    /// Reads this diagnosis needed that failed, and what they left unjudged: present, the
+    /// verdict is not an all-clear (the CLI's exit status is then 1 at least). Absent when
+    /// every read worked, or the input is a file without the reader's record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<Incomplete>,
+}
+
+/// Reads that failed (forbidden, failing, too slow, not requested) and what they leave
+/// unjudged (the `reads` module decides).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Incomplete {
+    /// Nothing could be judged: no verdict of this answer stands (the CLI's exit status 3,
+    /// "the cluster could not be read").
+    pub nothing_judged: bool,
+    /// Each failed read, with what it leaves unjudged.
+    pub reads: Vec<FailedRead>,
+}
+
+/// One failed read and what it leaves unjudged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FailedRead {
+    /// The read, as the reader named it under `kubectlLayer.unreadable`.
+    pub read: Missing,
+    /// The layers whose judgement needs what it would have read: `unknown` wherever no
+    /// finding proves them from what was read.
+    pub layers: Vec<Layer>,
+    /// Work of its kind (or made of its pods) could not be listed: such work may not run,
+    /// and is in no answer.
+    pub work_unlisted: bool,
+    /// What could not be judged, in words.
+    pub unjudged: String,
 }
 
 /// The moments of one diagnosis, in order: by time, then layer order, then object, then text.
@@ -310,6 +345,10 @@ pub struct PodSummary {
 pub struct ScanReport {
     pub schema_version: String,
     pub diagnoses: Vec<Diagnosis>,
+    /// Reads the scan needed that failed, and what they left unjudged: present, an empty or
+    /// short list is not an all-clear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub incomplete: Option<Incomplete>,
 }
 
 /// One candidate target, as `targets()` lists them.

@@ -418,7 +418,7 @@ impl Engine {
         let mut layers: Vec<LayerReport> = Layer::ALL
             .iter()
             .map(|&layer| self.layer_report(layer, view, &fired, &findings, blocked_first))
-            .map(|report| unread_makes_unknown(report, ix))
+            .map(|report| crate::reads::layer_unjudged(report, ix))
             .collect();
 
         // Verdict, misalignment, headline: the verdict's observation before the built-ins.
@@ -557,18 +557,12 @@ impl Engine {
             missing.retain(|m| !(m.kind == u.kind && m.name.as_deref() == Some(u.name.as_str())));
             missing.push(u.missing(t.namespace()));
         }
-        if let Some(meta) = ix.bundle().meta() {
-            for u in &meta.unreadable {
-                let mut m = u.clone();
-                if m.kind.is_empty() {
-                    m.kind = crate::kinds::kind_of_plural(m.resource.as_deref().unwrap_or(""));
-                }
-                missing.push(m);
-            }
-        }
+        missing.extend(crate::reads::as_missing(ix));
         missing.sort();
         missing.dedup();
         let matched = fired.iter().map(|f| f.rule.id.clone()).collect();
+        let words = crate::lang::Words::of(crate::lang::current());
+        let incomplete = crate::reads::of_diagnosis(ix, &layers, state, words);
         let diagnosis = Diagnosis {
             schema_version: SCHEMA_VERSION.into(),
             target: Target {
@@ -595,6 +589,7 @@ impl Engine {
             now,
             timeline: crate::timeline::build(ix, view),
             lang: None,
+            incomplete,
         };
         (diagnosis, matched)
     }
@@ -836,35 +831,6 @@ fn add_command(next: &mut Vec<String>, n: &str) {
         }
     }
     next.push(n.to_string());
-}
-
-/// A layer that found nothing wrong is `unknown`, not `ok`, when a read it needs failed (the
-/// live reader lists those under `unreadable`): absence of evidence from a forbidden read is
-/// not evidence. A layer with a finding keeps it: what was read already proves it.
-fn unread_makes_unknown(mut report: LayerReport, ix: &Index) -> LayerReport {
-    if matches!(report.state, LayerState::Blocked | LayerState::Warn) {
-        return report;
-    }
-    let Some(meta) = ix.bundle().meta() else {
-        return report;
-    };
-    let mut unread: Vec<String> = meta
-        .unreadable
-        .iter()
-        .filter(|u| {
-            crate::kinds::layers_reading(u.resource.as_deref().unwrap_or(""))
-                .contains(&report.layer)
-        })
-        .map(|u| format!("{} ({})", u.resource.as_deref().unwrap_or(&u.kind), u.why))
-        .collect();
-    if unread.is_empty() {
-        return report;
-    }
-    unread.sort();
-    unread.dedup();
-    report.state = LayerState::Unknown;
-    report.summary = format!("not judged: could not read {}", unread.join(", "));
-    report
 }
 
 #[cfg(test)]

@@ -18,7 +18,8 @@
 //! Map of the crate: [`bundle`] reads input, [`index`] joins objects, [`view`] links one target's
 //! objects and [`facts`] computes what paths cannot (by area), [`rule`]/[`eval`]/[`template`] are the rule
 //! engine, [`engine`] turns matches into a [`Diagnosis`], [`target`] resolves names and scans, [`timeline`] orders the moments the bundle proves,
-//! [`par`] spreads the index's decoding and scan's diagnoses over the cores (one thread in WASM).
+//! [`par`] spreads the index's decoding and scan's diagnoses over the cores (one thread in WASM),
+//! [`reads`] says what a failed read of the live cluster leaves unjudged.
 
 pub mod attribution;
 pub mod bundle;
@@ -45,6 +46,7 @@ pub mod pattern;
 pub mod picture;
 pub mod practice;
 pub mod quantity;
+pub mod reads;
 pub mod render;
 pub mod rule;
 pub mod scan_json;
@@ -57,8 +59,8 @@ pub mod walk;
 
 pub use bundle::{Bundle, BundleMeta, ReadLimits};
 pub use diagnosis::{
-    Diagnosis, Evidence, Finding, FixIn, LayerReport, Misalignment, Moment, MomentKind, ObjectRef,
-    Outlook, SCHEMA_VERSION, ScanReport, TargetEntry, Timeline,
+    Diagnosis, Evidence, FailedRead, Finding, FixIn, Incomplete, LayerReport, Misalignment, Moment,
+    MomentKind, ObjectRef, Outlook, SCHEMA_VERSION, ScanReport, TargetEntry, Timeline,
 };
 pub use engine::{Engine, Options};
 pub use error::{BundleError, Error, FitError, RuleError, TargetError};

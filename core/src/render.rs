@@ -2,7 +2,7 @@
 //! why`, and Markdown fit for an upstream issue (with where to report and that project's
 //! contribution rules, from `rules/upstreams.yaml`).
 
-use crate::diagnosis::{Diagnosis, Evidence, Outlook, ScanReport};
+use crate::diagnosis::{Diagnosis, Evidence, Incomplete, Missing, Outlook, ScanReport};
 pub use crate::diagnosis::{RuleInfo, UpstreamInfo};
 pub use crate::escape::for_terminal;
 pub use crate::lang::{Lang, Words};
@@ -288,6 +288,9 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
         )
     };
     let _ = writeln!(out, "{line}\n");
+    if let Some(i) = &d.incomplete {
+        out.push_str(&incomplete_text(i, words, style));
+    }
     for l in &d.layers {
         let _ = writeln!(
             out,
@@ -541,6 +544,9 @@ pub fn markdown(d: &Diagnosis) -> String {
             ],
         )
     );
+    if let Some(i) = &d.incomplete {
+        out.push_str(&incomplete_markdown(i, words));
+    }
     if let Some(m) = &d.verdict.misalignment {
         let _ = writeln!(
             out,
@@ -731,8 +737,103 @@ pub fn timeline_text(t: &crate::diagnosis::Timeline, lang: Lang) -> String {
     out
 }
 
-/// What every scan rendering says of a report with nothing to list.
+/// What every scan rendering says of a report with nothing to list, when every read worked.
 const NOTHING_TO_SCAN: &str = "Every piece of work in the bundle is running, ready or finished.\n";
+
+/// A failed read as the answers name it: its resource (else its kind), then where and what.
+fn read_label(m: &Missing) -> String {
+    let what: Vec<&str> = [m.namespace.as_deref(), m.name.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let resource = m.resource.as_deref().unwrap_or(&m.kind);
+    if what.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource} {}", what.join("/"))
+    }
+}
+
+/// What says an answer is not an all-clear: its heading's key (terminal, Markdown), the
+/// sentence under it, and one line per failed read.
+fn incomplete_lines(
+    i: &Incomplete,
+    words: Words,
+) -> ((&'static str, &'static str), String, Vec<String>) {
+    let (heading, title) = if i.nothing_judged {
+        (
+            ("incomplete.nothingHeading", "md.nothingJudged"),
+            words.get("incomplete.nothingJudged").to_string(),
+        )
+    } else {
+        let count = i.reads.len().to_string();
+        (
+            ("incomplete.heading", "md.incomplete"),
+            words.fill("incomplete.title", &[("count", &count)]),
+        )
+    };
+    let lines = i
+        .reads
+        .iter()
+        .map(|r| {
+            words.fill(
+                "incomplete.line",
+                &[
+                    ("read", &read_label(&r.read)),
+                    ("why", &r.read.why),
+                    ("unjudged", &r.unjudged),
+                ],
+            )
+        })
+        .collect();
+    (heading, title, lines)
+}
+
+/// The terminal's block for an answer resting on failed reads (text already cleaned), and a
+/// blank line after it.
+fn incomplete_text(i: &Incomplete, words: Words, style: Style) -> String {
+    let ((heading, _), title, lines) = incomplete_lines(i, words);
+    let heading = style.paint("1;33", words.get(heading));
+    let mut out = format!("{heading}: {title}\n");
+    for l in lines {
+        let _ = writeln!(out, "  {l}");
+    }
+    out.push('\n');
+    out
+}
+
+/// The Markdown section for an answer resting on failed reads, and a blank line after it.
+fn incomplete_markdown(i: &Incomplete, words: Words) -> String {
+    let ((_, heading), title, lines) = incomplete_lines(i, words);
+    let mut out = format!("{}\n\n{}\n\n", words.get(heading), for_markdown(&title));
+    for l in lines {
+        let _ = writeln!(out, "- {}", for_markdown(&l));
+    }
+    out.push('\n');
+    out
+}
+
+/// The words of a scan report: its diagnoses' language, English when it lists none.
+fn report_words(r: &ScanReport) -> Words {
+    r.diagnoses.first().map_or(Words::of(Lang::En), words_for)
+}
+
+/// What a scan says when it lists nothing, after `failed` (what failed reads left unjudged,
+/// ending with a blank line): an all-clear only when every read worked, and nothing more when
+/// nothing could be judged.
+fn nothing_listed(mut failed: String, r: &ScanReport) -> String {
+    match &r.incomplete {
+        Some(i) if i.nothing_judged => {
+            failed.pop();
+        }
+        Some(_) => {
+            failed.push_str(report_words(r).get("incomplete.noWorkRead"));
+            failed.push('\n');
+        }
+        None => failed.push_str(NOTHING_TO_SCAN),
+    }
+    failed
+}
 
 /// scan's groups in report order: the blocking layer, else the verdict state, and its work;
 /// each named in its work's language (in English, the layer's or state's own code).
@@ -753,10 +854,13 @@ fn scan_groups(r: &ScanReport) -> impl Iterator<Item = (&'static str, &[Diagnosi
 /// One line per piece of work, grouped by blocking layer (scan's text output).
 pub fn scan_text(r: &ScanReport, style: Style) -> String {
     let r = &cleaned(r);
-    if r.diagnoses.is_empty() {
-        return NOTHING_TO_SCAN.to_string();
-    }
     let mut out = String::new();
+    if let Some(i) = &r.incomplete {
+        out.push_str(&incomplete_text(i, report_words(r), style));
+    }
+    if r.diagnoses.is_empty() {
+        return nothing_listed(out, r);
+    }
     let names: Vec<String> = r.diagnoses.iter().map(work_name).collect();
     let name_width = column_width(names.iter().map(String::as_str));
     let status_width = column_width(r.diagnoses.iter().map(|d| d.target.status.as_str()));
@@ -800,11 +904,12 @@ pub fn rule_kind_label(r: &crate::rule::Rule) -> &'static str {
 
 /// scan's Markdown output: one table per blocking layer, for an issue or a chat message.
 pub fn scan_markdown(r: &ScanReport) -> String {
-    if r.diagnoses.is_empty() {
-        return NOTHING_TO_SCAN.to_string();
-    }
     // The report's language is its diagnoses' (a scan is made by one engine).
-    let words = words_for(&r.diagnoses[0]);
+    let words = report_words(r);
+    let incomplete = r.incomplete.as_ref().map(|i| incomplete_markdown(i, words));
+    if r.diagnoses.is_empty() {
+        return nothing_listed(incomplete.unwrap_or_default(), r);
+    }
     let count = r.diagnoses.len().to_string();
     let mut out = String::new();
     let title = if r.diagnoses.len() == 1 {
@@ -813,6 +918,7 @@ pub fn scan_markdown(r: &ScanReport) -> String {
         words.fill("md.scanTitle", &[("count", &count)])
     };
     let _ = writeln!(out, "{title}\n");
+    out.push_str(&incomplete.unwrap_or_default());
     for (i, (group, work)) in scan_groups(r).enumerate() {
         let gap = if i > 0 { "\n" } else { "" };
         let _ = writeln!(

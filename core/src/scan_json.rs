@@ -17,7 +17,7 @@
 //!
 //! [`ScanReport`]: crate::diagnosis::ScanReport
 
-use crate::diagnosis::{Diagnosis, SCHEMA_VERSION};
+use crate::diagnosis::{Diagnosis, Incomplete, SCHEMA_VERSION};
 use crate::layer::LayerState;
 use std::io::Write;
 
@@ -54,6 +54,8 @@ pub struct ScanJson {
     parts: Vec<Part>,
     /// Threads to unpack and indent with ([`crate::par::threads`]).
     threads: usize,
+    /// What failed reads left unjudged, written after the diagnoses.
+    incomplete: Option<Incomplete>,
 }
 
 impl ScanJson {
@@ -62,12 +64,30 @@ impl ScanJson {
             dictionary: dictionary.into_boxed_str(),
             parts,
             threads,
+            incomplete: None,
         }
+    }
+
+    /// The report with what failed reads left unjudged.
+    pub(crate) fn with_incomplete(mut self, incomplete: Option<Incomplete>) -> ScanJson {
+        self.incomplete = incomplete;
+        self
     }
 
     /// The listed diagnoses, in the report's order.
     pub fn parts(&self) -> &[Part] {
         &self.parts
+    }
+
+    /// What failed reads left unjudged, if any read failed.
+    pub fn incomplete(&self) -> Option<&Incomplete> {
+        self.incomplete.as_ref()
+    }
+
+    /// `incomplete`'s member, compact (`,"incomplete":{…}`), or nothing.
+    fn incomplete_member(&self) -> Option<String> {
+        let i = self.incomplete.as_ref()?;
+        Some(serde_json::to_string(i).unwrap_or_default())
     }
 
     /// Part `i`'s compact JSON, unpacked into `out` (replacing what it held).
@@ -119,7 +139,11 @@ impl ScanJson {
             self.unpack(i, &mut buf)?;
             w.write_all(&buf)?;
         }
-        w.write_all(b"]}")
+        w.write_all(b"]")?;
+        if let Some(member) = self.incomplete_member() {
+            write!(w, ",\"incomplete\":{member}")?;
+        }
+        w.write_all(b"}")
     }
 
     /// The report as serde_json's `to_writer_pretty` writes it (two spaces an indent).
@@ -151,11 +175,17 @@ impl ScanJson {
             },
         );
         written?;
-        if self.parts.is_empty() {
-            w.write_all(b"]\n}")
+        w.write_all(if self.parts.is_empty() {
+            b"]"
         } else {
-            w.write_all(b"\n  ]\n}")
+            b"\n  ]"
+        })?;
+        if let Some(member) = self.incomplete_member() {
+            let mut out = b",\n  \"incomplete\": ".to_vec();
+            pretty(member.as_bytes(), 1, &mut out);
+            w.write_all(&out)?;
         }
+        w.write_all(b"\n}")
     }
 
     /// The bytes the packed parts hold (without the dictionary).
@@ -273,22 +303,44 @@ mod tests {
         );
     }
 
+    /// An empty report, and one that says what failed reads left unjudged, write as
+    /// serde_json writes the same [`crate::diagnosis::ScanReport`].
     #[test]
     fn an_empty_report_writes_as_serde_json_does() {
-        let empty = ScanJson::new(String::new(), Vec::new(), 1);
-        let report = crate::diagnosis::ScanReport {
-            schema_version: SCHEMA_VERSION.into(),
-            diagnoses: Vec::new(),
+        let failed = crate::diagnosis::Incomplete {
+            nothing_judged: true,
+            reads: vec![crate::diagnosis::FailedRead {
+                read: crate::bundle::Missing {
+                    kind: "Pod".into(),
+                    api_version: None,
+                    resource: Some("pods".into()),
+                    namespace: None,
+                    name: None,
+                    why: "forbidden".into(),
+                },
+                layers: vec![crate::layer::Layer::Device],
+                work_unlisted: true,
+                unjudged: "work made of pods".into(),
+            }],
         };
-        let mut out = Vec::new();
-        empty.write_pretty(&mut out).unwrap();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            serde_json::to_string_pretty(&report).unwrap()
-        );
-        assert_eq!(
-            empty.to_compact_string().unwrap(),
-            serde_json::to_string(&report).unwrap()
-        );
+        for incomplete in [None, Some(failed)] {
+            let empty =
+                ScanJson::new(String::new(), Vec::new(), 1).with_incomplete(incomplete.clone());
+            let report = crate::diagnosis::ScanReport {
+                schema_version: SCHEMA_VERSION.into(),
+                diagnoses: Vec::new(),
+                incomplete,
+            };
+            let mut out = Vec::new();
+            empty.write_pretty(&mut out).unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string_pretty(&report).unwrap()
+            );
+            assert_eq!(
+                empty.to_compact_string().unwrap(),
+                serde_json::to_string(&report).unwrap()
+            );
+        }
     }
 }

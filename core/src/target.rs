@@ -5,6 +5,7 @@ use crate::diagnosis::{SCHEMA_VERSION, ScanReport, TargetEntry};
 use crate::engine::{Engine, Options};
 use crate::error::TargetError;
 use crate::index::{Index, ObjId};
+use crate::lang::Words;
 use crate::view::object_ref;
 
 /// What the user asked for: an optional kind (any spelling kubectl accepts), an optional
@@ -395,9 +396,11 @@ pub fn scan_namespace(
     opts: &Options,
     namespace: Option<&str>,
 ) -> ScanReport {
+    let (work, any_work) = scan_work(ix, opts, namespace);
     ScanReport {
         schema_version: SCHEMA_VERSION.into(),
-        diagnoses: scan_each(engine, ix, opts, &scan_work(ix, opts, namespace), |d| d),
+        diagnoses: scan_each(engine, ix, opts, &work, |d| d),
+        incomplete: crate::reads::of_scan(ix, any_work, Words::of(engine.lang())),
     }
 }
 
@@ -411,7 +414,7 @@ pub fn scan_json(
     opts: &Options,
     namespace: Option<&str>,
 ) -> crate::scan_json::ScanJson {
-    let work = scan_work(ix, opts, namespace);
+    let (work, any_work) = scan_work(ix, opts, namespace);
     // The first piece of work's diagnosis is what the others are packed against: made once
     // more below if it is listed, which costs one diagnosis of thousands.
     let dictionary = work.first().map_or_else(String::new, |&(id, _)| {
@@ -420,12 +423,16 @@ pub fn scan_json(
     let parts = scan_each(engine, ix, opts, &work, |d| {
         crate::scan_json::Part::of(&d, &dictionary)
     });
+    let incomplete = crate::reads::of_scan(ix, any_work, Words::of(engine.lang()));
     crate::scan_json::ScanJson::new(dictionary, parts, crate::par::threads(opts.threads))
+        .with_incomplete(incomplete)
 }
 
 /// What a scan diagnoses, in the index's order: each piece of work that is not settled, and
-/// the settled serving objects (with `true`), in `namespace` only when given.
-fn scan_work(ix: &Index, opts: &Options, namespace: Option<&str>) -> Vec<(ObjId, bool)> {
+/// the settled serving objects (with `true`), in `namespace` only when given; and whether
+/// there is any work there at all, settled or not (a scan that could read none judged
+/// nothing).
+fn scan_work(ix: &Index, opts: &Options, namespace: Option<&str>) -> (Vec<(ObjId, bool)>, bool) {
     // Serving objects whose pods run can still route nowhere (a pool no gateway took): they
     // are diagnosed even when settled, and listed if a layer blocks or warns. They are few.
     let serving = |id: ObjId| {
@@ -434,12 +441,17 @@ fn scan_work(ix: &Index, opts: &Options, namespace: Option<&str>) -> Vec<(ObjId,
             "InferencePool" | "DynamoGraphDeployment" | "PodCliqueSet"
         )
     };
-    work_items(ix, opts.threads)
+    let here: Vec<(ObjId, bool)> = work_items(ix, opts.threads)
         .into_iter()
-        .filter(|&(id, _, settled)| !settled || serving(id))
+        .filter(|&(id, _, _)| namespace.is_none_or(|ns| ix.object(id).namespace() == Some(ns)))
         .map(|(id, _, settled)| (id, settled))
-        .filter(|&(id, _)| namespace.is_none_or(|ns| ix.object(id).namespace() == Some(ns)))
-        .collect()
+        .collect();
+    let any_work = !here.is_empty();
+    let listed = here
+        .into_iter()
+        .filter(|&(id, settled)| !settled || serving(id))
+        .collect();
+    (listed, any_work)
 }
 
 /// The `work` a scan lists, diagnosed, each turned into a `T` by `finish` on its thread, in

@@ -9,9 +9,11 @@ use std::time::Duration;
 pub const EXIT_HELP: &str = "\
 Exit status:
   0  diagnosed, and nothing blocks or warns
-  1  diagnosed, and a layer blocks or warns
-  2  bad usage, unreadable input, or target not found
-  3  the cluster could not be read";
+  1  diagnosed, and a layer blocks or warns; or a read the answer needs failed, so it is
+     incomplete (the output names each failed read and what it could not judge)
+  2  bad usage (a namespace or name Kubernetes would not accept too), unreadable input, or
+     target not found
+  3  the cluster could not be read, or the reads that failed left nothing to judge";
 
 /// `why --help`'s examples (the kinds to collect quoted from the core's one list) and exit codes.
 fn why_after_help() -> String {
@@ -33,9 +35,10 @@ pub const FIT_EXIT_HELP: &str = "\
 Exit status:
   0  every piece of work would run now
   1  some piece of work would wait, or would be refused, or the bundle cannot show that it
-     would run (see its verdict: outlook `waiting`, `never`, or an unknown layer)
+     would run (see its verdict: outlook `waiting`, `never`, or an unknown layer), or a read
+     of the cluster failed (each diagnosis names it)
   2  bad usage, an unreadable manifest or bundle, or a manifest with no work in it
-  3  the cluster could not be read";
+  3  the cluster could not be read, or the reads that failed left nothing to judge";
 
 /// `fit --help`'s examples and exit codes.
 fn fit_after_help() -> String {

@@ -6,7 +6,11 @@
 //! the API server. `/metrics` answers with the last finished scan's series (`metrics.rs`) and
 //! the exporter's own: whether the last scan worked, when the last good one ended, how long it
 //! took, how many ran and failed. A failed scan keeps the last good series (their time says how
-//! old they are) and sets `kubectl_layer_up` to 0. Until the first scan ends, 503.
+//! old they are) and sets `kubectl_layer_up` to 0; so does a scan that could judge nothing (its
+//! lists of work all failed), and a scan loop that is not running: a panic in it ends it, `up`
+//! is 0 from then on, and it starts again after `--interval` ([`supervise`]). A scan whose
+//! reads partly failed is served with `kubectl_layer_scan_complete 0` and each failed read
+//! named. Until the first scan ends, 503.
 //!
 //! Every scan connects anew: the reader's deadline covers one read, and a rotated service
 //! account token or kubeconfig is picked up.
@@ -26,6 +30,8 @@ struct State {
     last_good_at: f64,
     /// Whether the last scan worked.
     up: bool,
+    /// Whether the scan loop runs: `up` is 0 whenever it does not.
+    running: bool,
     /// How long the last scan took, good or not.
     duration: Duration,
     scans: u64,
@@ -35,7 +41,7 @@ struct State {
 impl State {
     /// The whole answer to a scrape, or `None` before the first scan has ended.
     fn exposition(&self) -> Option<String> {
-        if self.scans == 0 {
+        if self.scans == 0 && self.running {
             return None;
         }
         let mut out = self.last_good.clone().unwrap_or_default();
@@ -57,9 +63,10 @@ fn own_series(out: &mut String, s: &State) {
     gauge(
         out,
         "kubectl_layer_up",
-        "1 if the last scan read the cluster, 0 if it failed (the series above are then those of \
-         the last scan that worked).",
-        u8::from(s.up).to_string(),
+        "1 if the last scan read the cluster and the scan loop runs; 0 if the scan failed or \
+         judged nothing, or the loop stopped (the series above are then those of the last scan \
+         that worked).",
+        u8::from(s.up && s.running).to_string(),
     );
     gauge(
         out,
@@ -89,6 +96,7 @@ fn own_series(out: &mut String, s: &State) {
 
 /// Serve until killed.
 pub fn serve(args: ExporterArgs) -> Result<u8, Failure> {
+    crate::live_namespace(args.namespace.as_deref())?;
     let engine = Arc::new(crate::engine()?);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -104,7 +112,11 @@ pub fn serve(args: ExporterArgs) -> Result<u8, Failure> {
             .map_err(|e| Failure::new(2, "usage", format!("--listen {}: {e}", args.listen)))?;
         eprintln!("exporter: serving http://{addr}/metrics");
         let state = Arc::new(Mutex::new(State::default()));
-        tokio::spawn(scan_forever(args, engine, state.clone()));
+        let interval = args.interval;
+        let (args, looping) = (Arc::new(args), state.clone());
+        tokio::spawn(supervise(state.clone(), interval, move || {
+            scan_forever(args.clone(), engine.clone(), looping.clone())
+        }));
         let app = axum::Router::new()
             .route("/metrics", axum::routing::get(scrape))
             .route("/", axum::routing::get(index))
@@ -142,14 +154,56 @@ async fn scrape(
     }
 }
 
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Run the scan loop that `start` makes, and make it anew after it ends (a panic ends it):
+/// while it is not running, `up` is 0 and stays 0 until a scan of the next loop works, so a
+/// dead loop never goes on serving its last figures as current.
+async fn supervise<F, L>(state: Arc<Mutex<State>>, interval: Duration, mut start: F)
+where
+    F: FnMut() -> L,
+    L: std::future::Future<Output = ()> + Send + 'static,
+{
+    loop {
+        lock(&state).running = true;
+        let ended = tokio::spawn(start()).await;
+        {
+            let mut s = lock(&state);
+            s.running = false;
+            s.up = false;
+        }
+        let why = match ended {
+            Err(e) if e.is_panic() => panic_message(e.into_panic()),
+            _ => "it ended".to_string(),
+        };
+        eprintln!(
+            "exporter: the scan loop stopped ({}); kubectl_layer_up is 0, and it starts again in {}s",
+            layer_core::render::for_terminal(&why),
+            interval.as_secs()
+        );
+        tokio::time::sleep(interval).await;
+    }
+}
+
+/// What a panic said, when it said it in words.
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_string())
+}
+
 /// Scan, record, wait, forever: one scan at a time, whatever the scrapes do.
-async fn scan_forever(args: ExporterArgs, engine: Arc<Engine>, state: Arc<Mutex<State>>) {
+async fn scan_forever(args: Arc<ExporterArgs>, engine: Arc<Engine>, state: Arc<Mutex<State>>) {
     loop {
         let started = Instant::now();
         let outcome = scan_once(&args, &engine).await;
         let duration = started.elapsed();
         let number = {
-            let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+            let mut s = lock(&state);
             s.scans += 1;
             s.duration = duration;
             s.up = outcome.is_ok();
@@ -205,9 +259,104 @@ async fn scan_once(args: &ExporterArgs, engine: &Arc<Engine>) -> Result<String, 
         let ix = collected.index;
         let opts = Options { now: None, threads };
         let report = layer_core::target::scan_namespace(&engine, &ix, &opts, namespace.as_deref());
+        judged(&report)?;
         let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());
-        metrics::exposition(&report, ix.len(), unreadable)
+        Ok(metrics::exposition(&report, ix.len(), unreadable))
     })
     .await
-    .map_err(|e| Failure::new(3, "internal", format!("the scan stopped: {e}")))
+    .map_err(|e| Failure::new(3, "internal", format!("the scan stopped: {e}")))?
+}
+
+/// A scan that could judge nothing (its lists of work failed) fails as an unreachable cluster
+/// does: its totals of zero would read as an all-clear.
+fn judged(report: &layer_core::ScanReport) -> Result<(), Failure> {
+    let Some(i) = report.incomplete.as_ref().filter(|i| i.nothing_judged) else {
+        return Ok(());
+    };
+    let reads: Vec<String> = i
+        .reads
+        .iter()
+        .map(|r| {
+            let m = &r.read;
+            format!("{}: {}", m.resource.as_deref().unwrap_or(&m.kind), m.why)
+        })
+        .collect();
+    Err(Failure::new(
+        3,
+        "cluster",
+        format!("nothing could be judged: {}", reads.join("; ")),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Polls `state` every few milliseconds until `done` holds (at most 10 s).
+    async fn until(state: &Mutex<State>, done: impl Fn(&State) -> bool) {
+        let start = Instant::now();
+        while !done(&lock(state)) {
+            assert!(start.elapsed() < Duration::from_secs(10), "timed out");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// A scan loop that panics right after a good scan: `up` is 0 as soon as it is gone (the
+    /// good series stay, with their time), and stays 0 after it is made again until a scan of
+    /// the new loop works. A loop that dies before any scan ends is served as down, not as
+    /// "not ready yet".
+    #[test]
+    fn up_goes_0_when_the_scan_loop_dies() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let state = Arc::new(Mutex::new(State::default()));
+            let loops = Arc::new(AtomicUsize::new(0));
+            let (looping, counted) = (state.clone(), loops.clone());
+            tokio::spawn(supervise(
+                state.clone(),
+                Duration::from_millis(300),
+                move || {
+                    let (state, n) = (looping.clone(), counted.fetch_add(1, Ordering::SeqCst));
+                    async move {
+                        if n == 1 {
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                            {
+                                let mut s = lock(&state);
+                                s.scans += 1;
+                                s.up = true;
+                                s.last_good = Some("kubectl_layer_scan_objects 7\n".into());
+                            }
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                        }
+                        if n < 2 {
+                            panic!("a bug in scan {n}");
+                        }
+                        std::future::pending::<()>().await
+                    }
+                },
+            ));
+            // The first loop dies before any scan: down, not 503.
+            until(&state, |s| !s.running && loops.load(Ordering::SeqCst) == 1).await;
+            let body = lock(&state).exposition().expect("served");
+            assert!(body.contains("kubectl_layer_up 0\n"), "{body}");
+            // The second scans once, then dies: down at once, its series kept.
+            until(&state, |s| s.running && loops.load(Ordering::SeqCst) == 2).await;
+            assert!(lock(&state).exposition().is_none(), "no scan yet: 503");
+            until(&state, |s| s.scans == 1 && s.up).await;
+            let body = lock(&state).exposition().expect("served");
+            assert!(body.contains("kubectl_layer_up 1\n"), "{body}");
+            until(&state, |s| !s.running).await;
+            let body = lock(&state).exposition().expect("served");
+            assert!(body.contains("kubectl_layer_up 0\n"), "{body}");
+            assert!(body.contains("kubectl_layer_scan_objects 7\n"), "{body}");
+            // Made again, it is up only once a scan of its own works.
+            until(&state, |s| s.running && loops.load(Ordering::SeqCst) == 3).await;
+            let body = lock(&state).exposition().expect("served");
+            assert!(body.contains("kubectl_layer_up 0\n"), "{body}");
+        });
+    }
 }

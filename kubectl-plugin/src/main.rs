@@ -150,6 +150,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let engine = engine_in(cli.lang)?;
             let mut spec = TargetSpec::parse(&args.target, args.namespace.as_deref());
             let ix = if args.input.files.is_empty() {
+                live_target(args.namespace.as_deref(), &spec)?;
                 let limits = args.input.limits();
                 let (ix, ns) = with_cluster(&args.live, false, false, async |c| {
                     let ns = spec
@@ -178,13 +179,17 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 Format::Markdown => render::markdown(&d),
             };
             write(out, &body)?;
-            Ok(exit_for(d.verdict.state))
+            Ok(exit_status(
+                exit_for(d.verdict.state),
+                d.incomplete.as_ref(),
+            ))
         }
         Command::Fit(args) => fit(args, cli.lang, style, out),
         Command::Scan(args) => {
             let engine = engine_in(cli.lang)?;
             let mut namespace = args.namespace.clone();
             let ix = if args.input.files.is_empty() {
+                live_namespace(namespace.as_deref())?;
                 let limits = args.input.limits();
                 let (ix, ns) = with_cluster(&args.live, true, false, async |c| {
                     let ns = match (&namespace, args.all_namespaces) {
@@ -218,7 +223,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                             .and_then(|()| w.flush()),
                     )?;
                     let worst = report.parts().iter().map(|p| exit_for(p.state)).max();
-                    return Ok(worst.unwrap_or(0));
+                    return Ok(exit_status(worst.unwrap_or(0), report.incomplete()));
                 }
                 ScanFormat::Text => {
                     let report = scan();
@@ -241,7 +246,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 .map(|d| exit_for(d.verdict.state))
                 .max()
                 .unwrap_or(0);
-            Ok(worst)
+            Ok(exit_status(worst, report.incomplete.as_ref()))
         }
         Command::Bundle(args) if !args.files.is_empty() => {
             let input = Input {
@@ -273,6 +278,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
         Command::Bundle(args) => {
             let target = args.target.as_deref().unwrap_or_default();
             let spec = TargetSpec::parse(target, args.namespace.as_deref());
+            live_target(args.namespace.as_deref(), &spec)?;
             let limits = ReadLimits {
                 max_bytes: args.max_input_bytes,
                 ..Default::default()
@@ -283,7 +289,7 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let work_namespace = layer_core::target::resolve(&collected.index, &spec)
                 .ok()
                 .and_then(|id| collected.index.object(id).namespace_name().cloned());
-            let text = redact::bundle(&collected.index, work_namespace.as_deref())
+            let (text, left_out) = redact::live_bundle(&collected.index, work_namespace.as_deref())
                 .map_err(|e| Failure::new(3, "cluster", format!("the cluster's answers: {e}")))?;
             write(out, &text)?;
             let missing = collected
@@ -293,10 +299,13 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 .map_or(0, |m| m.unreadable.len());
             eprintln!(
                 "bundle: {} objects from {} requests, {} unreadable, redacted",
-                collected.index.len(),
+                collected.index.len() - left_out,
                 collected.requests,
                 missing
             );
+            if left_out > 0 {
+                eprintln!("bundle: {left_out} objects of kinds the tool never reads left out");
+            }
             Ok(0)
         }
         Command::Mcp(args) => mcp::serve(args, cli.lang),
@@ -429,10 +438,34 @@ pub(crate) fn not_found_with_commands(e: layer_core::Error, files: &[String]) ->
     }
 }
 
+/// `-n` for a live read: refused, naming the flag, when it is not a namespace.
+pub(crate) fn live_namespace(namespace: Option<&str>) -> Result<(), Failure> {
+    namespace.map_or(Ok(()), |ns| live::check_namespace("-n/--namespace", ns))
+}
+
+/// `-n` and TARGET for a live read: each refused, naming where it came from, when it is not a
+/// namespace or a name.
+fn live_target(namespace: Option<&str>, spec: &TargetSpec) -> Result<(), Failure> {
+    live_namespace(namespace)?;
+    live::check_target("TARGET", spec)
+}
+
 fn exit_for(state: LayerState) -> u8 {
     match state {
         LayerState::Blocked | LayerState::Warn => 1,
         _ => 0,
+    }
+}
+
+/// The exit status of an answer whose verdicts give `worst`: a failed read is never an
+/// all-clear, so an answer resting on one is 1 at least, and 3 ("the cluster could not be
+/// read") when nothing could be judged. What a failed read leaves unjudged is the core's to
+/// say (`layer_core::reads`); every command's status comes through here.
+pub(crate) fn exit_status(worst: u8, incomplete: Option<&layer_core::Incomplete>) -> u8 {
+    match incomplete {
+        Some(i) if i.nothing_judged => 3,
+        Some(_) => worst.max(1),
+        None => worst,
     }
 }
 
@@ -495,6 +528,7 @@ fn fit(
         threads: args.input.threads,
     };
     let cluster = if args.input.files.is_empty() {
+        live_namespace(args.namespace.as_deref())?;
         let limits = args.input.limits();
         let (bundle, default) = with_cluster(&args.live, true, false, async |c| {
             fit_cluster_bundle(&c, &manifest, &opts, limits).await
@@ -517,8 +551,11 @@ fn fit(
     };
     write_all(out, &body)?;
     // Only work shown to run now passes: a wait, a refusal or an unknown is 1.
-    let runs = diagnoses.iter().all(|d| d.verdict.state == LayerState::Ok);
-    Ok(if runs { 0 } else { 1 })
+    let status = diagnoses.iter().map(|d| {
+        let runs = d.verdict.state == LayerState::Ok;
+        exit_status(u8::from(!runs), d.incomplete.as_ref())
+    });
+    Ok(status.max().unwrap_or(0))
 }
 
 /// What a live `fit` judges the manifest against: the reads `scan` makes, in the one namespace
@@ -530,6 +567,9 @@ pub(crate) async fn fit_cluster_bundle(
     opts: &layer_core::fit::FitOptions,
     limits: ReadLimits,
 ) -> Result<(Bundle, String), Failure> {
+    for ns in manifest.objects().iter().filter_map(|o| o.namespace()) {
+        live::check_namespace("the manifest's metadata.namespace", ns)?;
+    }
     let probe = layer_core::fit::FitOptions {
         default_namespace: Some(c.default_namespace.clone()),
         ..opts.clone()

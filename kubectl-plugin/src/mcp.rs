@@ -360,6 +360,8 @@ impl Server {
             None => match self.without_bundle()? {
                 Some(ix) => ix,
                 None => {
+                    live_arguments(input.namespace.as_deref())?;
+                    live::check_target("the `target` argument", &spec)?;
                     let cluster = Arc::new(live::Cluster::connect(&self.connect_options()).await?);
                     spec.namespace = Some(
                         spec.namespace
@@ -390,6 +392,7 @@ impl Server {
             None => match self.without_bundle()? {
                 Some(ix) => ix,
                 None => {
+                    live_arguments(input.namespace.as_deref())?;
                     let cluster = Arc::new(live::Cluster::connect(&self.connect_options()).await?);
                     let collected = cluster
                         .collect_scan(input.namespace.as_deref(), self.limits)
@@ -436,6 +439,7 @@ impl Server {
                 Err(shared) => shared.bundle().clone(),
             },
             None => {
+                live_arguments(opts.namespace.as_deref())?;
                 let c = Arc::new(live::Cluster::connect(&self.connect_options()).await?);
                 let (bundle, default) =
                     crate::fit_cluster_bundle(&c, &manifest, &opts, self.limits).await?;
@@ -498,6 +502,14 @@ impl Server {
             )),
         }
     }
+}
+
+/// A call's `namespace` argument for a live read: refused, naming the argument, when it is
+/// not a namespace.
+fn live_arguments(namespace: Option<&str>) -> Result<(), Failure> {
+    namespace.map_or(Ok(()), |ns| {
+        live::check_namespace("the `namespace` argument", ns)
+    })
 }
 
 fn to_json<T: serde::Serialize>(v: &T) -> Result<Value, Failure> {

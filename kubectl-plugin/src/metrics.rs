@@ -7,7 +7,7 @@
 //! same series. The totals by layer and state are written for every layer and state, zeros
 //! included: an alert on a total must see 0, not an absent series, when nothing blocks.
 
-use layer_core::{Diagnosis, Layer, LayerState, ScanReport};
+use layer_core::{Diagnosis, Incomplete, Layer, LayerState, ScanReport};
 use std::fmt::Write as _;
 
 /// The states a piece of work that does not run can be in: a layer blocks it, warns about it,
@@ -75,7 +75,52 @@ pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> Str
         "Reads that failed (forbidden, failing, too slow): the layers that need them are unknown.",
     );
     sample(&mut out, "kubectl_layer_scan_unreadable", &[], unreadable);
+    read_failures(&mut out, report.incomplete.as_ref());
     out
+}
+
+/// Whether every read the scan needed worked, and each one that failed with what it left
+/// unjudged: totals of zero from a scan that could not list the pods are no all-clear.
+fn read_failures(out: &mut String, incomplete: Option<&Incomplete>) {
+    family(
+        out,
+        "kubectl_layer_scan_complete",
+        "1 if every read the scan needs worked; 0 if some failed (each is a \
+         kubectl_layer_scan_read_failed series): the series above then count only what could be \
+         judged, and are no all-clear.",
+    );
+    sample(
+        out,
+        "kubectl_layer_scan_complete",
+        &[],
+        u8::from(incomplete.is_none()),
+    );
+    family(
+        out,
+        "kubectl_layer_scan_read_failed",
+        "A read the scan needed that failed: what it read, why it failed, the layers it leaves \
+         unjudged, and whether work of its kind went unlisted.",
+    );
+    for r in incomplete.into_iter().flat_map(|i| &i.reads) {
+        let layers: Vec<&str> = r.layers.iter().map(|l| l.as_str()).collect();
+        let m = &r.read;
+        sample(
+            out,
+            "kubectl_layer_scan_read_failed",
+            &[
+                ("resource", m.resource.as_deref().unwrap_or(&m.kind)),
+                ("namespace", m.namespace.as_deref().unwrap_or("")),
+                ("name", m.name.as_deref().unwrap_or("")),
+                ("why", &m.why),
+                ("layers", &layers.join(",")),
+                (
+                    "work_unlisted",
+                    if r.work_unlisted { "true" } else { "false" },
+                ),
+            ],
+            1,
+        );
+    }
 }
 
 /// Every (layer, state) the totals are written for: each layer blocked or warning, and no layer

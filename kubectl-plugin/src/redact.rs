@@ -356,7 +356,33 @@ pub fn bundle(
     ix: &layer_core::Index,
     work_namespace: Option<&str>,
 ) -> Result<String, serde_json::Error> {
-    let items: Vec<Value> = (0..ix.len())
+    written(ix, work_namespace, |_, _| true).map(|(text, _)| text)
+}
+
+/// [`bundle`] of a live read: only objects of the kinds the reader reads
+/// ([`crate::plan::reads_kind`]), whatever the answers held (a Secret in a list of pods is
+/// left out), and how many were left out. The reader never asks for another kind; this holds
+/// the promise at the last step too.
+pub fn live_bundle(
+    ix: &layer_core::Index,
+    work_namespace: Option<&str>,
+) -> Result<(String, usize), serde_json::Error> {
+    written(ix, work_namespace, crate::plan::reads_kind)
+}
+
+/// The redacted bundle of the objects whose (group, kind) `keep` takes, and how many it did
+/// not.
+fn written(
+    ix: &layer_core::Index,
+    work_namespace: Option<&str>,
+    keep: impl Fn(&str, &str) -> bool,
+) -> Result<(String, usize), serde_json::Error> {
+    let kept: Vec<usize> = (0..ix.len())
+        .filter(|&id| keep(ix.object(id).group(), ix.object(id).kind().as_str()))
+        .collect();
+    let left_out = ix.len() - kept.len();
+    let items: Vec<Value> = kept
+        .into_iter()
         .map(|id| {
             let mut v = ix.value(id);
             object(&mut v);
@@ -371,12 +397,12 @@ pub fn bundle(
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items, "kubectlLayer": meta});
     let mut s = serde_json::to_string_pretty(&list)?;
     s.push('\n');
-    Ok(s)
+    Ok((s, left_out))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{bundle, in_domain};
+    use super::{bundle, in_domain, live_bundle};
     use layer_core::{Bundle, Diagnosis, Engine, Index, Options, TargetSpec};
     use serde_json::json;
 
@@ -385,6 +411,30 @@ mod tests {
     fn index(items: Vec<serde_json::Value>) -> Index {
         let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
         Index::new(Bundle::parse(list.to_string()).expect("parses"))
+    }
+
+    /// A live bundle writes no object of a kind the reader never asks for, whatever the
+    /// answers held: a Secret that came back in a list is left out, and counted.
+    #[test]
+    fn a_live_bundle_writes_no_kind_the_reader_never_reads() {
+        let ix = index(vec![
+            json!({"apiVersion": "v1", "kind": "Secret",
+                   "metadata": {"name": "hf", "namespace": "ml"}, "data": {"t": MARK}}),
+            json!({"apiVersion": "v1", "kind": "ServiceAccount",
+                   "metadata": {"name": "sa", "namespace": "ml"}}),
+            json!({"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": "p", "namespace": "ml"}}),
+        ]);
+        let (text, left_out) = live_bundle(&ix, Some("ml")).expect("writes");
+        assert_eq!(left_out, 2);
+        assert!(!text.contains("\"Secret\"") && !text.contains("ServiceAccount"));
+        assert!(text.contains("\"Pod\""));
+        // A file the user has keeps them, redacted: what they attach is theirs to choose.
+        assert!(
+            bundle(&ix, Some("ml"))
+                .expect("writes")
+                .contains("\"Secret\"")
+        );
     }
 
     /// A container with a secret in every place the issue named: flags, a script, an exec

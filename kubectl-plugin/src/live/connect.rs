@@ -157,6 +157,11 @@ impl Cluster {
                     status: Some(413),
                     why,
                 },
+                // A fixed path: never refused, but worded like any failure if it were.
+                FetchError::Refused(r) => ReadFailure {
+                    status: None,
+                    why: r.to_string(),
+                },
             })
             .map(|text| serde_json::from_str::<APIGroupDiscoveryList>(&text).ok());
         // A server without aggregated discovery answers the same URL with the legacy document,

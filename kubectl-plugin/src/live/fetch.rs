@@ -15,6 +15,7 @@ use serde_json::value::RawValue;
 
 use super::Cluster;
 use super::links::{self, Found};
+use super::request::{Refused, Request};
 
 /// How many requests are in flight at once.
 pub const CONCURRENCY: usize = 8;
@@ -92,6 +93,8 @@ pub(super) enum FetchError {
     Failed(ReadFailure),
     /// The answers passed `--max-input-bytes`: the whole collection stops.
     TooLarge(String),
+    /// Not sent: a namespace or name that would change the path, or a read outside the role.
+    Refused(Refused),
 }
 
 impl From<ReadFailure> for FetchError {
@@ -119,15 +122,18 @@ enum Answered {
     },
 }
 
-/// A request's path and query.
+/// One read: the resource, where, which object, its query; its URI is written, and checked,
+/// by [`request`] only.
 #[derive(Clone, Debug)]
 pub(super) struct Read {
     /// Shown in `missing` and errors: `pods`, `workloads.kueue.x-k8s.io`.
     pub resource: String,
     pub kind: String,
     pub api_version: String,
-    path: String,
-    query: Vec<(String, String)>,
+    api: ApiResource,
+    query: Vec<(&'static str, String)>,
+    /// The values the field selector compares with, checked before it is sent.
+    selected: Vec<String>,
     /// Follow `continue` pages.
     paginate: bool,
     pub namespace: Option<String>,
@@ -147,31 +153,6 @@ pub(super) fn qualified(ar: &ApiResource) -> String {
     }
 }
 
-fn base_path(ar: &ApiResource, namespace: Option<&str>) -> String {
-    let root = if ar.group.is_empty() {
-        format!("/api/{}", ar.version)
-    } else {
-        format!("/apis/{}/{}", ar.group, ar.version)
-    };
-    match namespace {
-        Some(ns) => format!("{root}/namespaces/{ns}/{}", ar.plural),
-        None => format!("{root}/{}", ar.plural),
-    }
-}
-
-fn encode(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
 /// A core (`v1`) resource, for the reads that are not in discovery's list of kinds to fan out.
 pub(super) fn core(kind: &str, plural: &str) -> ApiResource {
     ApiResource {
@@ -189,8 +170,9 @@ impl Read {
             resource: qualified(ar),
             kind: ar.kind.clone(),
             api_version: ar.api_version.clone(),
-            path: base_path(ar, namespace),
+            api: ar.clone(),
             query: Vec::new(),
+            selected: Vec::new(),
             paginate: true,
             namespace: namespace.map(str::to_string),
             name: None,
@@ -201,16 +183,23 @@ impl Read {
 
     pub(super) fn get(ar: &ApiResource, namespace: Option<&str>, name: &str) -> Read {
         Read {
-            path: format!("{}/{}", base_path(ar, namespace), encode(name)),
             paginate: false,
             name: Some(name.to_string()),
             ..Read::list(ar, namespace)
         }
     }
 
-    pub(super) fn with(mut self, key: &str, value: &str) -> Read {
-        self.query.push((key.to_string(), value.to_string()));
+    pub(super) fn with(mut self, key: &'static str, value: &str) -> Read {
+        self.query.push((key, value.to_string()));
         self
+    }
+
+    /// A field selector of fixed terms (`fixed`, which ends with a comma if not empty) and
+    /// one that compares `field` with a value found in the cluster (a node's name, a uid),
+    /// which is checked before it is sent.
+    pub(super) fn selecting(mut self, fixed: &str, field: &str, value: &str) -> Read {
+        self.selected.push(value.to_string());
+        self.with("fieldSelector", &format!("{fixed}{field}={value}"))
     }
 
     /// No later round plans from this read's objects.
@@ -242,24 +231,23 @@ impl Read {
         }
     }
 
-    /// The URI of one page.
-    fn uri(&self, cont: Option<&str>) -> String {
-        let mut query: Vec<String> = self
-            .query
-            .iter()
-            .map(|(k, v)| format!("{k}={}", encode(v)))
-            .collect();
+    /// The URI of one page, or why it is not sent.
+    fn uri(&self, cont: Option<&str>) -> Result<String, Refused> {
+        let mut query = self.query.clone();
         if self.paginate {
-            query.push(format!("limit={PAGE}"));
+            query.push(("limit", PAGE.to_string()));
             if let Some(c) = cont {
-                query.push(format!("continue={}", encode(c)));
+                query.push(("continue", c.to_string()));
             }
         }
-        if query.is_empty() {
-            self.path.clone()
-        } else {
-            format!("{}?{}", self.path, query.join("&"))
+        Request {
+            api: &self.api,
+            namespace: self.namespace.as_deref(),
+            name: self.name.as_deref(),
+            query: &query,
+            selected: &self.selected,
         }
+        .uri()
     }
 }
 
@@ -619,6 +607,7 @@ impl Cluster {
                     let failure = match &e {
                         FetchError::Failed(f) => f.why.clone(),
                         FetchError::TooLarge(why) => why.clone(),
+                        FetchError::Refused(r) => r.to_string(),
                     };
                     self.trace_line(uri, why, &format!("{failure} after {ms} ms"));
                     return Err(e);
@@ -686,14 +675,18 @@ impl Cluster {
         if let Some(f) = haul.fatal() {
             return Err(FetchError::TooLarge(f.message));
         }
-        haul.requests.fetch_add(1, Ordering::Relaxed);
         let mut count = 0;
         let mut cont: Option<String> = None;
         let mut pages = 0usize;
         loop {
-            let text = self
-                .request(&read.uri(cont.as_deref()), JSON, &read.why, haul)
-                .await?;
+            let uri = read.uri(cont.as_deref()).map_err(|r| {
+                self.trace_line(&read.resource, &read.why, &format!("not sent: {r}"));
+                FetchError::Refused(r)
+            })?;
+            if pages == 0 {
+                haul.requests.fetch_add(1, Ordering::Relaxed);
+            }
+            let text = self.request(&uri, JSON, &read.why, haul).await?;
             if read.name.is_some() {
                 let text = typed_object(text, read)?;
                 let found = links::of_object(&text, &read.api_version, &read.kind);
@@ -767,6 +760,10 @@ impl Cluster {
                     Err(FetchError::TooLarge(why)) => {
                         this.progress.done(0);
                         haul.stop(why);
+                    }
+                    Err(FetchError::Refused(r)) => {
+                        this.progress.done(0);
+                        haul.fail(read.missing(format!("not requested: {r}")));
                     }
                 }
             });

@@ -13,6 +13,8 @@
 //!   the core's kinds table) and from what earlier rounds found;
 //! - [`fetch`]: one request (a GET, or a list page by page) bounded in time, its failure worded
 //!   for `missing`, and a round of requests run together;
+//! - [`request`]: the one place a request's URI is written: every namespace and name checked
+//!   as the API server checks them, every resource checked against `kubectl layer rbac`;
 //! - [`links`]: what the answers say about each object that the next round needs (identity,
 //!   owners, node), read once per answer;
 //! - [`assemble`]: every answer, in the order the reads were planned, read by the core once into
@@ -23,6 +25,7 @@ mod connect;
 mod fetch;
 mod links;
 mod progress;
+mod request;
 mod rounds;
 
 use std::collections::BTreeSet;
@@ -43,6 +46,26 @@ pub enum LiveError {
     Unreachable { url: String, why: String },
     #[error("cannot read {what}: {why}")]
     Read { what: String, why: String },
+}
+
+/// A namespace the user gave, checked as every request checks it ([`request`]): refused with
+/// where it came from (`source`: `-n/--namespace`, an MCP argument) and what is wrong with it,
+/// exit status 2.
+pub fn check_namespace(source: &str, value: &str) -> Result<(), crate::Failure> {
+    request::namespace(value).map_err(|e| usage(source, e))
+}
+
+/// A target the user named (`source`: `TARGET`, an MCP argument): its name, and the namespace
+/// its `KIND/NAMESPACE/NAME` form may carry.
+pub fn check_target(source: &str, spec: &layer_core::TargetSpec) -> Result<(), crate::Failure> {
+    if let Some(ns) = &spec.namespace {
+        check_namespace(source, ns)?;
+    }
+    request::name(&spec.name).map_err(|e| usage(source, e))
+}
+
+fn usage(source: &str, e: request::Refused) -> crate::Failure {
+    crate::Failure::new(2, "usage", format!("{source}: {e}"))
 }
 
 /// A connected cluster with its discovered APIs.

@@ -36,6 +36,8 @@ use crate::plan::{self, PodSigns, Scope};
 const EVENTS_PER_OBJECT_MAX: usize = 40;
 /// How far up an owner chain the owners are read.
 const OWNER_ROUNDS: usize = 8;
+/// The field selector's terms for a node's events, before the node's name.
+const NODE_EVENTS: &str = "involvedObject.kind=Node,";
 
 /// A read that stands for a target's owners of a kind (see [`Cluster::owner_shortcuts`]).
 struct Shortcut {
@@ -55,10 +57,8 @@ impl Cluster {
         limits: ReadLimits,
     ) -> Result<Collected, crate::Failure> {
         let haul = Arc::new(Haul::new(limits.max_bytes));
-        let namespace = spec
-            .namespace
-            .clone()
-            .unwrap_or_else(|| self.default_namespace.clone());
+        let namespace = self.namespace_or_default(spec.namespace.as_deref())?;
+        super::check_target("the target", spec)?;
         let spelling = spec.kind.clone().unwrap_or_else(|| "pod".to_string());
         let candidates = self.resources_named(&spelling);
         if candidates.is_empty() {
@@ -80,6 +80,10 @@ impl Cluster {
             Err(FetchError::TooLarge(why)) => {
                 self.progress.finish();
                 return Err(crate::Failure::new(3, "input-too-large", why));
+            }
+            Err(FetchError::Refused(r)) => {
+                self.progress.finish();
+                return Err(crate::Failure::new(2, "usage", format!("the target: {r}")));
             }
             Err(FetchError::Failed(f)) => {
                 self.progress.finish();
@@ -315,12 +319,28 @@ impl Cluster {
         out
     }
 
+    /// `namespace`, or the context's, checked as every request checks it: a namespace that
+    /// is not one is refused here, before any read, with where it came from.
+    fn namespace_or_default(&self, namespace: Option<&str>) -> Result<String, crate::Failure> {
+        match namespace {
+            Some(ns) => super::check_namespace("the namespace", ns).map(|()| ns.to_string()),
+            None => super::check_namespace(
+                "the kubeconfig context's namespace",
+                &self.default_namespace,
+            )
+            .map(|()| self.default_namespace.clone()),
+        }
+    }
+
     /// Read everything `scan` looks at in one namespace, or in all of them.
     pub async fn collect_scan(
         self: &Arc<Self>,
         namespace: Option<&str>,
         limits: ReadLimits,
     ) -> Result<Collected, crate::Failure> {
+        if let Some(ns) = namespace {
+            super::check_namespace("the namespace", ns)?;
+        }
         let haul = Arc::new(Haul::new(limits.max_bytes));
         self.fetch_all(self.fan_out(namespace, false), &haul)
             .await?;
@@ -413,10 +433,7 @@ impl Cluster {
         if let Some(node) = &signs.node {
             reads.push(
                 Read::list(&events, None)
-                    .with(
-                        "fieldSelector",
-                        &format!("involvedObject.kind=Node,involvedObject.name={node}"),
-                    )
+                    .selecting(NODE_EVENTS, "involvedObject.name", node)
                     .because("events of the pod's node"),
             );
         }
@@ -551,7 +568,7 @@ impl Cluster {
                 for uid in &f.uids {
                     reads.push(
                         Read::list(&events, None)
-                            .with("fieldSelector", &format!("involvedObject.uid={uid}"))
+                            .selecting("", "involvedObject.uid", uid)
                             .because("events of an object of the target"),
                     );
                 }
@@ -565,10 +582,7 @@ impl Cluster {
         {
             reads.push(
                 Read::list(&events, None)
-                    .with(
-                        "fieldSelector",
-                        &format!("involvedObject.kind=Node,involvedObject.name={node}"),
-                    )
+                    .selecting(NODE_EVENTS, "involvedObject.name", node)
                     .because("events of a node the target's pods run on"),
             );
         }

@@ -6,11 +6,14 @@
 #[cfg(unix)]
 mod completion;
 mod conventions;
+mod failed_reads;
 mod fit;
 mod live;
+mod mcp_client;
 mod metrics;
 mod offline;
 mod practice;
+mod requests;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -71,6 +71,14 @@ fn samples(families: &BTreeMap<String, Value>, name: &str) -> Vec<(Value, f64)> 
         .collect()
 }
 
+/// The one unlabelled sample of a family: the exporter's own gauges and counters.
+fn single(families: &BTreeMap<String, Value>, name: &str) -> f64 {
+    match samples(families, name).as_slice() {
+        [(labels, v)] if labels == &json!({}) => *v,
+        other => panic!("{name}: not one unlabelled sample: {other:?}"),
+    }
+}
+
 /// The labels `scan -o prometheus` must give one diagnosis of `scan -o json`.
 fn labels_of(d: &Value) -> Value {
     let s = |v: &Value| v.as_str().unwrap_or_default().to_string();
@@ -287,18 +295,9 @@ fn the_exporter_serves_the_live_scan_and_scrapes_never_read_the_cluster() {
     let report: Value = serde_json::from_slice(&live.stdout).expect("scan JSON");
     assert!(!report["diagnoses"].as_array().unwrap().is_empty());
     agrees_with_report(&families, &report, "exporter");
-    assert_eq!(
-        samples(&families, "kubectl_layer_up"),
-        vec![(json!({}), 1.0)]
-    );
-    assert_eq!(
-        samples(&families, "kubectl_layer_scans"),
-        vec![(json!({}), 1.0)]
-    );
-    assert_eq!(
-        samples(&families, "kubectl_layer_scan_failures"),
-        vec![(json!({}), 0.0)]
-    );
+    assert_eq!(single(&families, "kubectl_layer_up"), 1.0);
+    assert_eq!(single(&families, "kubectl_layer_scans"), 1.0);
+    assert_eq!(single(&families, "kubectl_layer_scan_failures"), 0.0);
     assert_eq!(families["kubectl_layer_scans"]["type"], "counter");
     assert_eq!(exporter.get("/nothing").0, 404);
 }
@@ -321,15 +320,49 @@ fn an_exporter_that_cannot_read_the_cluster_says_so_in_its_series() {
     let (status, body) = exporter.get("/metrics");
     assert_eq!(status, 200, "{body}");
     let families = parse(&body);
-    assert_eq!(
-        samples(&families, "kubectl_layer_up"),
-        vec![(json!({}), 0.0)]
-    );
-    assert_eq!(
-        samples(&families, "kubectl_layer_scan_failures"),
-        vec![(json!({}), 1.0)]
-    );
+    assert_eq!(single(&families, "kubectl_layer_up"), 0.0);
+    assert_eq!(single(&families, "kubectl_layer_scan_failures"), 1.0);
     assert!(!families.contains_key("kubectl_layer_blocked"), "{body}");
+}
+
+/// An exporter whose reads partly fail serves what it could judge, with
+/// `kubectl_layer_scan_complete` 0 and the failed read named; one whose reads leave nothing to
+/// judge (every list of work forbidden) is down, as if the cluster could not be read.
+#[test]
+fn an_exporter_whose_reads_fail_names_them_and_is_down_when_nothing_was_judged() {
+    if !parser_here() {
+        return;
+    }
+    let forbidding = |forbidden: &[&str]| {
+        let healthy = scenarios::get("healthy-gpu-job").expect("scenario");
+        let opts = apiserver::Options {
+            forbidden: forbidden.iter().map(|s| s.to_string()).collect(),
+            ..apiserver::Options::default()
+        };
+        serve(objects(&healthy.bundle_text()), opts, "default")
+    };
+    let partial = forbidding(&["pods"]);
+    let mut exporter = Exporter::start(&partial.kubeconfig, &["--interval", "1h"]);
+    assert!(exporter.scan_ended(1).contains("done"));
+    let families = parse(&exporter.get("/metrics").1);
+    assert_eq!(single(&families, "kubectl_layer_up"), 1.0);
+    assert_eq!(single(&families, "kubectl_layer_scan_complete"), 0.0);
+    let failed = samples(&families, "kubectl_layer_scan_read_failed");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].0["resource"], "pods");
+    assert_eq!(failed[0].0["why"], "forbidden");
+    assert_eq!(failed[0].0["work_unlisted"], "true");
+
+    let nothing = forbidding(super::failed_reads::WORK);
+    let mut exporter = Exporter::start(&nothing.kubeconfig, &["--interval", "1h"]);
+    let line = exporter.scan_ended(1);
+    assert!(
+        line.contains("failed: error[cluster]: nothing could be judged: "),
+        "{line}"
+    );
+    let families = parse(&exporter.get("/metrics").1);
+    assert_eq!(single(&families, "kubectl_layer_up"), 0.0);
+    assert_eq!(single(&families, "kubectl_layer_scan_failures"), 1.0);
 }
 
 /// deploy/exporter.yaml's objects by kind.
