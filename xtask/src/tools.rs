@@ -2,9 +2,11 @@
 //! `web`, `serve`, `web-test` and `ci` each install what they lack the same way instead of
 //! failing with an instruction. Only the registries are reachable here: nothing downloads its
 //! own binaries (Debian's Chromium, never a browser download; never Debian's binaryen, whose
-//! old wasm-opt breaks wasm-bindgen output).
+//! old wasm-opt breaks wasm-bindgen output). The tasks import this installer and it imports
+//! none of them, so what it needs to know about a tool (the wasm-bindgen version Cargo.lock
+//! pins) lives here.
 
-use crate::{cargo, run, wasm};
+use crate::{cargo, root, run};
 use std::path::Path;
 use std::process::Command;
 
@@ -71,7 +73,7 @@ fn present(t: Tool) -> Result<bool, String> {
             .output()
             .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
             .unwrap_or(false),
-        Tool::WasmBindgen => wasm::bindgen_versions()?.2,
+        Tool::WasmBindgen => bindgen_versions()?.2,
         Tool::Chromium => Path::new(&chromium()).exists(),
         Tool::Kubectl => succeeds(Command::new("kubectl").args(["version", "--client"])),
         Tool::PyYaml => succeeds(Command::new("python3").args(["-c", "import yaml"])),
@@ -94,7 +96,7 @@ fn install(t: Tool) -> Result<(), String> {
         }
         // Never `--locked`: wasm-bindgen-cli's own lockfile pins a crate the registry mirror lacks.
         Tool::WasmBindgen => {
-            let want = wasm::locked_bindgen_version()?;
+            let want = locked_bindgen_version()?;
             run(cargo().args([
                 "install",
                 "wasm-bindgen-cli",
@@ -129,6 +131,32 @@ fn apt(package: &str) -> Result<(), String> {
     run(Command::new("apt-get")
         .args(["install", "-y", "-qq", package])
         .env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
+/// The wasm-bindgen version pinned in Cargo.lock.
+fn locked_bindgen_version() -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| e.to_string())?;
+    let mut lines = lock.lines();
+    while let Some(l) = lines.next() {
+        if l == "name = \"wasm-bindgen\""
+            && let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \""))
+        {
+            return Ok(v.trim_end_matches('"').to_string());
+        }
+    }
+    Err("wasm-bindgen is not in Cargo.lock".into())
+}
+
+/// (the version Cargo.lock needs, the `wasm-bindgen --version` on PATH, whether they match).
+fn bindgen_versions() -> Result<(String, String, bool), String> {
+    let want = locked_bindgen_version()?;
+    let have = Command::new("wasm-bindgen")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let ok = have == format!("wasm-bindgen {want}");
+    Ok((want, have, ok))
 }
 
 /// The major version of `node` on $PATH.
