@@ -3,6 +3,7 @@
 
 mod bench;
 mod fuzz;
+mod lab;
 mod mcp;
 mod tools;
 mod wasm;
@@ -49,6 +50,9 @@ cargo xtask <task>
   incidents [--verbose]
                 diagnose every real incident of tests/incidents/ and print `N/M layers
                 right`; fails below the floor in tests/incidents/floor.txt
+  lab up|down|status|env|test [--tier bare|core] [--nodes N]
+                a real control plane on 127.0.0.1 for the live tests, built with Go from
+                the module proxy into ~/.cache/kubectl-layer-lab (`cargo xtask lab help`)
   docs [--check]  regenerate docs/rules/, docs/view.md, docs/schema/ and the README's sample
                 output from rules/, core/src/catalog.rs, the Rust types and a real run; with --check, fail when the committed
                 files are stale
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Some("incidents") => incidents(args.iter().any(|a| a == "--verbose" || a == "-v")),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("fuzz") => fuzz::from_args(&args[1..]),
+        Some("lab") => lab::from_args(&args[1..]),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())

@@ -35,6 +35,11 @@ pub enum Tool {
     Zsh,
     /// bash-completion's library, which kubectl's own bash completion script is built on.
     BashCompletion,
+    /// Go, which builds the lab's control plane from the Go module proxy. Never installed
+    /// here: Debian's is older than the pinned Kubernetes needs, so its absence is an error.
+    Go,
+    /// openssl, which makes the lab's certificates (Debian's where missing).
+    Openssl,
 }
 
 /// Everything `ci` needs.
@@ -55,7 +60,7 @@ pub const ALL: &[Tool] = &[
 pub fn ensure(tools: &[Tool]) -> Result<(), String> {
     for &t in tools {
         if !present(t)? {
-            eprintln!("==> {t:?} is missing: installing it");
+            eprintln!("==> {t:?} is missing");
             install(t)?;
         }
     }
@@ -86,6 +91,8 @@ fn present(t: Tool) -> Result<bool, String> {
         Tool::CargoFuzz => crate::fuzz::installed(),
         Tool::Zsh => succeeds(Command::new("zsh").args(["-c", "exit 0"])),
         Tool::BashCompletion => Path::new("/usr/share/bash-completion/bash_completion").exists(),
+        Tool::Go => succeeds(Command::new("go").arg("version")),
+        Tool::Openssl => succeeds(Command::new("openssl").arg("version")),
     })
 }
 
@@ -123,6 +130,12 @@ fn install(t: Tool) -> Result<(), String> {
         Tool::CargoFuzz => crate::fuzz::ensure(),
         Tool::Zsh => apt("zsh"),
         Tool::BashCompletion => apt("bash-completion"),
+        Tool::Go => Err(format!(
+            "the lab needs Go {} or later on PATH (`go version` failed): it builds etcd, \
+             Kubernetes and kwok from the Go module proxy; install Go and run it again",
+            GO_MIN.trim_start_matches("go")
+        )),
+        Tool::Openssl => apt("openssl"),
     }
 }
 
@@ -169,6 +182,28 @@ fn node_major() -> Option<u32> {
         .next()?
         .parse()
         .ok()
+}
+
+/// The oldest Go the lab's pins build with (Kubernetes 1.35 declares `go 1.25.0`; etcd 3.6.17
+/// and kwok 0.8.0 declare `go 1.26.0`).
+pub const GO_MIN: &str = "go1.26";
+
+/// The Go on $PATH, as `go version` names it ("go1.26.8"); an error below [`GO_MIN`].
+pub fn go_version() -> Result<String, String> {
+    let out = Command::new("go")
+        .arg("version")
+        .output()
+        .map_err(|e| format!("go version: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = text
+        .split_whitespace()
+        .find(|w| w.starts_with("go1"))
+        .ok_or_else(|| format!("go version: unexpected output {text:?}"))?;
+    let minor = |s: &str| s.split('.').nth(1).and_then(|m| m.parse::<u32>().ok());
+    if minor(v) < minor(GO_MIN) {
+        return Err(format!("the lab needs {GO_MIN} or later; PATH has {v}"));
+    }
+    Ok(v.to_string())
 }
 
 /// The Chromium the browser tests drive: `$CHROMIUM`, else Debian's.
