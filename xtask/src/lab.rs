@@ -4,7 +4,9 @@
 //! - `bare`: etcd and kube-apiserver (TLS, RBAC, aggregated discovery), with the CRDs of
 //!   Kueue, JobSet and LWS from their module zips;
 //! - `core`: bare, plus kube-controller-manager, kube-scheduler and kwok serving `--nodes N`
-//!   fake GPU nodes.
+//!   fake GPU nodes;
+//! - `full`: core, plus the Kueue, JobSet and LWS controllers with their webhooks on loopback
+//!   (see `controllers`).
 //!
 //! `up` writes `kubeconfig` (cluster admin) and `kubeconfig-layer` (only the role `kubectl
 //! layer rbac` prints) and returns once the API server is ready (and, for core, the nodes);
@@ -12,6 +14,7 @@
 
 mod build;
 mod cluster;
+mod controllers;
 mod pki;
 mod procs;
 
@@ -22,21 +25,25 @@ use std::path::{Path, PathBuf};
 const HELP: &str = "\
 cargo xtask lab <command>
 
-  up [--tier bare|core] [--nodes N]
+  up [--tier bare|core|full] [--nodes N]
           build what the tier needs (cached in ~/.cache/kubectl-layer-lab, or
           $KUBECTL_LAYER_LAB_CACHE) and start it on 127.0.0.1; default: core, 4 nodes
+  build [--tier bare|core|full]
+          only build (or find cached) what the tier runs
   down    stop every process `up` started (by the ids it recorded)
   status  what runs
   env     shell lines: KUBECONFIG, KUBECTL_LAYER_LAB and the lab's kubectl first on PATH
           (eval \"$(cargo xtask lab env)\")
-  test    up (core), the live tests against it, down
+  test [--tier core|full]
+          up (default core), the live tests against it, down
 ";
 
 /// What a lab runs: each tier adds to the one before.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Tier {
     Bare,
     Core,
+    Full,
 }
 
 impl Tier {
@@ -44,8 +51,8 @@ impl Tier {
         match s {
             "bare" => Ok(Tier::Bare),
             "core" => Ok(Tier::Core),
-            "full" => Err("--tier full (Kueue, JobSet, LWS controllers) is not built yet".into()),
-            _ => Err(format!("unknown tier `{s}` (bare, core)")),
+            "full" => Ok(Tier::Full),
+            _ => Err(format!("unknown tier `{s}` (bare, core, full)")),
         }
     }
 
@@ -53,6 +60,7 @@ impl Tier {
         match self {
             Tier::Bare => "bare",
             Tier::Core => "core",
+            Tier::Full => "full",
         }
     }
 }
@@ -67,11 +75,12 @@ pub fn from_args(args: &[String]) -> Result<(), String> {
         None => 4,
     };
     match args.first().map(String::as_str) {
+        Some("build") => build::ensure(tier).map(|_| ()),
         Some("up") => up(tier, nodes).map(|_| ()),
         Some("down") => down(),
         Some("status") => status(),
         Some("env") => env(),
-        Some("test") => test(nodes),
+        Some("test") => test(tier, nodes),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -109,7 +118,7 @@ fn up(tier: Tier, nodes: usize) -> Result<bool, String> {
     tools::ensure(&[tools::Tool::Openssl])?;
     let bins = build::ensure(tier)?;
     let start = std::time::Instant::now();
-    fresh(&lab, &bins, tier)?;
+    timed("certificates", || fresh(&lab, &bins))?;
     if let Err(e) = start_tier(&lab, &bins, tier, nodes) {
         let _ = procs::stop_all(&lab.dir);
         return Err(format!("{e}\n(logs in {})", lab.dir.join("logs").display()));
@@ -125,17 +134,12 @@ fn up(tier: Tier, nodes: usize) -> Result<bool, String> {
 
 /// An empty lab directory with new certificates and `bin/` linking the tier's binaries (what
 /// `env` puts on PATH: the lab's own kubectl, the server's version).
-fn fresh(lab: &Lab, bins: &build::Bins, tier: Tier) -> Result<(), String> {
+fn fresh(lab: &Lab, bins: &build::Bins) -> Result<(), String> {
     let _ = procs::stop_all(&lab.dir);
     let _ = std::fs::remove_dir_all(&lab.dir);
     let bin = lab.dir.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
-    let mut names = build::k8s_binaries(tier).to_vec();
-    names.push("etcd");
-    if tier == Tier::Core {
-        names.push("kwok");
-    }
-    for name in names {
+    for name in bins.names() {
         std::os::unix::fs::symlink(bins.path(name), bin.join(name)).map_err(|e| e.to_string())?;
     }
     pki::make(&lab.dir.join("pki"))
@@ -144,14 +148,27 @@ fn fresh(lab: &Lab, bins: &build::Bins, tier: Tier) -> Result<(), String> {
 fn start_tier(lab: &Lab, bins: &build::Bins, tier: Tier, nodes: usize) -> Result<(), String> {
     let (_, etcd_port) = cluster::etcd(lab, bins)?;
     cluster::apiserver(lab, bins, etcd_port)?;
-    cluster::reader_role(lab)?;
-    cluster::crds(lab)?;
-    if tier == Tier::Core {
+    timed("reader role and CRDs established", || {
+        cluster::reader_role(lab)?;
+        cluster::crds(lab)
+    })?;
+    if tier >= Tier::Core {
         cluster::controller_manager(lab, bins)?;
         cluster::scheduler(lab, bins)?;
         let kwok = cluster::kwok(lab, bins)?;
         cluster::nodes(lab, &kwok, nodes)?;
     }
+    if tier == Tier::Full {
+        timed("controllers", || controllers::start_all(lab, bins))?;
+    }
+    Ok(())
+}
+
+/// Run a step and print how long it took (start-up time is part of the lab's cost in CI).
+fn timed(what: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    step()?;
+    eprintln!("    {what}: {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
 }
 
@@ -216,10 +233,10 @@ fn env_lines(dir: &Path) -> String {
     )
 }
 
-/// `up` (core), the live tests with `KUBECTL_LAYER_LAB` set, then `down` if this call started
-/// the lab, whatever the tests said.
-fn test(nodes: usize) -> Result<(), String> {
-    let started = up(Tier::Core, nodes)?;
+/// `up`, the live tests with `KUBECTL_LAYER_LAB` set (each skips, saying so, below the tier
+/// it needs), then `down` if this call started the lab, whatever the tests said.
+fn test(tier: Tier, nodes: usize) -> Result<(), String> {
+    let started = up(tier, nodes)?;
     let lab = lab();
     let result = run(cargo()
         .args([
@@ -255,9 +272,10 @@ mod tests {
     }
 
     #[test]
-    fn tiers_parse_and_full_says_it_is_not_there_yet() {
+    fn tiers_parse() {
         assert_eq!(Tier::parse("bare"), Ok(Tier::Bare));
         assert_eq!(Tier::parse("core"), Ok(Tier::Core));
-        assert!(Tier::parse("full").unwrap_err().contains("not built"));
+        assert_eq!(Tier::parse("full"), Ok(Tier::Full));
+        assert!(Tier::parse("huge").is_err());
     }
 }

@@ -29,20 +29,48 @@ pub const CRD_MODULES: [(&str, &str, &str); 3] = [
     ("sigs.k8s.io/lws", LWS, "config/crd/bases"),
 ];
 
-/// Where the binaries of each tier are, once built.
+/// A binary built alone from its module, through a wrapper module (etcd's go.mod has replace
+/// directives, so `go install` refuses it; the others go the same way for one code path):
+/// (binary, module, version, main package).
+type Single = (&'static str, &'static str, &'static str, &'static str);
+
+const ETCD_BIN: Single = (
+    "etcd",
+    "go.etcd.io/etcd/server/v3",
+    ETCD,
+    "go.etcd.io/etcd/server/v3",
+);
+const KWOK_BIN: Single = (
+    "kwok",
+    "sigs.k8s.io/kwok",
+    KWOK,
+    "sigs.k8s.io/kwok/cmd/kwok",
+);
+const CONTROLLERS: [Single; 3] = [
+    (
+        "kueue",
+        "sigs.k8s.io/kueue",
+        KUEUE,
+        "sigs.k8s.io/kueue/cmd/kueue",
+    ),
+    ("jobset", "sigs.k8s.io/jobset", JOBSET, "sigs.k8s.io/jobset"),
+    ("lws", "sigs.k8s.io/lws", LWS, "sigs.k8s.io/lws/cmd"),
+];
+
+/// The binaries a tier runs, each in its cache folder, once built.
 pub struct Bins {
-    pub k8s: PathBuf,
-    pub etcd: PathBuf,
-    pub kwok: PathBuf,
+    dirs: Vec<(&'static str, PathBuf)>,
 }
 
 impl Bins {
     pub fn path(&self, name: &str) -> PathBuf {
-        match name {
-            "etcd" => self.etcd.join(name),
-            "kwok" => self.kwok.join(name),
-            _ => self.k8s.join(name),
-        }
+        let dir = self.dirs.iter().find(|(n, _)| *n == name).map(|(_, d)| d);
+        dir.expect("a binary of the tier").join(name)
+    }
+
+    /// Every binary of the tier by name, for `lab/bin`.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.dirs.iter().map(|(n, _)| *n)
     }
 }
 
@@ -62,7 +90,7 @@ pub fn cache_root() -> PathBuf {
 pub fn k8s_binaries(tier: Tier) -> &'static [&'static str] {
     match tier {
         Tier::Bare => &["kube-apiserver", "kubectl"],
-        Tier::Core => &[
+        Tier::Core | Tier::Full => &[
             "kube-apiserver",
             "kubectl",
             "kube-controller-manager",
@@ -71,22 +99,33 @@ pub fn k8s_binaries(tier: Tier) -> &'static [&'static str] {
     }
 }
 
+/// The binaries built alone that `tier` runs.
+fn singles(tier: Tier) -> Vec<Single> {
+    let mut v = vec![ETCD_BIN];
+    if tier >= Tier::Core {
+        v.push(KWOK_BIN);
+    }
+    if tier >= Tier::Full {
+        v.extend(CONTROLLERS);
+    }
+    v
+}
+
 /// Build (or find in the cache) every binary `tier` runs.
 pub fn ensure(tier: Tier) -> Result<Bins, String> {
     tools::ensure(&[tools::Tool::Go])?;
     let go = tools::go_version()?;
-    let dir = |name: &str, version: &str| cache_root().join(format!("{name}-{version}-{go}"));
-    let bins = Bins {
-        k8s: dir("kubernetes", KUBERNETES).join("bin"),
-        etcd: dir("etcd", ETCD).join("bin"),
-        kwok: dir("kwok", KWOK).join("bin"),
-    };
-    etcd(&bins.etcd)?;
-    kubernetes(&bins.k8s, k8s_binaries(tier))?;
-    if tier == Tier::Core {
-        kwok(&bins.kwok)?;
+    let dir = |name: &str, version: &str| cache_root().join(format!("{name}-{version}-{go}/bin"));
+    let mut dirs = Vec::new();
+    for s in singles(tier) {
+        let bin = dir(s.0, s.2);
+        single(&bin, s)?;
+        dirs.push((s.0, bin));
     }
-    Ok(bins)
+    let k8s = dir("kubernetes", KUBERNETES);
+    kubernetes(&k8s, k8s_binaries(tier))?;
+    dirs.extend(k8s_binaries(tier).iter().map(|b| (*b, k8s.clone())));
+    Ok(Bins { dirs })
 }
 
 /// `go` with the settings every lab build shares: the local toolchain only (a pin that needs a
@@ -145,24 +184,23 @@ fn wrapper(bin: &Path, name: &str) -> Result<(PathBuf, PathBuf), String> {
     Ok((src, log))
 }
 
-fn etcd(bin: &Path) -> Result<(), String> {
-    if bin.join("etcd").exists() {
+fn single(bin: &Path, (name, module, version, package): Single) -> Result<(), String> {
+    if bin.join(name).exists() {
         return Ok(());
     }
-    let (src, log) = wrapper(bin, "etcd")?;
-    let module = format!("go.etcd.io/etcd/server/v3@{ETCD}");
+    let (src, log) = wrapper(bin, name)?;
     step(
-        &format!("etcd: go get {module}"),
-        go(&src).args(["get", "-tool", &module]),
+        &format!("{name}: go get {module}@{version}"),
+        go(&src).args(["get", "-tool", &format!("{package}@{version}")]),
         &log,
     )?;
-    // The binary is named after the package's last element ("v3"), hence -o.
+    // -o: a binary is named after its package's last element (etcd's would be "v3").
     step(
-        &format!("etcd: go build {ETCD}"),
+        &format!("{name}: go build {version}"),
         go(&src)
             .args(["build", "-trimpath", "-ldflags=-s -w", "-o"])
-            .arg(bin.join("etcd"))
-            .arg("go.etcd.io/etcd/server/v3"),
+            .arg(bin.join(name))
+            .arg(package),
         &log,
     )
 }
@@ -275,23 +313,6 @@ fn version_ldflags() -> String {
         }
     }
     flags
-}
-
-fn kwok(bin: &Path) -> Result<(), String> {
-    if bin.join("kwok").exists() {
-        return Ok(());
-    }
-    std::fs::create_dir_all(bin).map_err(|e| format!("{}: {e}", bin.display()))?;
-    let log = bin.parent().expect("cache dir").join("build.log");
-    let _ = std::fs::remove_file(&log);
-    step(
-        &format!("kwok: go install sigs.k8s.io/kwok/cmd/kwok@{KWOK}"),
-        go(bin)
-            .env("GOBIN", bin)
-            .args(["install", "-trimpath", "-ldflags=-s -w"])
-            .arg(format!("sigs.k8s.io/kwok/cmd/kwok@{KWOK}")),
-        &log,
-    )
 }
 
 /// One field (`Dir`, `GoMod`) of `go mod download -json module@version`: the module's files

@@ -53,6 +53,15 @@ pub fn make(dir: &Path) -> Result<(), String> {
         "clientAuth",
         None,
     )?;
+    // What the full tier's controllers serve their webhooks with (the API server calls them at
+    // https://127.0.0.1:<port>).
+    leaf(
+        dir,
+        "webhook",
+        "/CN=lab-webhooks",
+        "serverAuth",
+        Some("IP:127.0.0.1,DNS:localhost"),
+    )?;
     // The service-account token signing pair (kube-apiserver signs, everyone verifies).
     quiet(
         Command::new("openssl")
@@ -157,7 +166,7 @@ current-context: lab
 }
 
 /// Standard base64 with padding (the kubeconfig's `*-data` fields).
-fn base64(bytes: &[u8]) -> String {
+pub fn base64(bytes: &[u8]) -> String {
     const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {

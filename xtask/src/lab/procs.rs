@@ -46,6 +46,17 @@ pub fn free_port() -> Result<u16, String> {
 
 /// Start `exe args…` detached, its output in `<lab>/logs/<name>.log`, and record it.
 pub fn start(lab: &Path, name: &str, exe: &Path, args: &[String]) -> Result<Proc, String> {
+    start_with(lab, name, exe, args, &[])
+}
+
+/// [`start`] with environment variables (the controllers read `KUBECONFIG`).
+pub fn start_with(
+    lab: &Path,
+    name: &str,
+    exe: &Path,
+    args: &[String],
+    env: &[(&str, PathBuf)],
+) -> Result<Proc, String> {
     // The path /proc/<pid>/exe will show, links resolved, for `alive` to compare.
     let exe = &exe
         .canonicalize()
@@ -57,6 +68,7 @@ pub fn start(lab: &Path, name: &str, exe: &Path, args: &[String]) -> Result<Proc
     // Its own process group: a Ctrl-C in the terminal that ran `lab up` does not reach it.
     let child = Command::new(exe)
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .current_dir(lab)
         .stdin(Stdio::null())
         .stdout(log)
