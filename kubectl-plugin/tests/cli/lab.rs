@@ -13,6 +13,11 @@ use std::time::{Duration, Instant};
 
 /// The lab directory, or None (after printing why) when no lab is up.
 fn lab() -> Option<Lab> {
+    lab_of(&["core", "full"])
+}
+
+/// The lab, or None (after printing why) when none is up or its tier is not one of `tiers`.
+fn lab_of(tiers: &[&str]) -> Option<Lab> {
     let Some(dir) = std::env::var_os("KUBECTL_LAYER_LAB") else {
         eprintln!("skipped: KUBECTL_LAYER_LAB is not set (no lab is up: `cargo xtask lab test`)");
         return None;
@@ -23,6 +28,11 @@ fn lab() -> Option<Lab> {
         "KUBECTL_LAYER_LAB={} holds no kubeconfig-layer: is the lab up?",
         dir.display()
     );
+    let tier = std::fs::read_to_string(dir.join("tier")).unwrap_or_default();
+    if !tiers.contains(&tier.trim()) {
+        eprintln!("skipped: the lab's tier is {tier:?}, this test needs {tiers:?}");
+        return None;
+    }
     Some(Lab { dir })
 }
 
@@ -122,36 +132,34 @@ fn a_job_wanting_more_gpus_than_any_node_is_placement_live_and_offline() {
         },
     );
 
+    let live = same_live_and_offline(&lab, &dir, &ns.1, "job/too-big", "pods,nodes,events,jobs");
+    assert_eq!(live["verdict"]["layer"], "placement", "{}", live["verdict"]);
+}
+
+/// `why <target>` live as the reader equals `why` offline on `kubectl get <kinds> -A -o json` of
+/// the same objects: the exit code, the verdict, then every field. The live diagnosis.
+fn same_live_and_offline(lab: &Lab, dir: &TempDir, ns: &str, target: &str, kinds: &str) -> Value {
     let file = dir.0.join("get.json");
-    let got = lab.kubectl_ok(&["get", "pods,nodes,events,jobs", "-A", "-o", "json"]);
+    let got = lab.kubectl_ok(&["get", kinds, "-A", "-o", "json"]);
     std::fs::write(&file, got).unwrap();
     let off_o = bin()
-        .args(["why", "job/too-big", "-n", &ns.1, "-o", "json", "-f"])
+        .args(["why", target, "-n", ns, "-o", "json", "-f"])
         .arg(&file)
         .output()
         .unwrap();
     let off = json(&off_o, "offline");
     let now = off["now"]["time"].as_str().unwrap().to_string();
-    let live_o = lab.layer(&[
-        "why",
-        "job/too-big",
-        "-n",
-        &ns.1,
-        "--now",
-        &now,
-        "-o",
-        "json",
-    ]);
+    let live_o = lab.layer(&["why", target, "-n", ns, "--now", &now, "-o", "json"]);
     let live = json(&live_o, "live");
     eprintln!("lab: live verdict {}", live["verdict"]);
     assert_eq!(live_o.status.code(), off_o.status.code(), "exit codes");
-    assert_eq!(live["verdict"]["layer"], "placement", "{}", live["verdict"]);
     assert_eq!(live["verdict"], off["verdict"], "live and offline verdicts");
     // Beyond the verdict, the whole diagnosis: the same objects read two ways.
     let (live, off) = (comparable(live), comparable(off));
     for (field, value) in off.as_object().unwrap() {
         assert_eq!(&live[field], value, "{field} differs live and offline");
     }
+    live
 }
 
 /// A diagnosis without where its `now` came from (an option live, the file offline).
@@ -177,6 +185,140 @@ spec:
       - name: train
         image: registry.k8s.io/pause:3.10
         resources:
+          limits:
+            nvidia.com/gpu: 16
+";
+
+/// The full tier's real Kueue admits a Job whose quota (64 GPUs) is larger than any kwok node
+/// (8): Kueue unsuspends it, the real scheduler cannot place its pod, and `why` says admission
+/// said yes and placement no, live and offline alike.
+#[test]
+fn kueue_admits_what_no_node_can_hold_and_placement_says_no() {
+    let Some(lab) = lab_of(&["full"]) else { return };
+    let ns = Namespace(&lab, format!("lab-kueue-{}", std::process::id()));
+    lab.kubectl_ok(&["create", "namespace", &ns.1]);
+    let dir = TempDir::new("lab-kueue");
+    let objects = dir.0.join("kueue.yaml");
+    let cq = format!("lab-cq-{}", std::process::id());
+    std::fs::write(&objects, kueue_objects(&ns.1, &cq)).unwrap();
+    lab.kubectl_ok(&["apply", "-f", &objects.to_string_lossy()]);
+    let _cleanup = ClusterScoped(&lab, vec![format!("clusterqueue/{cq}")]);
+    let job = dir.0.join("job.yaml");
+    std::fs::write(&job, TOO_BIG_QUEUED_JOB).unwrap();
+    lab.kubectl_ok(&["apply", "-n", &ns.1, "-f", &job.to_string_lossy()]);
+    lab.wait_for(
+        "Kueue's admission and the scheduler's FailedScheduling",
+        &[
+            "get",
+            "workloads.kueue.x-k8s.io,events",
+            "-n",
+            &ns.1,
+            "-o",
+            "json",
+        ],
+        180,
+        |v| {
+            let items = v["items"].as_array().cloned().unwrap_or_default();
+            let admitted = items.iter().any(|w| {
+                w["kind"] == "Workload"
+                    && w["status"]["conditions"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|c| c["type"] == "Admitted" && c["status"] == "True")
+            });
+            admitted && items.iter().any(|e| e["reason"] == "FailedScheduling")
+        },
+    );
+    let kinds =
+        "pods,nodes,events,jobs,workloads.kueue.x-k8s.io,localqueues,clusterqueues,resourceflavors";
+    let live = same_live_and_offline(&lab, &dir, &ns.1, "job/too-big", kinds);
+    assert_eq!(live["verdict"]["layer"], "placement", "{}", live["verdict"]);
+    let admission = live["layers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|l| l["layer"] == "admission");
+    assert_eq!(
+        admission.map(|l| &l["state"]),
+        Some(&Value::from("ok")),
+        "{}",
+        live["layers"]
+    );
+}
+
+/// Cluster-scoped objects a test made, deleted when it ends.
+struct ClusterScoped<'a>(&'a Lab, Vec<String>);
+
+impl Drop for ClusterScoped<'_> {
+    fn drop(&mut self) {
+        for o in &self.1 {
+            let _ = self.0.kubectl(&["delete", o, "--wait=false"]);
+        }
+    }
+}
+
+/// A flavor for the kwok nodes, a ClusterQueue with more GPU quota than any node has, and the
+/// namespace's LocalQueue, in Kueue's storage version (v1beta2).
+fn kueue_objects(ns: &str, cq: &str) -> String {
+    format!(
+        "apiVersion: kueue.x-k8s.io/v1beta2
+kind: ResourceFlavor
+metadata:
+  name: lab-h100
+spec:
+  nodeLabels:
+    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: ClusterQueue
+metadata:
+  name: {cq}
+spec:
+  namespaceSelector: {{}}
+  resourceGroups:
+  - coveredResources: [cpu, memory, nvidia.com/gpu]
+    flavors:
+    - name: lab-h100
+      resources:
+      - name: cpu
+        nominalQuota: 640
+      - name: memory
+        nominalQuota: 5Ti
+      - name: nvidia.com/gpu
+        nominalQuota: 64
+---
+apiVersion: kueue.x-k8s.io/v1beta2
+kind: LocalQueue
+metadata:
+  name: team-a
+  namespace: {ns}
+spec:
+  clusterQueue: {cq}
+"
+    )
+}
+
+/// [`TOO_BIG_JOB`] sent to Kueue's queue, suspended until Kueue admits it.
+const TOO_BIG_QUEUED_JOB: &str = "apiVersion: batch/v1
+kind: Job
+metadata:
+  name: too-big
+  labels:
+    kueue.x-k8s.io/queue-name: team-a
+spec:
+  suspend: true
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: train
+        image: registry.k8s.io/pause:3.10
+        resources:
+          requests:
+            cpu: 1
+            memory: 1Gi
           limits:
             nvidia.com/gpu: 16
 ";
