@@ -3,6 +3,7 @@
 
 mod bench;
 mod fuzz;
+mod lab;
 mod mcp;
 mod tools;
 mod wasm;
@@ -50,6 +51,9 @@ cargo xtask <task>
                 diagnose every real incident of tests/incidents/ and print `N/M layers
                 right`; fails below the floor in tests/incidents/floor.txt. --dir scores
                 the incidents of DIR instead (a batch on arrival; no floor)
+  lab up|down|status|env|test|build [--tier bare|core|full] [--nodes N]
+                a real control plane on 127.0.0.1 for the live tests, built with Go from
+                the module proxy into ~/.cache/kubectl-layer-lab (`cargo xtask lab help`)
   docs [--check]  regenerate docs/rules/, docs/view.md, docs/schema/ and the README's sample
                 output from rules/, core/src/catalog.rs, the Rust types and a real run; with --check, fail when the committed
                 files are stale
@@ -93,6 +97,7 @@ fn main() -> ExitCode {
         ),
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("fuzz") => fuzz::from_args(&args[1..]),
+        Some("lab") => lab::from_args(&args[1..]),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -195,6 +200,9 @@ fn ci() -> Result<(), String> {
     // Scenario bundles must stay internally consistent (uids, owners, events, GPU arithmetic).
     run(Command::new("python3").arg("tests/scenarios/check_consistency.py"))?;
     run(cargo().args(["test", "--workspace"]))?;
+    // The live tests against a real control plane: kube-apiserver, the scheduler, kwok's GPU
+    // nodes and the real Kueue, JobSet and LWS controllers, built with Go on first use (docs/lab.md).
+    lab::from_args(&["test".into(), "--tier".into(), "full".into()])?;
     // The real-incident corpus: the share of right layers must hold its floor.
     incidents(true, None)?;
     docs(true)?;

@@ -2,9 +2,11 @@
 //! `web`, `serve`, `web-test` and `ci` each install what they lack the same way instead of
 //! failing with an instruction. Only the registries are reachable here: nothing downloads its
 //! own binaries (Debian's Chromium, never a browser download; never Debian's binaryen, whose
-//! old wasm-opt breaks wasm-bindgen output).
+//! old wasm-opt breaks wasm-bindgen output). The tasks import this installer and it imports
+//! none of them, so what it needs to know about a tool (the wasm-bindgen version Cargo.lock
+//! pins) lives here.
 
-use crate::{cargo, run, wasm};
+use crate::{cargo, root, run};
 use std::path::Path;
 use std::process::Command;
 
@@ -33,6 +35,11 @@ pub enum Tool {
     Zsh,
     /// bash-completion's library, which kubectl's own bash completion script is built on.
     BashCompletion,
+    /// Go, which builds the lab's control plane from the Go module proxy. Never installed
+    /// here: Debian's is older than the pinned Kubernetes needs, so its absence is an error.
+    Go,
+    /// openssl, which makes the lab's certificates (Debian's where missing).
+    Openssl,
 }
 
 /// Everything `ci` needs.
@@ -53,7 +60,7 @@ pub const ALL: &[Tool] = &[
 pub fn ensure(tools: &[Tool]) -> Result<(), String> {
     for &t in tools {
         if !present(t)? {
-            eprintln!("==> {t:?} is missing: installing it");
+            eprintln!("==> {t:?} is missing");
             install(t)?;
         }
     }
@@ -71,7 +78,7 @@ fn present(t: Tool) -> Result<bool, String> {
             .output()
             .map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"))
             .unwrap_or(false),
-        Tool::WasmBindgen => wasm::bindgen_versions()?.2,
+        Tool::WasmBindgen => bindgen_versions()?.2,
         Tool::Chromium => Path::new(&chromium()).exists(),
         Tool::Kubectl => succeeds(Command::new("kubectl").args(["version", "--client"])),
         Tool::PyYaml => succeeds(Command::new("python3").args(["-c", "import yaml"])),
@@ -84,6 +91,8 @@ fn present(t: Tool) -> Result<bool, String> {
         Tool::CargoFuzz => crate::fuzz::installed(),
         Tool::Zsh => succeeds(Command::new("zsh").args(["-c", "exit 0"])),
         Tool::BashCompletion => Path::new("/usr/share/bash-completion/bash_completion").exists(),
+        Tool::Go => succeeds(Command::new("go").arg("version")),
+        Tool::Openssl => succeeds(Command::new("openssl").arg("version")),
     })
 }
 
@@ -94,7 +103,7 @@ fn install(t: Tool) -> Result<(), String> {
         }
         // Never `--locked`: wasm-bindgen-cli's own lockfile pins a crate the registry mirror lacks.
         Tool::WasmBindgen => {
-            let want = wasm::locked_bindgen_version()?;
+            let want = locked_bindgen_version()?;
             run(cargo().args([
                 "install",
                 "wasm-bindgen-cli",
@@ -121,6 +130,12 @@ fn install(t: Tool) -> Result<(), String> {
         Tool::CargoFuzz => crate::fuzz::ensure(),
         Tool::Zsh => apt("zsh"),
         Tool::BashCompletion => apt("bash-completion"),
+        Tool::Go => Err(format!(
+            "the lab needs Go {} or later on PATH (`go version` failed): it builds etcd, \
+             Kubernetes and kwok from the Go module proxy; install Go and run it again",
+            GO_MIN.trim_start_matches("go")
+        )),
+        Tool::Openssl => apt("openssl"),
     }
 }
 
@@ -129,6 +144,32 @@ fn apt(package: &str) -> Result<(), String> {
     run(Command::new("apt-get")
         .args(["install", "-y", "-qq", package])
         .env("DEBIAN_FRONTEND", "noninteractive"))
+}
+
+/// The wasm-bindgen version pinned in Cargo.lock.
+fn locked_bindgen_version() -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| e.to_string())?;
+    let mut lines = lock.lines();
+    while let Some(l) = lines.next() {
+        if l == "name = \"wasm-bindgen\""
+            && let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \""))
+        {
+            return Ok(v.trim_end_matches('"').to_string());
+        }
+    }
+    Err("wasm-bindgen is not in Cargo.lock".into())
+}
+
+/// (the version Cargo.lock needs, the `wasm-bindgen --version` on PATH, whether they match).
+fn bindgen_versions() -> Result<(String, String, bool), String> {
+    let want = locked_bindgen_version()?;
+    let have = Command::new("wasm-bindgen")
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let ok = have == format!("wasm-bindgen {want}");
+    Ok((want, have, ok))
 }
 
 /// The major version of `node` on $PATH.
@@ -141,6 +182,28 @@ fn node_major() -> Option<u32> {
         .next()?
         .parse()
         .ok()
+}
+
+/// The oldest Go the lab's pins build with (Kubernetes 1.35 declares `go 1.25.0`; etcd 3.6.17
+/// and kwok 0.8.0 declare `go 1.26.0`).
+pub const GO_MIN: &str = "go1.26";
+
+/// The Go on $PATH, as `go version` names it ("go1.26.8"); an error below [`GO_MIN`].
+pub fn go_version() -> Result<String, String> {
+    let out = Command::new("go")
+        .arg("version")
+        .output()
+        .map_err(|e| format!("go version: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = text
+        .split_whitespace()
+        .find(|w| w.starts_with("go1"))
+        .ok_or_else(|| format!("go version: unexpected output {text:?}"))?;
+    let minor = |s: &str| s.split('.').nth(1).and_then(|m| m.parse::<u32>().ok());
+    if minor(v) < minor(GO_MIN) {
+        return Err(format!("the lab needs {GO_MIN} or later; PATH has {v}"));
+    }
+    Ok(v.to_string())
 }
 
 /// The Chromium the browser tests drive: `$CHROMIUM`, else Debian's.

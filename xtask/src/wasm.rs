@@ -5,6 +5,7 @@
 //! The hand-written ES modules in `wasm/npm/` give both one API. `index.d.ts` is generated from the contract's JSON Schemas, so the TypeScript types
 //! are the Rust types.
 
+use crate::tools::{self, Tool};
 use crate::{root, run, target_dir};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -66,37 +67,8 @@ fn wasm_module() -> PathBuf {
     target_dir().join("wasm32-unknown-unknown/wasm-release/layer_wasm.wasm")
 }
 
-/// The wasm-bindgen version pinned in Cargo.lock.
-pub fn locked_bindgen_version() -> Result<String, String> {
-    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| e.to_string())?;
-    let mut lines = lock.lines();
-    while let Some(l) = lines.next() {
-        if l == "name = \"wasm-bindgen\""
-            && let Some(v) = lines.next().and_then(|v| v.strip_prefix("version = \""))
-        {
-            return Ok(v.trim_end_matches('"').to_string());
-        }
-    }
-    Err("wasm-bindgen is not in Cargo.lock".into())
-}
-
-/// (the version Cargo.lock needs, the `wasm-bindgen --version` on PATH, whether they match).
-pub fn bindgen_versions() -> Result<(String, String, bool), String> {
-    let want = locked_bindgen_version()?;
-    let have = Command::new("wasm-bindgen")
-        .arg("--version")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    let ok = have == format!("wasm-bindgen {want}");
-    Ok((want, have, ok))
-}
-
 pub fn build() -> Result<(), String> {
-    crate::tools::ensure(&[
-        crate::tools::Tool::WasmTarget,
-        crate::tools::Tool::WasmBindgen,
-    ])?;
+    tools::ensure(&[Tool::WasmTarget, Tool::WasmBindgen])?;
     run(crate::cargo()
         .args([
             "build",

@@ -1,13 +1,15 @@
 //! The CLI's one integration-test binary: `offline` runs the real `kubectl-layer` on bundle
 //! files; `live` runs it against the in-process API server, and the real `kubectl` too;
 //! `completion` sources its completion scripts in real shells and has the real `kubectl`
-//! complete `kubectl layer …` through `kubectl_complete-layer`.
+//! complete `kubectl layer …` through `kubectl_complete-layer`; `lab` runs it against the real
+//! control plane of `cargo xtask lab` when one is up.
 
 #[cfg(unix)]
 mod completion;
 mod conventions;
 mod failed_reads;
 mod fit;
+mod lab;
 mod live;
 mod mcp_client;
 mod metrics;

@@ -1,0 +1,281 @@
+//! `cargo xtask lab up|down|status|env|test`: a real Kubernetes control plane on 127.0.0.1 for
+//! the live tests, built from the Go module proxy (see `build`) and run from
+//! `<target-dir>/lab`. Tiers:
+//! - `bare`: etcd and kube-apiserver (TLS, RBAC, aggregated discovery), with the CRDs of
+//!   Kueue, JobSet and LWS from their module zips;
+//! - `core`: bare, plus kube-controller-manager, kube-scheduler and kwok serving `--nodes N`
+//!   fake GPU nodes;
+//! - `full`: core, plus the Kueue, JobSet and LWS controllers with their webhooks on loopback
+//!   (see `controllers`).
+//!
+//! `up` writes `kubeconfig` (cluster admin) and `kubeconfig-layer` (only the role `kubectl
+//! layer rbac` prints) and returns once the API server is ready (and, for core, the nodes);
+//! `down` stops what `up` started, by the ids in the pid file.
+
+mod build;
+mod cluster;
+mod controllers;
+mod pki;
+mod procs;
+
+use crate::{cargo, run, target_dir, tools};
+use cluster::Lab;
+use std::path::{Path, PathBuf};
+
+const HELP: &str = "\
+cargo xtask lab <command>
+
+  up [--tier bare|core|full] [--nodes N]
+          build what the tier needs (cached in ~/.cache/kubectl-layer-lab, or
+          $KUBECTL_LAYER_LAB_CACHE) and start it on 127.0.0.1; default: core, 4 nodes
+  build [--tier bare|core|full]
+          only build (or find cached) what the tier runs
+  down    stop every process `up` started (by the ids it recorded)
+  status  what runs
+  env     shell lines: KUBECONFIG, KUBECTL_LAYER_LAB and the lab's kubectl first on PATH
+          (eval \"$(cargo xtask lab env)\")
+  test [--tier core|full]
+          up (default core), the live tests against it, down
+";
+
+/// What a lab runs: each tier adds to the one before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Tier {
+    Bare,
+    Core,
+    Full,
+}
+
+impl Tier {
+    fn parse(s: &str) -> Result<Tier, String> {
+        match s {
+            "bare" => Ok(Tier::Bare),
+            "core" => Ok(Tier::Core),
+            "full" => Ok(Tier::Full),
+            _ => Err(format!("unknown tier `{s}` (bare, core, full)")),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Tier::Bare => "bare",
+            Tier::Core => "core",
+            Tier::Full => "full",
+        }
+    }
+}
+
+pub fn from_args(args: &[String]) -> Result<(), String> {
+    let flag = |name: &str| args.iter().skip_while(|a| *a != name).nth(1);
+    let tier = flag("--tier").map_or(Ok(Tier::Core), |t| Tier::parse(t))?;
+    let nodes = match flag("--nodes") {
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("--nodes {n}: not a number"))?,
+        None => 4,
+    };
+    match args.first().map(String::as_str) {
+        Some("build") => build::ensure(tier).map(|_| ()),
+        Some("up") => up(tier, nodes).map(|_| ()),
+        Some("down") => down(),
+        Some("status") => status(),
+        Some("env") => env(),
+        Some("test") => test(tier, nodes),
+        Some("help" | "-h" | "--help") | None => {
+            print!("{HELP}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown lab command `{other}`\n\n{HELP}")),
+    }
+}
+
+fn lab() -> Lab {
+    Lab {
+        dir: target_dir().join("lab"),
+    }
+}
+
+/// The tier a running lab was started with; None when nothing it started still runs.
+fn running(lab: &Lab) -> Option<String> {
+    let up = procs::read(&lab.dir).iter().any(procs::alive);
+    let tier = std::fs::read_to_string(lab.dir.join("tier")).ok();
+    up.then(|| tier.unwrap_or_default().trim().to_string())
+}
+
+/// Start a lab of `tier`; true if this call started it (false: one of that tier already ran).
+fn up(tier: Tier, nodes: usize) -> Result<bool, String> {
+    let lab = lab();
+    if let Some(t) = running(&lab) {
+        if t == tier.name() {
+            eprintln!("==> lab: already up ({t}) in {}", lab.dir.display());
+            return Ok(false);
+        }
+        return Err(format!(
+            "a {t} lab runs in {}: `cargo xtask lab down` first",
+            lab.dir.display()
+        ));
+    }
+    tools::ensure(&[tools::Tool::Openssl])?;
+    let bins = build::ensure(tier)?;
+    let start = std::time::Instant::now();
+    timed("certificates", || fresh(&lab, &bins))?;
+    if let Err(e) = start_tier(&lab, &bins, tier, nodes) {
+        let _ = procs::stop_all(&lab.dir);
+        return Err(format!("{e}\n(logs in {})", lab.dir.join("logs").display()));
+    }
+    std::fs::write(lab.dir.join("tier"), tier.name()).map_err(|e| e.to_string())?;
+    eprintln!(
+        "==> lab: {} up in {:.0} s; `eval \"$(cargo xtask lab env)\"` to use it",
+        tier.name(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(true)
+}
+
+/// An empty lab directory with new certificates and `bin/` linking the tier's binaries (what
+/// `env` puts on PATH: the lab's own kubectl, the server's version).
+fn fresh(lab: &Lab, bins: &build::Bins) -> Result<(), String> {
+    let _ = procs::stop_all(&lab.dir);
+    let _ = std::fs::remove_dir_all(&lab.dir);
+    let bin = lab.dir.join("bin");
+    std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
+    for name in bins.names() {
+        std::os::unix::fs::symlink(bins.path(name), bin.join(name)).map_err(|e| e.to_string())?;
+    }
+    pki::make(&lab.dir.join("pki"))
+}
+
+fn start_tier(lab: &Lab, bins: &build::Bins, tier: Tier, nodes: usize) -> Result<(), String> {
+    let (_, etcd_port) = cluster::etcd(lab, bins)?;
+    cluster::apiserver(lab, bins, etcd_port)?;
+    timed("reader role and CRDs established", || {
+        cluster::reader_role(lab)?;
+        cluster::crds(lab)
+    })?;
+    if tier >= Tier::Core {
+        cluster::controller_manager(lab, bins)?;
+        cluster::scheduler(lab, bins)?;
+        let kwok = cluster::kwok(lab, bins)?;
+        cluster::nodes(lab, &kwok, nodes)?;
+    }
+    if tier == Tier::Full {
+        timed("controllers", || controllers::start_all(lab, bins))?;
+    }
+    Ok(())
+}
+
+/// Run a step and print how long it took (start-up time is part of the lab's cost in CI).
+fn timed(what: &str, step: impl FnOnce() -> Result<(), String>) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    step()?;
+    eprintln!("    {what}: {:.1} s", start.elapsed().as_secs_f64());
+    Ok(())
+}
+
+fn down() -> Result<(), String> {
+    let lab = lab();
+    if procs::read(&lab.dir).is_empty() {
+        eprintln!(
+            "==> lab: nothing recorded in {}",
+            procs::pid_file(&lab.dir).display()
+        );
+    }
+    procs::stop_all(&lab.dir)?;
+    let _ = std::fs::remove_file(lab.dir.join("tier"));
+    Ok(())
+}
+
+fn status() -> Result<(), String> {
+    let lab = lab();
+    let recorded = procs::read(&lab.dir);
+    if recorded.is_empty() {
+        println!("lab: down ({})", lab.dir.display());
+        return Ok(());
+    }
+    let tier = std::fs::read_to_string(lab.dir.join("tier")).unwrap_or_else(|_| "starting".into());
+    println!("lab: {} in {}", tier.trim(), lab.dir.display());
+    for p in &recorded {
+        let state = if procs::alive(p) { "running" } else { "exited" };
+        println!("  {:<24} pid {:<8} {state}", p.name, p.pid);
+    }
+    let ready = lab.kubectl_out(&["get", "--raw", "/readyz"]);
+    println!(
+        "  /readyz: {}",
+        ready.as_deref().map_or("unreachable", str::trim)
+    );
+    if let Ok(nodes) = lab.kubectl_out(&["get", "nodes", "--no-headers"]) {
+        let ready = nodes
+            .lines()
+            .filter(|l| l.split_whitespace().nth(1) == Some("Ready"))
+            .count();
+        println!("  nodes: {} ({ready} Ready)", nodes.lines().count());
+    }
+    Ok(())
+}
+
+/// The shell lines that point a terminal at the lab.
+fn env() -> Result<(), String> {
+    let lab = lab();
+    if running(&lab).is_none() {
+        return Err("the lab is not up: `cargo xtask lab up`".into());
+    }
+    print!("{}", env_lines(&lab.dir));
+    Ok(())
+}
+
+fn env_lines(dir: &Path) -> String {
+    let q = |p: PathBuf| format!("'{}'", p.display().to_string().replace('\'', "'\\''"));
+    format!(
+        "export KUBECONFIG={}\nexport KUBECTL_LAYER_LAB={}\nexport PATH={}:\"$PATH\"\n",
+        q(dir.join("kubeconfig")),
+        q(dir.to_path_buf()),
+        q(dir.join("bin"))
+    )
+}
+
+/// `up`, the live tests with `KUBECTL_LAYER_LAB` set (each skips, saying so, below the tier
+/// it needs), then `down` if this call started the lab, whatever the tests said.
+fn test(tier: Tier, nodes: usize) -> Result<(), String> {
+    let started = up(tier, nodes)?;
+    let lab = lab();
+    let result = run(cargo()
+        .args([
+            "test",
+            "-p",
+            "kubectl-layer",
+            "--test",
+            "cli",
+            "lab::",
+            "--",
+            "--nocapture",
+        ])
+        .env("KUBECTL_LAYER_LAB", &lab.dir));
+    if started {
+        down()?;
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_quotes_paths_for_the_shell() {
+        let text = env_lines(Path::new("/t/it's/lab"));
+        assert_eq!(
+            text,
+            "export KUBECONFIG='/t/it'\\''s/lab/kubeconfig'\n\
+             export KUBECTL_LAYER_LAB='/t/it'\\''s/lab'\n\
+             export PATH='/t/it'\\''s/lab/bin':\"$PATH\"\n"
+        );
+    }
+
+    #[test]
+    fn tiers_parse() {
+        assert_eq!(Tier::parse("bare"), Ok(Tier::Bare));
+        assert_eq!(Tier::parse("core"), Ok(Tier::Core));
+        assert_eq!(Tier::parse("full"), Ok(Tier::Full));
+        assert!(Tier::parse("huge").is_err());
+    }
+}
