@@ -423,33 +423,8 @@ impl Engine {
 
         // Verdict, misalignment, headline: the verdict's observation before the built-ins.
         let mut vars = Vars::new();
-        // What fit could not check is unknown at its layer, whatever else that layer said.
-        let unchecked_names: Vec<String> = view
-            .unchecked
-            .iter()
-            .map(|u| format!("{} {}", u.kind, u.name))
-            .collect();
-        for l in layers.iter_mut() {
-            let here: Vec<&str> = view
-                .unchecked
-                .iter()
-                .zip(&unchecked_names)
-                .filter(|(u, _)| u.layer == l.layer)
-                .map(|(_, n)| n.as_str())
-                .collect();
-            if !here.is_empty() && !matches!(l.state, LayerState::Blocked | LayerState::Warn) {
-                l.state = LayerState::Unknown;
-                let words = vec![Value::String(here.join(", "))];
-                let mut v = Vars::new();
-                v.insert("unchecked".into(), words);
-                l.summary = render(&self.texts.layer_unchecked, &v);
-            }
-        }
-        if !unchecked_names.is_empty() {
-            vars.insert(
-                "unchecked".into(),
-                vec![Value::String(unchecked_names.join(", "))],
-            );
+        if let Some(names) = self.unchecked_makes_unknown(&mut layers, &view.unchecked) {
+            vars.insert("unchecked".into(), vec![Value::String(names)]);
         }
         let (state, layer) = match verdict_finding {
             Some((_, x)) => (
@@ -592,6 +567,37 @@ impl Engine {
             incomplete,
         };
         (diagnosis, matched)
+    }
+
+    /// What `fit` could not check is unknown at its layer, whatever else that layer said; the
+    /// names, joined, for the headline.
+    fn unchecked_makes_unknown(
+        &self,
+        layers: &mut [LayerReport],
+        unchecked: &[view::unchecked::Unchecked],
+    ) -> Option<String> {
+        if unchecked.is_empty() {
+            return None;
+        }
+        let named = |u: &view::unchecked::Unchecked| format!("{} {}", u.kind, u.name);
+        for l in layers
+            .iter_mut()
+            .filter(|l| !matches!(l.state, LayerState::Blocked | LayerState::Warn))
+        {
+            let here: Vec<String> = unchecked
+                .iter()
+                .filter(|u| u.layer == l.layer)
+                .map(named)
+                .collect();
+            if here.is_empty() {
+                continue;
+            }
+            l.state = LayerState::Unknown;
+            let mut v = Vars::new();
+            v.insert("unchecked".into(), vec![Value::String(here.join(", "))]);
+            l.summary = render(&self.texts.layer_unchecked, &v);
+        }
+        Some(unchecked.iter().map(named).collect::<Vec<_>>().join(", "))
     }
 
     fn layer_report(

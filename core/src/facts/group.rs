@@ -1,7 +1,7 @@
 //! The pod's group (LWS group, JobSet, gang PodGroup) and its members: `$.facts.group`.
 
 use super::Ctx;
-use crate::index::{ObjId, POD_GROUP_KEYS};
+use crate::index::ObjId;
 use crate::json::At as _;
 use crate::json::{label, str_at};
 use serde::Serialize;
@@ -140,28 +140,11 @@ pub fn fact(ctx: &Ctx) -> Option<Group> {
             .collect();
         return Some(of_pods(ctx, "JobSet", js, Some(expected), &members));
     }
-    let (name, api_group) = pod_group_key(&pv)?;
+    let (name, api_group) = crate::index::pod_group_of(&pv)?;
     let id = ix.get(api_group, "PodGroup", pns, name)?;
     let members = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
     let min = ix.value(id).at("/spec/minMember").and_then(Value::as_u64);
     Some(of_pods(ctx, "PodGroup", name, min, &members))
-}
-
-/// The PodGroup a pod names and its API group: the first group key the pod carries names it;
-/// the others are not looked at.
-fn pod_group_key(pv: &Value) -> Option<(&str, &'static str)> {
-    POD_GROUP_KEYS
-        .iter()
-        .find_map(|(key, api_group, is_annotation)| {
-            let v = if *is_annotation {
-                pv.at("/metadata/annotations")
-                    .and_then(|a| a.get(*key))
-                    .and_then(Value::as_str)
-            } else {
-                label(pv, key)
-            };
-            v.map(|name| (name, *api_group))
-        })
 }
 
 fn of_pods(ctx: &Ctx, kind: &str, name: &str, expected: Option<u64>, members: &[ObjId]) -> Group {
@@ -234,7 +217,7 @@ pub fn gang(ctx: &Ctx) -> Option<Gang> {
     let ix = ctx.ix;
     let pv = ctx.pod_value()?;
     let pns = str_at(&pv, "/metadata/namespace");
-    let (name, api_group) = pod_group_key(&pv)?;
+    let (name, api_group) = crate::index::pod_group_of(&pv)?;
     let id = ix.get(api_group, "PodGroup", pns, name)?;
     let min_member = ix
         .value(id)

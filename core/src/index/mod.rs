@@ -370,6 +370,23 @@ pub const POD_GROUP_KEYS: &[(&str, &str, bool)] = &[
     ),
 ];
 
+/// The PodGroup a pod names and that group's API group: the first key of [`POD_GROUP_KEYS`]
+/// the pod carries names it; the others are not looked at.
+pub fn pod_group_of(pv: &serde_json::Value) -> Option<(&str, &'static str)> {
+    POD_GROUP_KEYS
+        .iter()
+        .find_map(|(key, api_group, is_annotation)| {
+            let v = if *is_annotation {
+                pv.pointer("/metadata/annotations")
+                    .and_then(|a| a.get(*key))
+                    .and_then(serde_json::Value::as_str)
+            } else {
+                crate::json::label(pv, key)
+            };
+            v.map(|name| (name, *api_group))
+        })
+}
+
 impl Index {
     pub fn new(bundle: Bundle) -> Index {
         Index::build(bundle, 0)

@@ -8,7 +8,7 @@ use crate::bundle::Uid;
 use crate::bundle::group_of;
 use crate::diagnosis::{Missing, PodSummary};
 use crate::facts::{self, Parsed};
-use crate::index::{Index, ObjId, POD_GROUP_KEYS};
+use crate::index::{Index, ObjId};
 use crate::json::At as _;
 use crate::json::{label, request_device_classes, str_at};
 use serde_json::{Map, Value};
@@ -278,15 +278,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
         {
             b.set_one("jobSet", id);
         }
-        for (key, api_group, is_annotation) in POD_GROUP_KEYS {
-            let v = if *is_annotation {
-                pv.at("/metadata/annotations")
-                    .and_then(|a| a.get(*key))
-                    .and_then(Value::as_str)
-            } else {
-                label(pv, key)
-            };
-            let Some(name) = v else { continue };
+        if let Some((name, api_group)) = crate::index::pod_group_of(pv) {
             match ix.get(api_group, "PodGroup", pns, name) {
                 Some(id) => {
                     b.set_one("podGroup", id);
@@ -295,7 +287,7 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                     let queue = str_at(&pg, "/spec/queue")
                         .map(str::to_string)
                         .or_else(|| label(pv, "kai.scheduler/queue").map(str::to_string));
-                    if let (Some(q), "scheduling.run.ai") = (queue, *api_group) {
+                    if let (Some(q), "scheduling.run.ai") = (queue, api_group) {
                         match ix.get("scheduling.run.ai", "Queue", None, &q) {
                             Some(qid) => b.set_one("kaiQueue", qid),
                             None => b.miss(
@@ -310,7 +302,6 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
                 }
                 None => b.miss("PodGroup", None, pns, name, "not in the bundle"),
             }
-            break;
         }
     }
 
