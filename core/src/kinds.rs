@@ -393,6 +393,27 @@ pub const KINDS: &[KindInfo] = &[
         live: Live::Namespace("placement: coscheduling gangs"),
     },
     KindInfo {
+        group: "scheduling.k8s.io",
+        kind: "Workload",
+        plural: "workloads",
+        // `workload` and `wl` name Kueue's.
+        names: &[],
+        work: false,
+        layers: &[Grouping],
+        owner_subject: None,
+        live: Live::Namespace("grouping: Kubernetes' own gangs (1.35)"),
+    },
+    KindInfo {
+        group: "scheduling.k8s.io",
+        kind: "PodGroup",
+        plural: "podgroups",
+        names: &["pg", "podgroup", "podgroups"],
+        work: false,
+        layers: &[Placement],
+        owner_subject: None,
+        live: Live::Namespace("placement: Kubernetes' own gangs (1.36+)"),
+    },
+    KindInfo {
         group: "scheduler.grove.io",
         kind: "PodGang",
         plural: "podgangs",
@@ -609,10 +630,14 @@ pub fn owner_subject(group: &str, kind: &str) -> Option<&'static str> {
 
 /// The layers that read a resource (`jobsets`, or group-qualified `jobsets.jobset.x-k8s.io`).
 pub fn layers_reading(resource: &str) -> &'static [Layer] {
-    let plural = resource.split('.').next().unwrap_or(resource);
+    let (plural, group) = resource.split_once('.').unwrap_or((resource, ""));
+    // Two groups may share a plural with other layers (Kueue's and Kubernetes' own
+    // `workloads`): the group decides, and a bare plural means its first kind.
+    let mut same_plural = KINDS.iter().filter(|k| k.plural == plural);
     KINDS
         .iter()
-        .find(|k| k.plural == plural)
+        .find(|k| k.plural == plural && k.group == group)
+        .or_else(|| same_plural.next())
         .map_or(&[], |k| k.layers)
 }
 
@@ -655,17 +680,16 @@ mod tests {
                 k.kind
             );
             assert_eq!(k.plural, k.plural.to_ascii_lowercase(), "{}", k.kind);
-            // A plural shared by two groups (Job, PodGroup, InferencePool) means the same kind.
+            // A plural shared by two groups (Job, PodGroup, InferencePool, Workload) means the
+            // same kind; its layers may differ, and `layers_reading` tells them apart by group.
             for x in KINDS.iter().filter(|x| x.plural == k.plural) {
                 assert_eq!(x.kind, k.kind, "{} is two kinds", k.plural);
-                assert_eq!(
-                    x.layers, k.layers,
-                    "{} read by two sets of layers",
-                    k.plural
-                );
             }
         }
         assert_eq!(layers_reading("podgroups.scheduling.run.ai"), &[Placement]);
+        assert_eq!(layers_reading("workloads.kueue.x-k8s.io"), &[Admission]);
+        assert_eq!(layers_reading("workloads.scheduling.k8s.io"), &[Grouping]);
+        assert_eq!(layers_reading("workloads"), &[Admission]);
         assert_eq!(layers_reading("pods"), &Layer::ALL);
         assert!(layers_reading("secrets").is_empty());
         assert_eq!(kind_of_plural("clusterqueues"), "ClusterQueue");

@@ -140,11 +140,23 @@ pub fn fact(ctx: &Ctx) -> Option<Group> {
             .collect();
         return Some(of_pods(ctx, "JobSet", js, Some(expected), &members));
     }
-    let (name, api_group) = crate::index::pod_group_of(&pv)?;
-    let id = ix.get(api_group, "PodGroup", pns, name)?;
-    let members = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
-    let min = ix.value(id).at("/spec/minMember").and_then(Value::as_u64);
-    Some(of_pods(ctx, "PodGroup", name, min, &members))
+    if let Some((name, api_group)) = crate::index::pod_group_of(&pv) {
+        let id = ix.get(api_group, "PodGroup", pns, name)?;
+        let members = ix.pods_in_group(pns.unwrap_or(""), name).to_vec();
+        let min = ix.value(id).at("/spec/minMember").and_then(Value::as_u64);
+        return Some(of_pods(ctx, "PodGroup", name, min, &members));
+    }
+    // Kubernetes' own gang: a group whether or not the bundle holds its object (its minimum
+    // is then unknown).
+    let native = crate::index::native_gang_of(&pv)?;
+    let members = ix.pods_in_group(pns.unwrap_or(""), &native.key()).to_vec();
+    let min = ix
+        .get("scheduling.k8s.io", native.kind, pns, native.name)
+        .and_then(|id| {
+            let obj = ix.value(id);
+            native.policy(&obj)?.at("/gang/minCount")?.as_u64()
+        });
+    Some(of_pods(ctx, "PodGroup", &native.display(), min, &members))
 }
 
 fn of_pods(ctx: &Ctx, kind: &str, name: &str, expected: Option<u64>, members: &[ObjId]) -> Group {
@@ -189,15 +201,25 @@ fn of_pods(ctx: &Ctx, kind: &str, name: &str, expected: Option<u64>, members: &[
     }
 }
 
-/// `$.facts.gang`: the pod's gang PodGroup (KAI, Volcano, scheduler-plugins) measured against
-/// its own minimum, from the pods the bundle holds, whatever scheduler message there is.
+/// `$.facts.gang`: the pod's gang (a KAI, Volcano or scheduler-plugins PodGroup, or Kubernetes'
+/// own `scheduling.k8s.io` gang) measured against its own minimum, from the pods the bundle
+/// holds, whatever scheduler message there is.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Gang {
-    /// The PodGroup's name.
+    /// The PodGroup's name (for a 1.35 native gang: `<pod group> of Workload <name>`).
     pub name: String,
-    /// Its `spec.minMember` (Volcano's `minMember`, KAI's and scheduler-plugins' alike).
+    /// The API group of the object that holds the minimum.
+    pub api_group: String,
+    /// That object's kind: `PodGroup`, or `Workload` for a 1.35 native gang.
+    pub kind: String,
+    /// Whether the bundle holds that object (for a 1.35 Workload: with the pod group named).
+    /// Only a native gang is reported without it: its scheduler keeps the pods out of its
+    /// queue until the object exists, and says so nowhere.
+    pub found: bool,
+    /// The minimum: `spec.minMember` (Volcano, KAI, scheduler-plugins) or the native gang
+    /// policy's `minCount`; 0 when the object is not found.
     pub min_member: u64,
     /// Members in the bundle.
     pub present: usize,
@@ -212,38 +234,58 @@ pub struct Gang {
     pub short: bool,
 }
 
-/// `$.facts.gang`: none when the pod names no PodGroup the bundle holds with a minimum.
+/// `$.facts.gang`: none when the pod names no gang, or names a scheduler's PodGroup the bundle
+/// does not hold or that has no minimum.
 pub fn gang(ctx: &Ctx) -> Option<Gang> {
     let ix = ctx.ix;
     let pv = ctx.pod_value()?;
     let pns = str_at(&pv, "/metadata/namespace");
-    let (name, api_group) = crate::index::pod_group_of(&pv)?;
-    let id = ix.get(api_group, "PodGroup", pns, name)?;
-    let min_member = ix
-        .value(id)
-        .at("/spec/minMember")
-        .and_then(Value::as_u64)
-        .filter(|&m| m > 0)?;
-    let members = ix.pods_in_group(pns.unwrap_or(""), name);
-    let finished = members
+    let (mut g, members) = if let Some((name, api_group)) = crate::index::pod_group_of(&pv) {
+        let id = ix.get(api_group, "PodGroup", pns, name)?;
+        let min = ix.value(id).at("/spec/minMember").and_then(Value::as_u64);
+        let g = Gang::named(name.to_string(), api_group, "PodGroup", min.filter(|&m| m > 0)?);
+        (g, ix.pods_in_group(pns.unwrap_or(""), name))
+    } else {
+        let native = crate::index::native_gang_of(&pv)?;
+        let members = ix.pods_in_group(pns.unwrap_or(""), &native.key());
+        let obj = ix
+            .get("scheduling.k8s.io", native.kind, pns, native.name)
+            .map(|id| ix.value(id));
+        let policy = obj.as_ref().and_then(|o| native.policy(o));
+        let min = match policy {
+            // A basic policy (no gang) has no minimum to fall short of.
+            Some(p) => p.at("/gang/minCount").and_then(Value::as_u64).filter(|&m| m > 0)?,
+            None => 0,
+        };
+        let mut g = Gang::named(native.display(), "scheduling.k8s.io", native.kind, min);
+        g.found = policy.is_some();
+        (g, members)
+    };
+    let pod = |m: &ObjId| ix.pod(*m);
+    g.present = members.len();
+    g.finished = members.iter().filter(|m| pod(m).is_some_and(|p| p.terminal())).count();
+    g.live = g.present - g.finished;
+    g.waiting = members
         .iter()
-        .filter(|&&m| ix.pod(m).is_some_and(|p| p.terminal()))
+        .filter(|m| pod(m).is_some_and(|p| !p.terminal() && p.phase != "Running"))
         .count();
-    let live = members.len() - finished;
-    let waiting = members
-        .iter()
-        .filter(|&&m| {
-            ix.pod(m)
-                .is_some_and(|p| !p.terminal() && p.phase != "Running")
-        })
-        .count();
-    Some(Gang {
-        name: name.to_string(),
-        min_member,
-        present: members.len(),
-        finished,
-        live,
-        waiting,
-        short: (live as u64) < min_member && waiting > 0,
-    })
+    g.short = g.found && (g.live as u64) < g.min_member && g.waiting > 0;
+    Some(g)
+}
+
+impl Gang {
+    fn named(name: String, api_group: &str, kind: &str, min_member: u64) -> Gang {
+        Gang {
+            name,
+            api_group: api_group.to_string(),
+            kind: kind.to_string(),
+            found: true,
+            min_member,
+            present: 0,
+            finished: 0,
+            live: 0,
+            waiting: 0,
+            short: false,
+        }
+    }
 }

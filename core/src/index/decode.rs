@@ -145,9 +145,56 @@ struct PodMeta<'a> {
 struct PodSpecIdx {
     node_name: Option<String>,
     scheduling_gates: Vec<serde::de::IgnoredAny>,
+    /// The native gang ([`super::NativeGang`]): 1.35's Workload reference, or the later
+    /// PodGroup name.
+    workload_ref: Option<WorkloadRefIdx>,
+    scheduling_group: Option<SchedulingGroupIdx>,
     containers: Vec<ContainerIdx>,
     init_containers: Vec<ContainerIdx>,
     overhead: Quantities,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct WorkloadRefIdx {
+    name: String,
+    pod_group: Option<String>,
+    pod_group_replica_key: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+struct SchedulingGroupIdx {
+    pod_group_name: Option<String>,
+}
+
+impl PodSpecIdx {
+    /// The key of the pod's native gang in the pods-by-group table, read as
+    /// [`super::native_gang_of`] reads it from a whole pod.
+    fn native_gang_key(&self) -> Option<String> {
+        let gang = if let Some(name) = self
+            .scheduling_group
+            .as_ref()
+            .and_then(|g| g.pod_group_name.as_deref())
+            .filter(|n| !n.is_empty())
+        {
+            super::NativeGang {
+                kind: "PodGroup",
+                name,
+                pod_group: None,
+                replica: None,
+            }
+        } else {
+            let r = self.workload_ref.as_ref().filter(|r| !r.name.is_empty())?;
+            super::NativeGang {
+                kind: "Workload",
+                name: &r.name,
+                pod_group: r.pod_group.as_deref(),
+                replica: r.pod_group_replica_key.as_deref().filter(|k| !k.is_empty()),
+            }
+        };
+        Some(gang.key())
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -496,6 +543,7 @@ impl Decoded {
                         groups.push(g.to_string());
                     }
                 }
+                groups.extend(p.spec.native_gang_key());
                 let apps = ["app", "app.kubernetes.io/name"]
                     .iter()
                     .filter_map(|key| p.metadata.labels.get(*key).map(|v| v.to_string()))

@@ -387,6 +387,81 @@ pub fn pod_group_of(pv: &serde_json::Value) -> Option<(&str, &'static str)> {
         })
 }
 
+/// A pod's gang in Kubernetes' own gang scheduling API (`scheduling.k8s.io`), which the
+/// scheduler enforces before the pod enters its queue: no event and no condition show the wait.
+/// Kubernetes 1.35 names a Workload and one of its pod groups (`spec.workloadRef`); later
+/// releases name a standalone PodGroup object (`spec.schedulingGroup.podGroupName`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NativeGang<'a> {
+    /// `Workload` (1.35) or `PodGroup` (1.36 and later): the `scheduling.k8s.io` kind named.
+    pub kind: &'static str,
+    /// That object's name.
+    pub name: &'a str,
+    /// 1.35: the pod group inside the Workload, and the replica of it (`podGroupReplicaKey`).
+    pub pod_group: Option<&'a str>,
+    pub replica: Option<&'a str>,
+}
+
+impl<'a> NativeGang<'a> {
+    /// The gang's key in the pods-by-group table: NUL-prefixed, so that it cannot be the value
+    /// of a label or annotation that names another scheduler's PodGroup.
+    pub fn key(&self) -> String {
+        let part = |p: Option<&str>| p.unwrap_or("").to_string();
+        format!(
+            "\0{}/{}/{}/{}",
+            self.kind,
+            self.name,
+            part(self.pod_group),
+            part(self.replica)
+        )
+    }
+
+    /// The scheduling policy the object gives this gang: none when a Workload has no pod group
+    /// of that name (the scheduler then waits as if the object were missing).
+    pub fn policy<'v>(&self, obj: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
+        match self.pod_group {
+            Some(pg) => obj
+                .pointer("/spec/podGroups")?
+                .as_array()?
+                .iter()
+                .find(|g| g["name"] == pg)?
+                .get("policy"),
+            None => obj.pointer("/spec/schedulingPolicy"),
+        }
+    }
+
+    /// How texts name the gang: `PodGroup x`, or `pod group g of Workload w`.
+    pub fn display(&self) -> String {
+        match self.pod_group {
+            Some(pg) => format!("{pg} of Workload {}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+}
+
+/// The native gang a pod belongs to, from either shape of the API.
+pub fn native_gang_of(pv: &serde_json::Value) -> Option<NativeGang<'_>> {
+    let str_at = |p: &str| {
+        pv.pointer(p)
+            .and_then(serde_json::Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
+    if let Some(name) = str_at("/spec/schedulingGroup/podGroupName") {
+        return Some(NativeGang {
+            kind: "PodGroup",
+            name,
+            pod_group: None,
+            replica: None,
+        });
+    }
+    Some(NativeGang {
+        kind: "Workload",
+        name: str_at("/spec/workloadRef/name")?,
+        pod_group: str_at("/spec/workloadRef/podGroup"),
+        replica: str_at("/spec/workloadRef/podGroupReplicaKey"),
+    })
+}
+
 impl Index {
     pub fn new(bundle: Bundle) -> Index {
         Index::build(bundle, 0)

@@ -16,8 +16,9 @@ pub struct Silence {
     pub scheduler: String,
     /// The pod is Pending with no node, no scheduling gates, no PodScheduled condition, no
     /// Scheduled/FailedScheduling/Unschedulable/BindingError/NotReady event (on the pod or in
-    /// the view's events), no condition on its PodGroup, and no DRA claim still to be created
-    /// from a template.
+    /// the view's events), no condition on its PodGroup, no DRA claim still to be created
+    /// from a template, and no native gang (`scheduling.k8s.io`) that holds it before the
+    /// queue.
     pub silent: bool,
     /// Silent, naming `kai-scheduler`, and without a (non-empty) `pod-group-name`
     /// annotation.
@@ -60,8 +61,19 @@ pub(super) fn silence(ctx: &Ctx, pod: ObjId, pv: &Value) -> Silence {
         rc["resourceClaimTemplateName"].is_string()
             && !arr(pv, "/status/resourceClaimStatuses").any(|s| s["name"] == rc["name"])
     });
-    let silent =
-        pending && !bound && !gated && !has_cond && !has_event && !group_spoke && !claim_pending;
+    // Kubernetes' own gang scheduling holds the pod at the same door while its gang's object is
+    // missing or fewer of its pods exist than the gang's minimum (the grouping layer explains
+    // that): not a silent scheduler either.
+    let gang_held = super::super::group::gang(ctx)
+        .is_some_and(|g| g.api_group == "scheduling.k8s.io" && (!g.found || g.short));
+    let silent = pending
+        && !bound
+        && !gated
+        && !has_cond
+        && !has_event
+        && !group_spoke
+        && !claim_pending
+        && !gang_held;
     let ungrouped = silent
         && scheduler == "kai-scheduler"
         && pv
