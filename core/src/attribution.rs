@@ -327,6 +327,17 @@ fn component_failure(a: &About, c: &'static Component, marker: Option<Attributio
     }
 }
 
+/// Node-label prefixes the device stack's labellers write (Node Feature Discovery, NVIDIA GPU
+/// Feature Discovery and the GPU Operator, AMD's and Intel's labellers).
+const DEVICE_LABELS: &[&str] = &[
+    "feature.node.kubernetes.io/",
+    "nvidia.com/",
+    "amd.com/",
+    "beta.amd.com/",
+    "gpu.intel.com/",
+    "intel.feature.node.kubernetes.io/",
+];
+
 /// The layer a signal names by itself: its reason, its object's API group, its reporter.
 fn plain(a: &About) -> Option<Attribution> {
     if a.kind == "Node" && a.reason != "KubeletNotReady" {
@@ -345,6 +356,17 @@ fn plain(a: &About) -> Option<Attribution> {
             return Some(at(Layer::Placement, "kubelet"));
         }
         return Some(at(Layer::Device, "kubelet"));
+    }
+    // A DaemonSet that wants no pod at all: its node selector, affinity or taints leave it no
+    // node, which the DaemonSet controller decides as a scheduler would (a component never
+    // placed). When the labels it waits for are ones the device stack writes (feature or GPU
+    // discovery), the labeller is what has not run: the device layer's.
+    if a.kind == "DaemonSet" && a.message.starts_with("status.desiredNumberScheduled=0,") {
+        let wanted = a.message.split_once("; its nodes must carry ").map(|(_, l)| l);
+        if wanted.is_some_and(|l| DEVICE_LABELS.iter().any(|p| l.contains(p))) {
+            return Some(at(Layer::Device, "node-feature-discovery"));
+        }
+        return Some(at(Layer::Placement, "daemonset-controller"));
     }
     // A controller's request the API server found invalid (a name too long, a bad label) is
     // the fault of whoever generated the object: the group above the controller.

@@ -13,6 +13,8 @@ pub mod grouping;
 pub mod jobset;
 pub mod placement;
 pub mod pods;
+pub mod provenance;
+pub mod queue_capability;
 pub mod registry;
 pub mod resources;
 pub mod runtime;

@@ -127,6 +127,20 @@ pub static FACTS: &[FactDef] = &[
         "the pod's gang PodGroup (KAI, Volcano, scheduler-plugins) against its own `minMember`: members in the bundle, finished, live and waiting, and whether fewer can ever run than the minimum"
     ),
     fact!(
+        "selectorSource",
+        Work,
+        provenance::fact,
+        "core/src/facts/provenance.rs",
+        "for a pod not yet bound: the node labels it requires that no node carries, by who wrote them (a Kueue ResourceFlavor, a group's exclusive-topology pinning)"
+    ),
+    fact!(
+        "queueCapability",
+        Work,
+        queue_capability::fact,
+        "core/src/facts/queue_capability.rs",
+        "the pod's Volcano gang against its Queue's `spec.capability`: the resources whose gang minimum (`minResources`, else the members' requests) exceeds the cap"
+    ),
+    fact!(
         "jobSet",
         Work,
         jobset::fact,

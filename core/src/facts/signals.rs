@@ -164,7 +164,12 @@ pub fn signals<'v>(
         let on = On { current, serves };
         let first = out.len();
         read_object(ix, id, value, on, &mut out);
-        read_events(ix, id, &events(id), on, &mut out);
+        let pod = value(id);
+        let backoff = match restarted_after_success(&pod) {
+            true => Backoff::Success,
+            false => Backoff::Cause(last_failure(&pod).to_string()),
+        };
+        read_events(ix, id, &events(id), on, &backoff, &mut out);
         for s in &mut out[first..] {
             s.on_target = i == 0;
         }
@@ -218,6 +223,10 @@ struct Raw<'a> {
     message: &'a str,
     component: &'a str,
     count: u64,
+    /// What the layer is read from when it is not the message itself: a container backing off
+    /// is judged by why it last ended (an OCI hook that could not start it is the runtime's,
+    /// whatever component the container belongs to).
+    cause: &'a str,
 }
 
 impl<'a> Raw<'a> {
@@ -230,6 +239,7 @@ impl<'a> Raw<'a> {
             message,
             component: "",
             count: 1,
+            cause: "",
         }
     }
 }
@@ -260,7 +270,20 @@ fn push(ix: &Index, id: ObjId, on: On, r: Raw, out: &mut Vec<Signal>) {
         field: r.field,
         serves: on.serves,
     };
-    let Some(at) = attribute(&about) else { return };
+    // A cause that names the runtime (a hook or the OCI runtime could not start the container)
+    // decides; any other cause leaves the signal to its own words.
+    let by_cause = Some(r.cause)
+        .filter(|c| !c.is_empty())
+        .and_then(|cause| {
+            attribute(&About {
+                message: cause,
+                ..about
+            })
+        })
+        .filter(|a| a.layer == Layer::Runtime);
+    let Some(at) = by_cause.or_else(|| attribute(&about)) else {
+        return;
+    };
     let object = match &o.namespace() {
         Some(ns) => format!("{} {ns}/{}", o.kind(), o.name),
         None => format!("{} {}", o.kind(), o.name),
@@ -371,6 +394,7 @@ fn read_object<'v>(
             message,
             component: "",
             count: 1,
+            cause: "",
         };
         push(ix, id, on, raw, out);
     }
@@ -390,6 +414,7 @@ fn read_object<'v>(
                 message: r["message"].as_str().unwrap_or(""),
                 component: "",
                 count: 1,
+                cause: "",
             };
             push(ix, id, on, raw, out);
         }
@@ -464,14 +489,25 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) 
             let n = |k: &str| v.at(&format!("/status/{k}")).and_then(Value::as_u64);
             let (desired, ready) = (n("desiredNumberScheduled"), n("numberReady"));
             if desired == Some(0) || matches!((desired, ready), (Some(d), Some(r)) if r < d) {
-                notes.push((
-                    "DaemonSet".into(),
-                    format!(
-                        "status.desiredNumberScheduled={}, status.numberReady={}",
-                        desired.unwrap_or(0),
-                        ready.unwrap_or(0)
-                    ),
-                ));
+                let mut note = format!(
+                    "status.desiredNumberScheduled={}, status.numberReady={}",
+                    desired.unwrap_or(0),
+                    ready.unwrap_or(0)
+                );
+                // Wanting no pod, the node labels it chooses its nodes by say why (and whose
+                // labels they are: attribution reads them).
+                let wanted = v
+                    .at("/spec/template")
+                    .map(crate::facts::required_node_labels)
+                    .unwrap_or_default();
+                if desired == Some(0) && !wanted.is_empty() {
+                    let labels: Vec<String> = wanted
+                        .iter()
+                        .map(|(k, vals)| format!("{k}={}", vals.join("|")))
+                        .collect();
+                    note.push_str(&format!("; its nodes must carry {}", labels.join(", ")));
+                }
+                notes.push(("DaemonSet".into(), note));
             }
         }
         _ => {}
@@ -482,12 +518,14 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) 
 }
 
 fn read_containers(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) {
+    let finished = restarted_after_success(v);
     for list in ["/status/initContainerStatuses", "/status/containerStatuses"] {
         for cs in v.at(list).and_then(Value::as_array).into_iter().flatten() {
             let name = cs["name"].as_str().unwrap_or("");
             if let Some(w) = cs.at("/state/waiting") {
                 let reason = w["reason"].as_str().unwrap_or("");
-                if !reason.is_empty() && !NORMAL_WAITING.contains(&reason) {
+                let success = finished && reason == "CrashLoopBackOff";
+                if !reason.is_empty() && !NORMAL_WAITING.contains(&reason) && !success {
                     let raw = Raw {
                         source: Source::Container,
                         field: name,
@@ -495,6 +533,7 @@ fn read_containers(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signa
                         message: w["message"].as_str().unwrap_or(""),
                         component: "",
                         count: 1,
+                        cause: last_failure(v),
                     };
                     push(ix, id, on, raw, out);
                 }
@@ -511,6 +550,7 @@ fn read_containers(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signa
                     message: t["message"].as_str().unwrap_or(""),
                     component: "",
                     count: cs["restartCount"].as_u64().unwrap_or(1),
+                    cause: "",
                 };
                 push(ix, id, on, raw, out);
             }
@@ -518,17 +558,59 @@ fn read_containers(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signa
     }
 }
 
+/// What a pod's restart back-off (a waiting `CrashLoopBackOff`, a `BackOff` event) means.
+enum Backoff {
+    /// Its programs ended well and are started again by restartPolicy Always: no failure.
+    Success,
+    /// Why its last failed run ended (empty when unknown): what the back-off is judged by.
+    Cause(String),
+}
+
+/// Whether every container backing off last ended with exit code 0 under restartPolicy Always
+/// (the default): the kubelet restarts finished programs with the same back-off as crashes.
+fn restarted_after_success(pod: &Value) -> bool {
+    let always = pod
+        .at("/spec/restartPolicy")
+        .and_then(Value::as_str)
+        .is_none_or(|p| p == "Always");
+    let mut backing_off = ["/status/initContainerStatuses", "/status/containerStatuses"]
+        .iter()
+        .flat_map(|list| pod.at(list).and_then(Value::as_array).into_iter().flatten())
+        .filter(|cs| cs.at("/state/waiting/reason") == Some(&Value::from("CrashLoopBackOff")))
+        .peekable();
+    always
+        && backing_off.peek().is_some()
+        && backing_off.all(|cs| cs.at("/lastState/terminated/exitCode") == Some(&Value::from(0)))
+}
+
+/// Why a pod's container last ended, for the first container whose last run failed.
+fn last_failure(pod: &Value) -> &str {
+    ["/status/initContainerStatuses", "/status/containerStatuses"]
+        .iter()
+        .flat_map(|list| pod.at(list).and_then(Value::as_array).into_iter().flatten())
+        .filter_map(|cs| cs.at("/lastState/terminated"))
+        .filter(|t| t["exitCode"].as_i64().unwrap_or(0) != 0)
+        .find_map(|t| t["message"].as_str().filter(|m| !m.is_empty()))
+        .unwrap_or("")
+}
+
 fn read_events(
     ix: &Index,
     id: ObjId,
     events: &[(ObjId, crate::index::EventInfo)],
     on: On,
+    backoff: &Backoff,
     out: &mut Vec<Signal>,
 ) {
     for (_, ev) in events.iter().rev().take(50) {
         if !failing_event(&ev.type_, &ev.reason) {
             continue;
         }
+        let cause = match (ev.reason.as_str(), backoff) {
+            ("BackOff", Backoff::Success) => continue,
+            ("BackOff", Backoff::Cause(c)) => c.as_str(),
+            _ => "",
+        };
         let raw = Raw {
             source: Source::Event,
             field: "event",
@@ -536,6 +618,7 @@ fn read_events(
             message: &ev.message,
             component: &ev.component,
             count: ev.count,
+            cause,
         };
         push(ix, id, on, raw, out);
     }
