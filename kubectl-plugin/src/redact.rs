@@ -22,7 +22,8 @@ pub const REDACTED: &str = "<redacted>";
 const CONFIGMAP_KEYS: &[&str] = &["topology.yml", "controller_manager_config.yaml"];
 
 /// Environment variables whose values rules read (not secrets: a namespace name, which event
-/// plane Dynamo uses). `NATS_SERVER` is kept without the user and password a URL may carry.
+/// plane Dynamo uses). `NATS_SERVER` is kept without the user and password a URL may carry
+/// (every URL of a redacted object loses them).
 const ENV_KEPT: &[&str] = &[
     "RESOURCE_RESERVATION_NAMESPACE",
     "DYN_EVENT_PLANE",
@@ -108,6 +109,7 @@ pub fn object(v: &mut Value) {
     env_values(v);
     commands(v);
     termination_messages(v);
+    layer_core::credentials::in_value(v);
 }
 
 /// Every `args`/`command` list and `httpHeaders` list anywhere in the object (containers,
@@ -228,8 +230,6 @@ fn env_values(v: &mut Value) {
                         if let Some(Value::String(s)) = item.get_mut("value") {
                             if !ENV_KEPT.contains(&name.as_str()) {
                                 *s = REDACTED.into();
-                            } else if name == "NATS_SERVER" {
-                                *s = without_userinfo(s);
                             }
                         }
                     }
@@ -250,17 +250,6 @@ fn env_values(v: &mut Value) {
             }
         }
         _ => {}
-    }
-}
-
-/// `nats://user:pass@host:4222` without `user:pass@`: the facts read the host.
-fn without_userinfo(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
-    if scheme.is_empty() {
-        rest.to_string()
-    } else {
-        format!("{scheme}://{rest}")
     }
 }
 
@@ -394,6 +383,8 @@ fn written(
         .collect();
     let mut meta = serde_json::to_value(ix.bundle().meta().cloned().unwrap_or_default())?;
     meta["redacted"] = Value::Bool(true);
+    // What could not be read quotes the API server's errors, which can name its URL.
+    layer_core::credentials::in_value(&mut meta);
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items, "kubectlLayer": meta});
     let mut s = serde_json::to_string_pretty(&list)?;
     s.push('\n');

@@ -748,4 +748,32 @@ mod tests {
         let t: serde_json::Value = serde_json::from_str(&targets(POD, "").unwrap()).unwrap();
         assert_eq!(t[0]["value"], "Pod/ml/p");
     }
+
+    /// The package prints no password of a URL a bundle quotes: the diagnosis and the scan
+    /// as JSON, and their text and Markdown renderings (issue 38).
+    #[test]
+    fn no_answer_holds_the_password_of_a_url() {
+        let bundle = include_str!("../../tests/scenarios/srv-dgd-nats-no-workers/bundle.json")
+            .replace(
+                "nats://dynamo-platform-nats",
+                "nats://u:SECRET-38@dynamo-platform-nats",
+            );
+        let d = diagnose(&bundle, "\"DynamoGraphDeployment/llm/llama-agg\"", "").unwrap();
+        // A Diagnosis handed back with the password in it (another tool's, an older one's)
+        // is rendered without it too.
+        let handed = d.replace(
+            "nats://dynamo-platform-nats",
+            "nats://u:SECRET-38@dynamo-platform-nats",
+        );
+        let answers = [
+            scan(&bundle, "").unwrap(),
+            text(&handed).unwrap(),
+            markdown(&handed).unwrap(),
+            d,
+        ];
+        for a in answers {
+            assert!(!a.contains("SECRET-38"), "{a}");
+            assert!(a.contains("nats://dynamo-platform-nats"), "{a}");
+        }
+    }
 }
