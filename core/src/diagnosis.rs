@@ -246,6 +246,118 @@ pub struct Diagnosis {
     pub incomplete: Option<Incomplete>,
 }
 
+/// Every string of a diagnosis: what [`Diagnosis::without_credentials`] cleans. A field added
+/// to the contract is added here too; `credentials_leave_every_field_of_a_diagnosis` fails
+/// until it is.
+impl Diagnosis {
+    /// The diagnosis without the user information of any URL it quotes ([`crate::credentials`]):
+    /// the engine calls it on every diagnosis it makes, so every door prints it clean.
+    pub fn without_credentials(&mut self) {
+        use crate::credentials::in_string as s;
+        s(&mut self.schema_version);
+        let t = &mut self.target;
+        [&mut t.kind, &mut t.name, &mut t.status]
+            .into_iter()
+            .for_each(s);
+        [&mut t.namespace, &mut t.api_version]
+            .into_iter()
+            .flatten()
+            .for_each(s);
+        let v = &mut self.verdict;
+        s(&mut v.headline);
+        [&mut v.headline_ko, &mut v.rule]
+            .into_iter()
+            .flatten()
+            .for_each(s);
+        if let Some(m) = &mut v.misalignment {
+            s(&mut m.why);
+        }
+        for l in &mut self.layers {
+            l.decided_by.iter_mut().for_each(s);
+            s(&mut l.summary);
+            l.evidence
+                .iter_mut()
+                .for_each(Evidence::without_credentials);
+        }
+        for f in &mut self.findings {
+            [&mut f.rule, &mut f.message].into_iter().for_each(s);
+            f.upstream.iter_mut().for_each(s);
+            f.next.iter_mut().for_each(s);
+            f.evidence
+                .iter_mut()
+                .for_each(Evidence::without_credentials);
+        }
+        self.next.iter_mut().for_each(s);
+        self.missing
+            .iter_mut()
+            .for_each(Missing::without_credentials);
+        for p in &mut self.pods {
+            [&mut p.namespace, &mut p.name, &mut p.status]
+                .into_iter()
+                .for_each(s);
+            p.node.iter_mut().for_each(s);
+        }
+        if let Some(n) = &mut self.now {
+            [&mut n.time, &mut n.source].into_iter().for_each(s);
+        }
+        for m in &mut self.timeline.moments {
+            [&mut m.time, &mut m.text].into_iter().for_each(s);
+            m.object.without_credentials();
+        }
+        self.lang.iter_mut().for_each(s);
+        self.incomplete
+            .iter_mut()
+            .for_each(Incomplete::without_credentials);
+    }
+}
+
+impl ObjectRef {
+    fn without_credentials(&mut self) {
+        use crate::credentials::in_string as s;
+        [&mut self.api_version, &mut self.kind, &mut self.name]
+            .into_iter()
+            .for_each(s);
+        self.namespace.iter_mut().for_each(s);
+    }
+}
+
+impl Evidence {
+    fn without_credentials(&mut self) {
+        self.object.without_credentials();
+        let fields = [&mut self.path, &mut self.fact];
+        fields
+            .into_iter()
+            .flatten()
+            .for_each(crate::credentials::in_string);
+        crate::credentials::in_value(&mut self.value);
+    }
+}
+
+impl Missing {
+    /// The failed read without the user information of a URL its error quoted.
+    pub fn without_credentials(&mut self) {
+        use crate::credentials::in_string as s;
+        [&mut self.kind, &mut self.why].into_iter().for_each(s);
+        let named = [
+            &mut self.api_version,
+            &mut self.resource,
+            &mut self.namespace,
+            &mut self.name,
+        ];
+        named.into_iter().flatten().for_each(s);
+    }
+}
+
+impl Incomplete {
+    /// Every failed read without the user information of a URL it quotes.
+    pub fn without_credentials(&mut self) {
+        for r in &mut self.reads {
+            r.read.without_credentials();
+            crate::credentials::in_string(&mut r.unjudged);
+        }
+    }
+}
+
 /// Reads that failed (forbidden, failing, too slow, not requested) and what they leave
 /// unjudged (the `reads` module decides).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -437,4 +549,113 @@ pub struct RuleInfo {
 pub struct UpstreamInfo {
     pub project: String,
     pub rules: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Diagnosis;
+    use serde_json::{Value, json};
+
+    /// A diagnosis with every field of the contract present; each string's value is replaced
+    /// below by one that quotes a URL with a password.
+    fn every_field() -> Value {
+        let object = json!({"apiVersion": "v1", "kind": "Pod", "namespace": "ml", "name": "p"});
+        let evidence = json!([{"object": object, "path": "$.x", "fact": "f",
+                               "value": {"k": ["v"], "nats://u:SECRET@h:1": "v"}}]);
+        let missing = json!({"kind": "Pod", "apiVersion": "v1", "resource": "pods",
+                             "namespace": "ml", "name": "p", "why": "w"});
+        json!({
+            "schemaVersion": "s",
+            "target": {"kind": "Pod", "namespace": "ml", "name": "p", "apiVersion": "v1", "status": "s"},
+            "verdict": {"state": "blocked", "layer": "runtime", "headline": "h", "headlineKo": "h",
+                        "misalignment": {"saidYes": "placement", "saidNo": "runtime", "why": "w",
+                                         "saidYesByConfiguration": false},
+                        "rule": "r", "outlook": "never"},
+            "layers": [{"layer": "device", "state": "ok", "decidedBy": ["d"], "summary": "s",
+                        "evidence": evidence}],
+            "findings": [{"rule": "r", "layer": "runtime", "severity": "block", "message": "m",
+                          "evidence": evidence, "next": ["n"], "upstream": "u", "fixIn": "cluster"}],
+            "next": ["n"],
+            "missing": [missing],
+            "pods": [{"namespace": "ml", "name": "p", "status": "s", "node": "n"}],
+            "now": {"time": "t", "source": "s"},
+            "timeline": {"moments": [{"time": "t", "layer": "runtime", "object": object,
+                                      "kind": "event", "text": "t", "count": 2}], "earlier": 0},
+            "lang": "ko",
+            "incomplete": {"nothingJudged": false, "reads": [{"read": missing, "layers": ["device"],
+                           "workUnlisted": false, "unjudged": "u"}]}
+        })
+    }
+
+    /// The paths of every member of a JSON value: what the test holds the contract to.
+    fn members(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => m.iter().for_each(|(k, c)| {
+                out.push(format!("{at}.{k}"));
+                members(c, &format!("{at}.{k}"), out);
+            }),
+            Value::Array(a) => a.iter().for_each(|c| members(c, &format!("{at}[]"), out)),
+            _ => {}
+        }
+    }
+
+    /// Every string leaf that still reads as a Diagnosis with a credential in it gets one
+    /// (an enum's value would not, and keeps its own).
+    fn planted(mut d: Value, leaf: &mut usize) -> Value {
+        let mut paths = Vec::new();
+        strings(&d, "", &mut paths);
+        for p in paths {
+            let mut tried = d.clone();
+            let s = tried.pointer_mut(&p).expect("a string");
+            *s = Value::String(format!("see nats://user:SECRET{leaf}@nats:4222 now"));
+            if serde_json::from_value::<Diagnosis>(tried.clone()).is_ok() {
+                d = tried;
+                *leaf += 1;
+            }
+        }
+        d
+    }
+
+    fn strings(v: &Value, at: &str, out: &mut Vec<String>) {
+        match v {
+            Value::String(_) => out.push(at.to_string()),
+            Value::Object(m) => m.iter().for_each(|(k, c)| {
+                strings(
+                    c,
+                    &format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    out,
+                )
+            }),
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, c)| strings(c, &format!("{at}/{i}"), out)),
+            _ => {}
+        }
+    }
+
+    /// No string of a diagnosis keeps a URL's password after `without_credentials`, and the
+    /// test names every field the contract has: a field added to `Diagnosis` fails it until it
+    /// is filled above (and cleaned, if it holds text).
+    #[test]
+    fn credentials_leave_every_field_of_a_diagnosis() {
+        let filled = every_field();
+        let d: Diagnosis = serde_json::from_value(filled.clone()).expect("reads as a Diagnosis");
+        let (mut want, mut got) = (Vec::new(), Vec::new());
+        members(&filled, "", &mut want);
+        members(&serde_json::to_value(&d).unwrap(), "", &mut got);
+        want.sort();
+        got.sort();
+        assert_eq!(
+            got, want,
+            "every member of a Diagnosis is filled in the test"
+        );
+        let mut leaves = 0;
+        let mut d: Diagnosis = serde_json::from_value(planted(filled, &mut leaves)).unwrap();
+        assert!(leaves > 40, "{leaves} strings planted");
+        d.without_credentials();
+        let shown = serde_json::to_string(&d).unwrap();
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("see nats://nats:4222 now"));
+    }
 }

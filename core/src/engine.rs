@@ -250,7 +250,20 @@ impl Engine {
 
     /// Diagnose, and also return the id of every rule that matched (findings, layer statuses and
     /// misalignments alike): what the rule fixtures and `--explain` look at.
+    /// Every diagnosis leaves here without the credentials of a URL it quotes
+    /// ([`Diagnosis::without_credentials`]), whichever door prints it.
     pub fn evaluate(&self, ix: &Index, target: ObjId, opts: &Options) -> (Diagnosis, Vec<String>) {
+        let (mut d, matched) = self.evaluate_in_langs(ix, target, opts);
+        d.without_credentials();
+        (d, matched)
+    }
+
+    fn evaluate_in_langs(
+        &self,
+        ix: &Index,
+        target: ObjId,
+        opts: &Options,
+    ) -> (Diagnosis, Vec<String>) {
         let Some(english) = &self.english else {
             return crate::lang::scoped(Lang::En, || self.evaluate_in_own_lang(ix, target, opts));
         };

@@ -1,4 +1,4 @@
-//! Text from a bundle made safe for a terminal. Below the renderers and the picture, which
+//! Text from a bundle made safe for a terminal, and without the credentials a URL in it carries. Below the renderers and the picture, which
 //! both show bundle text (and so cannot import each other for it).
 
 use std::fmt::Write as _;
@@ -20,10 +20,13 @@ fn acts_on_terminal(c: char) -> bool {
 /// Text from a bundle, made safe to print on a terminal: every character a terminal would act
 /// on is written as a visible escape (`\u{1b}`), a newline as `↵`, so nothing is lost and
 /// nothing is obeyed. Any pod can set its own termination message; the admin who runs `why`
-/// must not have their terminal driven by it.
+/// must not have their terminal driven by it. A URL's user information (a password) is left
+/// out too ([`crate::credentials`]): every line the tool writes for a person passes here, the
+/// errors that quote the API server's address included.
 pub fn for_terminal(s: &str) -> std::borrow::Cow<'_, str> {
+    let s = crate::credentials::without_userinfo(s);
     if !s.chars().any(acts_on_terminal) {
-        return std::borrow::Cow::Borrowed(s);
+        return s;
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {

@@ -25,6 +25,7 @@ pub mod attribution;
 pub mod bundle;
 pub mod catalog;
 pub mod components;
+pub mod credentials;
 pub mod diagnosis;
 pub mod embedded;
 pub mod engine;

@@ -112,10 +112,13 @@ fn incomplete(
     if reads.is_empty() {
         return None;
     }
-    Some(Incomplete {
+    let mut incomplete = Incomplete {
         nothing_judged: nothing_judged(&reads),
         reads,
-    })
+    };
+    // The reader's words quote the API server's, which can name its URL with a password.
+    incomplete.without_credentials();
+    Some(incomplete)
 }
 
 /// What the failed reads leave unjudged in one diagnosis: nothing was judged when its verdict

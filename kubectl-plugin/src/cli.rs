@@ -114,10 +114,13 @@ pub enum Command {
     Scan(ScanArgs),
     /// Write the bundle `why` reads for a target, redacted, to attach to an issue.
     ///
-    /// The output is what -f and the web page read. Redacted: Secret data, environment
-    /// variable values (names kept), ConfigMap data except keys the rules read, managedFields,
-    /// the last-applied-configuration annotation, and annotation values outside the domains
-    /// the rules read.
+    /// The output is what -f and the web page read. Redacted, wherever an object nests them
+    /// (pod templates inside custom resources too): Secret data, environment variable values
+    /// (names kept; lists, maps and a runtime environment's YAML), argument values (flag
+    /// names kept), ConfigMap data except keys the rules read, managedFields, copies of an
+    /// applied configuration (last-applied-configuration, objectset.rio.cattle.io/applied,
+    /// ...), annotation values outside the domains the rules read, and the user and password
+    /// of every URL. See SECURITY.md.
     ///
     /// Examples:
     ///   kubectl layer bundle job/trainer -n ml > trainer-bundle.json

@@ -273,14 +273,16 @@ fn arguments<T: for<'de> Deserialize<'de>>(
         .map_err(|e| Failure::new(2, "usage", format!("{tool}: {e}")))
 }
 
-/// The text of a failure as the CLI prints it on stderr: `error[CODE]: message`, then hints.
+/// The text of a failure as the CLI prints it on stderr: `error[CODE]: message`, then hints,
+/// without the user information of a URL they quote (the API server's, a bundle's), as the
+/// CLI's `for_terminal` leaves it out.
 fn failure_text(f: &Failure) -> String {
     let mut s = format!("error[{}]: {}", f.code, f.message);
     for h in &f.hints {
         s.push('\n');
         s.push_str(h);
     }
-    s
+    layer_core::credentials::without_userinfo(&s).into_owned()
 }
 
 /// Run CPU-bound work (reading a bundle, diagnosing) off the protocol's threads.

@@ -1,18 +1,23 @@
 //! Redaction of a bundle before it leaves the machine: `kubectl layer bundle` output is made to
 //! be attached to public issues.
 //!
-//! Removed: Secret data, environment variable values (names kept), ConfigMap data except the
-//! keys the rules read, `managedFields`, the `last-applied-configuration` annotation, the
-//! values of annotations outside the domains the rules read, the values in container `args`
-//! and `command` (flag names kept), HTTP header values of probes and lifecycle hooks, and
-//! termination messages the container itself wrote. Pods and Deployments of other namespaces
+//! Removed: Secret data, ConfigMap data except the keys the rules read (by kind); then, by the
+//! shape of each field wherever it is nested ([`shapes`]: pod templates inside any custom
+//! resource included), environment values, argument values, copies of applied
+//! configurations, annotation values outside the domains the rules read, header values,
+//! termination messages the container itself wrote, `managedFields`; and the user information
+//! of every URL. Pods and Deployments of other namespaces
 //! than the work's (the tool reads every namespace's running pods and Deployments, for node
 //! occupancy and the device stack) keep only the fields the diagnosis reads of them.
-//! `tests::every_planted_secret_is_removed` plants markers in each of these places;
+//! `tests::every_planted_secret_is_removed` and
+//! `tests::every_planted_secret_is_removed_from_custom_resources` plant markers in each of
+//! these places;
 //! `tests::redaction_keeps_every_scenario_diagnosis` checks every scenario and incident
 //! diagnoses the same before and after.
 
-use serde_json::{Map, Value};
+mod shapes;
+
+use serde_json::Value;
 
 /// What replaces a removed value, so readers see that something was there.
 pub const REDACTED: &str = "<redacted>";
@@ -21,64 +26,11 @@ pub const REDACTED: &str = "<redacted>";
 /// configuration.
 const CONFIGMAP_KEYS: &[&str] = &["topology.yml", "controller_manager_config.yaml"];
 
-/// Environment variables whose values rules read (not secrets: a namespace name, which event
-/// plane Dynamo uses). `NATS_SERVER` is kept without the user and password a URL may carry.
-const ENV_KEPT: &[&str] = &[
-    "RESOURCE_RESERVATION_NAMESPACE",
-    "DYN_EVENT_PLANE",
-    "DYN_REQUEST_PLANE",
-    "NATS_SERVER",
-];
-
-/// Flags whose values the serving facts read in a container's arguments (which plane Dynamo's
-/// events use); every other argument value is replaced.
-const ARGS_KEPT: &[&str] = &["--event-plane", "--kv-events-config"];
-
-/// Termination reasons the kubelet writes when the container never ran: its message is the
-/// runtime's error (the device hook's, CDI's), which rules read, not the container's output.
-const RUNTIME_REASONS: &[&str] = &["StartError", "ContainerCannotRun"];
-
-/// Annotation key prefixes (domains) whose values rules read; every other annotation value is
-/// replaced.
-const ANNOTATION_DOMAINS: &[&str] = &[
-    "kueue.x-k8s.io/",
-    "jobset.sigs.k8s.io/",
-    "alpha.jobset.sigs.k8s.io/",
-    "leaderworkerset.sigs.k8s.io/",
-    "scheduling.k8s.io/",
-    "scheduling.x-k8s.io/",
-    "scheduling.run.ai/",
-    "run.ai/",
-    "kai.scheduler/",
-    "volcano.sh/",
-    "scheduling.volcano.sh/",
-    "batch.kubernetes.io/",
-    "deployment.kubernetes.io/",
-    "cluster-autoscaler.kubernetes.io/",
-    "autoscaling.x-k8s.io/",
-    "karpenter.sh/",
-    "nvidia.com/",
-    "grove.io/",
-    "objectset.rio.cattle.io/",
-    "resource.kubernetes.io/",
-    "node.alpha.kubernetes.io/",
-    "volume.kubernetes.io/",
-    "pv.kubernetes.io/",
-    "helm.sh/",
-    "meta.helm.sh/",
-];
-/// Annotation keys without a domain that rules read (KAI's pod group link).
-const ANNOTATION_KEYS: &[&str] = &["pod-group-name", "gpu-fraction", "gpu-memory"];
-
-const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
-
-/// Redact one object in place.
+/// Redact one object in place: Secret and ConfigMap data by kind, every other field by its
+/// shape wherever it is nested ([`shapes`]), then the user information of every URL in it.
 pub fn object(v: &mut Value) {
     let kind = v["kind"].as_str().unwrap_or("").to_string();
     let core = v["apiVersion"].as_str().is_some_and(|a| !a.contains('/'));
-    if let Some(meta) = v.get_mut("metadata").and_then(Value::as_object_mut) {
-        metadata(meta);
-    }
     match (core, kind.as_str()) {
         (true, "Secret") => {
             for field in ["data", "stringData"] {
@@ -105,163 +57,8 @@ pub fn object(v: &mut Value) {
         }
         _ => {}
     }
-    env_values(v);
-    commands(v);
-    termination_messages(v);
-}
-
-/// Every `args`/`command` list and `httpHeaders` list anywhere in the object (containers,
-/// templates, exec probes and hooks, CRDs that embed them): flag names stay, values go.
-fn commands(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            for (k, child) in m.iter_mut() {
-                match (k.as_str(), child) {
-                    ("args" | "command", Value::Array(items)) => arguments(items),
-                    ("httpHeaders", Value::Array(items)) => {
-                        for h in items.iter_mut() {
-                            if let Some(val) = h.get_mut("value") {
-                                *val = Value::String(REDACTED.into());
-                            }
-                        }
-                    }
-                    (_, child) => commands(child),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(commands),
-        _ => {}
-    }
-}
-
-/// One argument list: `--flag` stays, `--flag=value` keeps its flag, anything else (a value, a
-/// script for `sh -c`) is replaced, except the values of [`ARGS_KEPT`].
-fn arguments(items: &mut [Value]) {
-    let mut keep_next = false;
-    for item in items.iter_mut() {
-        let Value::String(a) = item else {
-            *item = Value::String(REDACTED.into());
-            continue;
-        };
-        let kept_value = std::mem::take(&mut keep_next);
-        let flag = a.starts_with('-') && !a.contains(char::is_whitespace);
-        *a = match a.split_once('=') {
-            _ if kept_value => continue,
-            Some((name, _)) if flag && ARGS_KEPT.contains(&name) => continue,
-            Some((name, _)) if flag => format!("{name}={REDACTED}"),
-            None if flag => {
-                keep_next = ARGS_KEPT.contains(&a.as_str());
-                continue;
-            }
-            _ => REDACTED.into(),
-        };
-    }
-}
-
-/// Messages of terminated containers, except those the runtime wrote ([`RUNTIME_REASONS`]):
-/// any container can write its own (its last log lines, a token it printed).
-fn termination_messages(v: &mut Value) {
-    let Some(status) = v.get_mut("status").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for key in [
-        "containerStatuses",
-        "initContainerStatuses",
-        "ephemeralContainerStatuses",
-    ] {
-        let Some(Value::Array(statuses)) = status.get_mut(key) else {
-            continue;
-        };
-        for cs in statuses.iter_mut() {
-            for state in ["state", "lastState"] {
-                let Some(t) = cs.get_mut(state).and_then(|s| s.get_mut("terminated")) else {
-                    continue;
-                };
-                let by_runtime = t["reason"]
-                    .as_str()
-                    .is_some_and(|r| RUNTIME_REASONS.contains(&r));
-                if let Some(m) = t.get_mut("message").filter(|_| !by_runtime) {
-                    *m = Value::String(REDACTED.into());
-                }
-            }
-        }
-    }
-}
-
-fn metadata(meta: &mut Map<String, Value>) {
-    meta.remove("managedFields");
-    if let Some(Value::Object(a)) = meta.get_mut("annotations") {
-        a.remove(LAST_APPLIED);
-        for (k, val) in a.iter_mut() {
-            let kept = ANNOTATION_KEYS.contains(&k.as_str())
-                || ANNOTATION_DOMAINS.iter().any(|d| in_domain(k, d));
-            if !kept {
-                *val = Value::String(REDACTED.into());
-            }
-        }
-    }
-}
-
-/// Whether an annotation key is in a domain or one of its subdomains: `nvidia.com/x` and
-/// `gpu.nvidia.com/x` are, `evilnvidia.com/x` is not (a suffix is not a subdomain).
-fn in_domain(key: &str, domain: &str) -> bool {
-    let domain = domain.trim_end_matches('/');
-    key.split_once('/').is_some_and(|(host, _)| {
-        host == domain
-            || host
-                .strip_suffix(domain)
-                .is_some_and(|sub| sub.ends_with('.'))
-    })
-}
-
-/// Every `env`/`envs` list anywhere in the object (pod specs, templates, JobSet and LWS
-/// templates, Dynamo services): values go, names and `valueFrom` references stay.
-fn env_values(v: &mut Value) {
-    match v {
-        Value::Object(m) => {
-            for (k, child) in m.iter_mut() {
-                if (k == "env" || k == "envs")
-                    && let Value::Array(items) = child
-                {
-                    for item in items.iter_mut() {
-                        let name = item["name"].as_str().unwrap_or("").to_string();
-                        if let Some(Value::String(s)) = item.get_mut("value") {
-                            if !ENV_KEPT.contains(&name.as_str()) {
-                                *s = REDACTED.into();
-                            } else if name == "NATS_SERVER" {
-                                *s = without_userinfo(s);
-                            }
-                        }
-                    }
-                    continue;
-                }
-                // Nested metadata (pod templates) carries annotations too.
-                if k == "metadata"
-                    && let Value::Object(meta) = child
-                {
-                    metadata(meta);
-                }
-                env_values(child);
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                env_values(item);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// `nats://user:pass@host:4222` without `user:pass@`: the facts read the host.
-fn without_userinfo(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
-    if scheme.is_empty() {
-        rest.to_string()
-    } else {
-        format!("{scheme}://{rest}")
-    }
+    shapes::walk(v);
+    layer_core::credentials::in_value(v);
 }
 
 /// The fields the diagnosis reads of a pod that is context (another namespace's: what runs on
@@ -394,6 +191,8 @@ fn written(
         .collect();
     let mut meta = serde_json::to_value(ix.bundle().meta().cloned().unwrap_or_default())?;
     meta["redacted"] = Value::Bool(true);
+    // What could not be read quotes the API server's errors, which can name its URL.
+    layer_core::credentials::in_value(&mut meta);
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items, "kubectlLayer": meta});
     let mut s = serde_json::to_string_pretty(&list)?;
     s.push('\n');
@@ -402,7 +201,8 @@ fn written(
 
 #[cfg(test)]
 mod tests {
-    use super::{bundle, in_domain, live_bundle};
+    use super::shapes::in_domain;
+    use super::{bundle, live_bundle};
     use layer_core::{Bundle, Diagnosis, Engine, Index, Options, TargetSpec};
     use serde_json::json;
 
@@ -477,6 +277,14 @@ mod tests {
                                           "message": "failed to create containerd task: nvidia-container-cli: initialization error"}}}]}})
     }
 
+    /// The bundle written of `ix` for namespace `ml`, with no line holding a marker.
+    fn redacted(ix: &Index) -> String {
+        let text = bundle(ix, Some("ml")).expect("writes");
+        let leaked: Vec<&str> = text.lines().filter(|l| l.contains(MARK)).collect();
+        assert!(leaked.is_empty(), "leaked:\n{}", leaked.join("\n"));
+        text
+    }
+
     #[test]
     fn every_planted_secret_is_removed() {
         let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment",
@@ -485,9 +293,7 @@ mod tests {
                      "spec": {"containers": [container()]}}},
             "status": {"replicas": 1}});
         let ix = index(vec![pod("ml", false), pod("other", true), deployment]);
-        let text = bundle(&ix, Some("ml")).expect("writes");
-        let leaked: Vec<&str> = text.lines().filter(|l| l.contains(MARK)).collect();
-        assert!(leaked.is_empty(), "leaked:\n{}", leaked.join("\n"));
+        let text = redacted(&ix);
         // What the diagnosis reads stays: flag names, the event plane, the runtime's own error,
         // the NATS host, the resources.
         for kept in [
@@ -518,6 +324,110 @@ mod tests {
         assert!(d.get("args").is_none() && d["env"][0]["value"] == "<redacted>");
         // The work's own pod keeps its shape (only values go).
         assert!(b["items"][0]["spec"].get("volumes").is_some());
+    }
+
+    /// A pod template as a custom resource nests one, with secrets in its metadata (an
+    /// applied-configuration annotation of k3s, base64 and gzip; another tool's) and its
+    /// container.
+    fn template(what: &str) -> serde_json::Value {
+        json!({"metadata": {"labels": {"app": what, "env": "prod"},
+                            "annotations": {"objectset.rio.cattle.io/applied": format!("H4sIAAAAAAAA/{MARK}-{what}-rio"),
+                                            "example.com/note": format!("{MARK}-{what}-note")}},
+               "spec": {"nodeSelector": {"env": "gpu"}, "containers": [container()]}})
+    }
+
+    /// Every shape issue 38 named, each holding a marker: applied configurations in the
+    /// domains rules read, pod templates nested in custom resources' specs (found by shape),
+    /// flags with glued values and values that start with `-`, environment as a map, a
+    /// RayJob's runtime environment and entrypoint, credentials of URLs anywhere.
+    fn custom_resources() -> Vec<serde_json::Value> {
+        let glued = json!({"name": "g", "image": "tool",
+            "args": [format!("-p{MARK}-p"), format!("-uuser:{MARK}-u"), format!("-HAuthorization:Bearer-{MARK}-h"),
+                     "--password", format!("-{MARK}-dash"), "-v", format!("{MARK}-v"), format!("-Dtoken={MARK}-d"),
+                     "--event-plane", "nats"],
+            "command": format!("python serve.py --token {MARK}-string-command")});
+        vec![
+            json!({"apiVersion": "v1", "kind": "RuntimeClass", "metadata": {"name": "nvidia", "annotations": {
+                "objectset.rio.cattle.io/applied": format!("H4sIAAAAAAAA/{MARK}-applied"),
+                "objectset.rio.cattle.io/owner-name": "runtimes",
+                "nvidia.com/last-applied-configuration": format!("{{\"kind\":\"X\",\"t\":\"{MARK}-nv\"}}"),
+                "nvidia.com/manifest": format!("{{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"data\":{{\"t\":\"{MARK}-json\"}}}}")}},
+                "handler": "nvidia"}),
+            json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                "metadata": {"name": "js", "namespace": "ml"},
+                "spec": {"replicatedJobs": [{"name": "w", "template": {"spec": {"template": template("jobset")}}}]}}),
+            json!({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet",
+                "metadata": {"name": "lws", "namespace": "ml"},
+                "spec": {"leaderWorkerTemplate": {"size": 2, "leaderTemplate": template("leader"),
+                                                  "workerTemplate": template("worker")}}}),
+            json!({"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "rj", "namespace": "ml"},
+                "spec": {"entrypoint": format!("HF_TOKEN={MARK}-assign python train.py --token {MARK}-entry --epochs=3"),
+                         "runtimeEnvYAML": format!("pip:\n  - torch==2.4\nworking_dir: https://u:{MARK}-wd@files.example.com/x.zip\nenv_vars:\n  HF_TOKEN: {MARK}-ray\n  MODE: train\n"),
+                         "rayClusterSpec": {"headGroupSpec": {"template": template("head")},
+                                            "workerGroupSpecs": [{"groupName": "g", "template": template("ray-worker")}]}}}),
+            json!({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+                "metadata": {"name": "isvc", "namespace": "ml"},
+                "spec": {"predictor": {"annotations": {"example.com/key": format!("{MARK}-kserve-annotation")},
+                                       "labels": {"team": "a"},
+                                       "model": {"modelFormat": {"name": "hf"}, "args": ["--hf-token", format!("{MARK}-kserve")],
+                                                 "env": [{"name": "HF_TOKEN", "value": format!("{MARK}-kserve-env")}]},
+                                       "containers": [glued]}}}),
+            json!({"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment",
+                "metadata": {"name": "dgd", "namespace": "ml"},
+                "spec": {"envs": {"HF_TOKEN": format!("{MARK}-env-map"), "DYN_EVENT_PLANE": "nats",
+                                  "NATS_SERVER": format!("nats://user:{MARK}-nats@nats.dynamo:4222")},
+                         "services": {"Frontend": {
+                             "env": [{"name": "X", "value": format!("{MARK}-frontend")}, format!("Y={MARK}-pair")],
+                             "extraPodMetadata": {"annotations": {"example.com/k": format!("{MARK}-extra-meta")}},
+                             "extraPodSpec": {"mainContainer": {"args": ["--api-key", format!("{MARK}-dynamo")],
+                                                                "env": {"TOKEN": {"value": format!("{MARK}-nested-map")}}}}}}}}),
+            json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "namespace": "ml"},
+                "involvedObject": {"kind": "Pod", "name": "p", "namespace": "ml"}, "reason": "Failed",
+                "message": format!("pulling from https://robot:{MARK}-event@registry.example.com/x failed")}),
+        ]
+    }
+
+    /// Each shape of issue 38 loses its secret and keeps what is not one.
+    #[test]
+    fn every_planted_secret_is_removed_from_custom_resources() {
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": custom_resources(),
+            "kubectlLayer": {"unreadable": [{"kind": "Node", "resource": "nodes",
+                "why": format!("cannot reach https://admin:{MARK}-server@10.0.0.1:6443: refused")}]}});
+        let ix = Index::new(Bundle::parse(list.to_string()).expect("parses"));
+        let text = redacted(&ix);
+        for kept in [
+            "\"objectset.rio.cattle.io/owner-name\": \"runtimes\"",
+            "\"app\": \"jobset\"",
+            "\"env\": \"prod\"",
+            "\"env\": \"gpu\"",
+            "\"team\": \"a\"",
+            "\"-p<redacted>\"",
+            "\"-u<redacted>\"",
+            "\"-H<redacted>\"",
+            "\"-D<redacted>\"",
+            "\"--password\"",
+            "\"-v\"",
+            "--token <redacted>",
+            "--epochs=<redacted>",
+            "torch==2.4",
+            "https://files.example.com/x.zip",
+            "HF_TOKEN: <redacted>",
+            "MODE: <redacted>",
+            "\"DYN_EVENT_PLANE\": \"nats\"",
+            "nats://nats.dynamo:4222",
+            "https://registry.example.com/x failed",
+            "https://10.0.0.1:6443",
+            "\"modelFormat\"",
+        ] {
+            assert!(text.contains(kept), "{kept} is gone:\n{text}");
+        }
+        for gone in [
+            "objectset.rio.cattle.io/applied",
+            "last-applied-configuration",
+            "nvidia.com/manifest",
+        ] {
+            assert!(!text.contains(gone), "{gone} is still there");
+        }
     }
 
     fn engine() -> &'static Engine {

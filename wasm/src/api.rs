@@ -376,7 +376,10 @@ fn object_in(ix: &Index, reference: &str) -> Result<String, ApiError> {
         code: "target-not-found".into(),
         message: format!("{kind} {name} is not in the bundle"),
     })?;
-    to_json(&ix.value(id))
+    // Shown beside the evidence: without a URL's password, as every other answer.
+    let mut object = ix.value(id);
+    layer_core::credentials::in_value(&mut object);
+    to_json(&object)
 }
 
 /// A Diagnosis from JSON text, through a `Value`: the text renderer reads a Diagnosis from a
@@ -747,5 +750,36 @@ mod tests {
         assert_eq!(s["schemaVersion"], "kubectl-layer/v1");
         let t: serde_json::Value = serde_json::from_str(&targets(POD, "").unwrap()).unwrap();
         assert_eq!(t[0]["value"], "Pod/ml/p");
+    }
+
+    /// The package prints no password of a URL a bundle quotes: the diagnosis and the scan
+    /// as JSON, their text and Markdown renderings, and an object shown as evidence's source
+    /// (issue 38).
+    #[test]
+    fn no_answer_holds_the_password_of_a_url() {
+        let bundle = include_str!("../../tests/scenarios/srv-dgd-nats-no-workers/bundle.json")
+            .replace(
+                "nats://dynamo-platform-nats",
+                "nats://u:SECRET-38@dynamo-platform-nats",
+            );
+        let d = diagnose(&bundle, "\"DynamoGraphDeployment/llm/llama-agg\"", "").unwrap();
+        // A Diagnosis handed back with the password in it (another tool's, an older one's)
+        // is rendered without it too.
+        let handed = d.replace(
+            "nats://dynamo-platform-nats",
+            "nats://u:SECRET-38@dynamo-platform-nats",
+        );
+        let source = r#"{"kind":"DynamoGraphDeployment","namespace":"llm","name":"llama-agg"}"#;
+        let answers = [
+            object(&bundle, source).unwrap(),
+            scan(&bundle, "").unwrap(),
+            text(&handed).unwrap(),
+            markdown(&handed).unwrap(),
+            d,
+        ];
+        for a in answers {
+            assert!(!a.contains("SECRET-38"), "{a}");
+            assert!(a.contains("nats://dynamo-platform-nats"), "{a}");
+        }
     }
 }

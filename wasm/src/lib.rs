@@ -9,8 +9,10 @@ pub mod api;
 
 use wasm_bindgen::prelude::*;
 
+/// Every failure the package throws: its message quotes the input, shown without the user
+/// information of a URL in it, as every other door shows it.
 fn js_error(e: api::ApiError) -> JsValue {
-    let err = js_sys::Error::new(&e.message);
+    let err = js_sys::Error::new(&layer_core::credentials::without_userinfo(&e.message));
     // A stable machine-readable code beside the CLI's message.
     let _ = js_sys::Reflect::set(&err, &"code".into(), &e.code.into());
     err.into()

@@ -155,8 +155,10 @@ pub fn evaluate(
     Ok(placed
         .works
         .into_iter()
-        .map(|(id, notes)| {
+        .map(|(id, mut notes)| {
             let (mut d, matched) = engine.evaluate(&placed.index, id, &core_opts);
+            // The notes quote the manifest, which the engine did not clean.
+            notes.iter_mut().for_each(Missing::without_credentials);
             d.missing.extend(notes);
             for why in NOT_MODELLED {
                 d.missing.push(Missing {

@@ -97,7 +97,9 @@ impl Cluster {
         // The reader retries what the server asks it to retry itself, within its deadline
         // (fetch.rs); kube's own retries would wait out a Retry-After past it.
         config.default_retry = false;
-        let url = config.cluster_url.to_string();
+        // Only ever quoted in errors: without the password a kubeconfig may give it.
+        let url =
+            layer_core::credentials::without_userinfo(&config.cluster_url.to_string()).into_owned();
         let default_namespace = config.default_namespace.clone();
         let client = Client::try_from(config).map_err(|e| LiveError::Unreachable {
             url: url.clone(),

@@ -7,6 +7,7 @@
 #[cfg(unix)]
 mod completion;
 mod conventions;
+mod credentials;
 mod failed_reads;
 mod fit;
 mod lab;
