@@ -10,6 +10,8 @@ mod conventions;
 mod failed_reads;
 mod fit;
 mod lab;
+mod lab_faults;
+mod lab_replay;
 mod live;
 mod mcp_client;
 mod metrics;
