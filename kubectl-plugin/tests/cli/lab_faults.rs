@@ -350,3 +350,236 @@ fn priority_and_fairness_429_is_retried_then_named_never_an_all_clear() {
         );
     }
 }
+
+/// Between the tool and `kubectl proxy` (as the reader), a forwarder that, before it passes on
+/// a request for a later page (`continue=`) of `events`, writes a key to etcd and compacts etcd
+/// to that revision, `times` times: the list's snapshot is gone and the real API server answers
+/// 410 Gone ("The provided continue parameter is too old …"). The API server keeps no watch
+/// cache of events, so their pages are read from etcd. Everything is on 127.0.0.1.
+struct Expirer {
+    kubeconfig: PathBuf,
+    proxy: std::process::Child,
+    compactions: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Drop for Expirer {
+    fn drop(&mut self) {
+        let _ = self.proxy.kill();
+        let _ = self.proxy.wait();
+    }
+}
+
+impl Expirer {
+    fn new(lab: &Lab, dir: &TempDir, times: usize) -> Expirer {
+        use std::io::{BufRead, BufReader};
+        let mut proxy = std::process::Command::new(lab.dir.join("bin/kubectl"))
+            .arg("--kubeconfig")
+            .arg(lab.dir.join("kubeconfig-layer"))
+            .args(["proxy", "--port=0", "--address=127.0.0.1"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(proxy.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let upstream = line.trim().rsplit(' ').next().unwrap().to_string();
+        let etcd = etcd_url(lab);
+        let compactions = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = compactions.clone();
+        std::thread::spawn(move || {
+            for conn in listener.incoming().flatten() {
+                let (upstream, etcd, seen) = (upstream.clone(), etcd.clone(), seen.clone());
+                std::thread::spawn(move || forward(conn, &upstream, &etcd, &seen, times));
+            }
+        });
+        let kubeconfig = dir.0.join("expirer.kubeconfig");
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: p\n  cluster:\n    server: http://127.0.0.1:{port}\n\
+                 users:\n- name: p\n  user: {{}}\ncontexts:\n- name: p\n  context:\n    cluster: p\n    user: p\n\
+                 current-context: p\n"
+            ),
+        )
+        .unwrap();
+        Expirer {
+            kubeconfig,
+            proxy,
+            compactions,
+        }
+    }
+}
+
+/// The lab's etcd client URL, from the command line of the etcd it started.
+fn etcd_url(lab: &Lab) -> String {
+    let pids = std::fs::read_to_string(lab.dir.join("pids")).unwrap();
+    let pid = pids
+        .lines()
+        .find(|l| l.split(' ').nth(1) == Some("etcd"))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .to_string();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    String::from_utf8_lossy(&cmdline)
+        .split('\0')
+        .find_map(|a| a.strip_prefix("--listen-client-urls="))
+        .unwrap()
+        .to_string()
+}
+
+/// One POST to etcd's JSON gateway; its answer.
+fn etcd_post(etcd: &str, path: &str, body: &str) -> Value {
+    use std::io::{Read, Write};
+    let host = etcd.trim_start_matches("http://");
+    let mut s = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let json_at = out.find("\r\n\r\n").map_or(0, |i| i + 4);
+    // Chunked or not, the JSON object is the one braces span.
+    let text = &out[json_at..];
+    let (from, to) = (text.find('{').unwrap(), text.rfind('}').unwrap());
+    serde_json::from_str(&text[from..=to]).unwrap()
+}
+
+/// Pass one request on (with `Connection: close`) and its answer back, compacting etcd first
+/// when it asks for a later page of events and `times` compactions have not been made yet.
+fn forward(
+    mut client: std::net::TcpStream,
+    upstream: &str,
+    etcd: &str,
+    seen: &std::sync::atomic::AtomicUsize,
+    times: usize,
+) {
+    use std::io::{Read, Write};
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if client.read(&mut byte).unwrap_or(0) == 0 {
+            return;
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).to_string();
+    let first = head.lines().next().unwrap_or("");
+    if first.contains("/events?") && first.contains("continue=") {
+        let n = seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if n < times {
+            let put = etcd_post(
+                etcd,
+                "/v3/kv/put",
+                r#"{"key":"bGFiLWJ1bXA=","value":"MQ=="}"#,
+            );
+            let rev = put["header"]["revision"].as_str().unwrap().to_string();
+            etcd_post(
+                etcd,
+                "/v3/kv/compaction",
+                &format!(r#"{{"revision":"{rev}","physical":true}}"#),
+            );
+        }
+    }
+    let mut out = String::new();
+    for l in head.lines().filter(|l| !l.is_empty()) {
+        if !l.to_ascii_lowercase().starts_with("connection:") {
+            out.push_str(l);
+            out.push_str("\r\n");
+        }
+    }
+    out.push_str("Connection: close\r\n\r\n");
+    let Ok(mut up) = std::net::TcpStream::connect(upstream) else {
+        return;
+    };
+    if up.write_all(out.as_bytes()).is_ok() {
+        let _ = std::io::copy(&mut up, &mut client);
+    }
+}
+
+/// 520 events in a namespace: more than one page of `scan -n`'s list of them.
+fn with_events<'a>(lab: &'a Lab, dir: &TempDir, tag: &str) -> Namespace<'a> {
+    let ns = with_job(lab, tag);
+    let items: Vec<Value> = (0..520)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "v1", "kind": "Event",
+                "metadata": {"name": format!("small.{i}"), "namespace": ns.1},
+                "involvedObject": {"apiVersion": "batch/v1", "kind": "Job", "name": "small", "namespace": ns.1},
+                "reason": "LabNote", "message": format!("note {i}"), "type": "Normal",
+                "source": {"component": "lab"}})
+        })
+        .collect();
+    let file = dir.0.join("events.json");
+    std::fs::write(
+        &file,
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+    )
+    .unwrap();
+    lab.kubectl_ok(&["create", "-f", &file.to_string_lossy()]);
+    ns
+}
+
+/// A `continue` that expires between two pages (etcd compacted past the list's snapshot, as the
+/// API server's own compaction does every 5 minutes): the real API server answers 410 Gone; the
+/// tool drops the pages it had and reads the list again from its start, so the answer is
+/// complete. When it expires again, the read is named as failed and the exit is not 0: never a
+/// partial list taken for the whole.
+#[test]
+fn an_expired_continue_restarts_the_list_or_is_named() {
+    let Some(lab) = lab_of(ANY_TIER) else { return };
+    let dir = TempDir::new("lab-410");
+    let ns = with_events(&lab, &dir, "expired");
+    let scan = |via: &Expirer| {
+        let o = bin()
+            .env("KUBECONFIG", &via.kubeconfig)
+            .env("KUBECTL_LAYER_TRACE", "1")
+            .args(["scan", "-n", &ns.1, "-o", "json"])
+            .output()
+            .unwrap();
+        let events: Vec<String> = stderr(&o)
+            .lines()
+            .filter(|l| l.contains(&format!("/namespaces/{}/events?", ns.1)))
+            .map(str::to_string)
+            .collect();
+        eprintln!(
+            "lab: exit {:?}\nlab: {}",
+            o.status.code(),
+            events.join("\nlab: ")
+        );
+        (o, events)
+    };
+    let once = Expirer::new(&lab, &dir, 1);
+    let (o, events) = scan(&once);
+    assert_eq!(
+        once.compactions.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|l| l.contains("expired (410)")),
+        "{events:?}"
+    );
+    assert!(failed_reads(&json(&o, "scan")).is_empty(), "{}", stdout(&o));
+    let pages = events.iter().filter(|l| l.contains(" bytes in ")).count();
+    assert_eq!(
+        pages, 3,
+        "one page before the expiry, dropped, then two: {events:?}"
+    );
+    drop(once);
+
+    let always = Expirer::new(&lab, &dir, usize::MAX);
+    let (o, _) = scan(&always);
+    let reads = failed_reads(&json(&o, "scan"));
+    assert!(
+        reads
+            .iter()
+            .any(|(r, why)| r == "events" && why.contains("expired twice")),
+        "{reads:?}"
+    );
+    assert!(matches!(o.status.code(), Some(1 | 3)), "{}", stdout(&o));
+}
