@@ -17,6 +17,7 @@ mod cluster;
 mod controllers;
 mod pki;
 mod procs;
+mod replay;
 
 use crate::{cargo, run, target_dir, tools};
 use cluster::Lab;
@@ -36,6 +37,8 @@ cargo xtask lab <command>
           (eval \"$(cargo xtask lab env)\")
   test [--tier core|full]
           up (default core), the live tests against it, down
+  replay  up a bare lab, write every scenario, incident and fit cluster into it and
+          check the live verdicts against the offline ones (docs/lab.md), down
 ";
 
 /// What a lab runs: each tier adds to the one before.
@@ -81,6 +84,7 @@ pub fn from_args(args: &[String]) -> Result<(), String> {
         Some("status") => status(),
         Some("env") => env(),
         Some("test") => test(tier, nodes),
+        Some("replay") => replay::replay(),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -246,6 +250,7 @@ fn test(tier: Tier, nodes: usize) -> Result<(), String> {
             "--test",
             "cli",
             "lab::",
+            "lab_faults::",
             "--",
             "--nocapture",
         ])
