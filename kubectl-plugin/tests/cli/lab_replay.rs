@@ -324,11 +324,13 @@ fn create_body(o: &Value, res: &Resource, uids: &BTreeMap<String, String>) -> Va
             labels.remove("batch.kubernetes.io/controller-uid");
         }
     }
-    if group == "/api/v1" && kind == "Service" && body["spec"]["clusterIP"] != "None" {
-        if let Some(spec) = body["spec"].as_object_mut() {
-            spec.remove("clusterIP");
-            spec.remove("clusterIPs");
-        }
+    if group == "/api/v1"
+        && kind == "Service"
+        && body["spec"]["clusterIP"] != "None"
+        && let Some(spec) = body["spec"].as_object_mut()
+    {
+        spec.remove("clusterIP");
+        spec.remove("clusterIPs");
     }
     body
 }
