@@ -602,7 +602,7 @@ fn create(
     if kind == "CustomResourceDefinition" {
         // The lab serves its own CRDs; a bundle's would add kinds the lab does not run.
         *out.skipped
-            .entry(format!("{api_version} {kind} (the lab's own)"))
+            .entry(format!("{api_version} {kind} (the lab serves its own)"))
             .or_default() += 1;
         return None;
     }
@@ -630,9 +630,10 @@ fn create(
             Some(path)
         }
         Err(e) if e.starts_with("409 ") && e.ends_with("already exists") => {
-            // Only what the API server makes itself (system-node-critical) is there before.
+            // What the API server makes itself (system-node-critical), or an object the bundle
+            // holds twice.
             *out.skipped
-                .entry(format!("{api_version} {kind} (the lab's own)"))
+                .entry(format!("{api_version} {kind} (already there)"))
                 .or_default() += 1;
             None
         }
@@ -649,15 +650,14 @@ fn create(
 /// controller in a bare lab).
 fn clean(api: &Api, out: &Outcome) {
     for (path, finalizers) in out.created.iter().rev() {
-        if *finalizers {
-            let none = json!({"metadata": {"finalizers": null}});
-            let _ = api.call("PATCH", path, Body::Merge(&none));
+        remove(api, path, *finalizers);
+    }
+    // What is still there (a finalizer added since, a request the loaded machine dropped) is
+    // removed again, finalizers first: the next bundle must not meet it.
+    for (path, _) in &out.created {
+        if api.call("GET", path, Body::None).is_ok() {
+            remove(api, path, true);
         }
-        let _ = api.call(
-            "DELETE",
-            &format!("{path}?gracePeriodSeconds=0&propagationPolicy=Background"),
-            Body::None,
-        );
     }
     for ns in &out.namespaces {
         let path = format!("/api/v1/namespaces/{}", enc(ns));
@@ -665,6 +665,16 @@ fn clean(api: &Api, out: &Outcome) {
         let body = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}, "spec": {"finalizers": []}});
         let _ = api.call("PUT", &format!("{path}/finalize"), Body::Json(&body));
     }
+}
+
+/// Delete one object at once, in the background, its finalizers cleared first if it has any.
+fn remove(api: &Api, path: &str, finalizers: bool) {
+    if finalizers {
+        let none = json!({"metadata": {"finalizers": null}});
+        let _ = api.call("PATCH", path, Body::Merge(&none));
+    }
+    let query = "gracePeriodSeconds=0&propagationPolicy=Background";
+    let _ = api.call("DELETE", &format!("{path}?{query}"), Body::None);
 }
 
 /// One bundle's replay, removed when its checks end, even by a panic: the next bundle (or the
