@@ -249,9 +249,10 @@ fn test(tier: Tier, nodes: usize) -> Result<(), String> {
             "kubectl-layer",
             "--test",
             "cli",
+            // After `--`: cargo takes one filter, the test binary several.
+            "--",
             "lab::",
             "lab_faults::",
-            "--",
             "--nocapture",
         ])
         .env("KUBECTL_LAYER_LAB", &lab.dir));
