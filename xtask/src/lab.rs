@@ -242,24 +242,21 @@ fn env_lines(dir: &Path) -> String {
 fn test(tier: Tier, nodes: usize) -> Result<(), String> {
     let started = up(tier, nodes)?;
     let lab = lab();
-    let result = run(cargo()
-        .args([
-            "test",
-            "-p",
-            "kubectl-layer",
-            "--test",
-            "cli",
-            // After `--`: cargo takes one filter, the test binary several.
-            "--",
-            "lab::",
-            "lab_faults::",
-            "--nocapture",
-        ])
-        .env("KUBECTL_LAYER_LAB", &lab.dir));
+    let result = live_tests(&lab, &["lab::", "lab_faults::"]);
     if started {
         down()?;
     }
     result
+}
+
+/// The CLI's live tests whose names contain one of `filters`, against `lab`. The filters go
+/// after `--`: cargo takes one, the test binary several.
+fn live_tests(lab: &Lab, filters: &[&str]) -> Result<(), String> {
+    run(cargo()
+        .args(["test", "-p", "kubectl-layer", "--test", "cli", "--"])
+        .args(filters)
+        .arg("--nocapture")
+        .env("KUBECTL_LAYER_LAB", &lab.dir))
 }
 
 #[cfg(test)]

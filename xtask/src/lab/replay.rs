@@ -5,26 +5,14 @@
 //! this starts the bare lab it needs (no controller may change what was written), runs it, says
 //! how long it took, and stops the lab if it started it.
 
-use super::{Tier, down, lab, up};
-use crate::{cargo, run};
+use super::{Tier, down, lab, live_tests, up};
 use std::time::Instant;
 
 pub fn replay() -> Result<(), String> {
     let started = up(Tier::Bare, 0)?;
     let lab = lab();
     let start = Instant::now();
-    let result = run(cargo()
-        .args([
-            "test",
-            "-p",
-            "kubectl-layer",
-            "--test",
-            "cli",
-            "lab_replay::",
-            "--",
-            "--nocapture",
-        ])
-        .env("KUBECTL_LAYER_LAB", &lab.dir));
+    let result = live_tests(&lab, &["lab_replay::"]);
     eprintln!(
         "==> lab replay: {:.0} s (report: {})",
         start.elapsed().as_secs_f64(),
