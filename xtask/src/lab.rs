@@ -17,6 +17,7 @@ mod cluster;
 mod controllers;
 mod pki;
 mod procs;
+mod replay;
 
 use crate::{cargo, run, target_dir, tools};
 use cluster::Lab;
@@ -36,6 +37,8 @@ cargo xtask lab <command>
           (eval \"$(cargo xtask lab env)\")
   test [--tier core|full]
           up (default core), the live tests against it, down
+  replay  up a bare lab, write every scenario, incident and fit cluster into it and
+          check the live verdicts against the offline ones (docs/lab.md), down
 ";
 
 /// What a lab runs: each tier adds to the one before.
@@ -81,6 +84,7 @@ pub fn from_args(args: &[String]) -> Result<(), String> {
         Some("status") => status(),
         Some("env") => env(),
         Some("test") => test(tier, nodes),
+        Some("replay") => replay::replay(),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -238,22 +242,21 @@ fn env_lines(dir: &Path) -> String {
 fn test(tier: Tier, nodes: usize) -> Result<(), String> {
     let started = up(tier, nodes)?;
     let lab = lab();
-    let result = run(cargo()
-        .args([
-            "test",
-            "-p",
-            "kubectl-layer",
-            "--test",
-            "cli",
-            "lab::",
-            "--",
-            "--nocapture",
-        ])
-        .env("KUBECTL_LAYER_LAB", &lab.dir));
+    let result = live_tests(&lab, &["lab::", "lab_faults::"]);
     if started {
         down()?;
     }
     result
+}
+
+/// The CLI's live tests whose names contain one of `filters`, against `lab`. The filters go
+/// after `--`: cargo takes one, the test binary several.
+fn live_tests(lab: &Lab, filters: &[&str]) -> Result<(), String> {
+    run(cargo()
+        .args(["test", "-p", "kubectl-layer", "--test", "cli", "--"])
+        .args(filters)
+        .arg("--nocapture")
+        .env("KUBECTL_LAYER_LAB", &lab.dir))
 }
 
 #[cfg(test)]

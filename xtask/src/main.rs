@@ -51,7 +51,7 @@ cargo xtask <task>
                 diagnose every real incident of tests/incidents/ and print `N/M layers
                 right`; fails below the floor in tests/incidents/floor.txt. --dir scores
                 the incidents of DIR instead (a batch on arrival; no floor)
-  lab up|down|status|env|test|build [--tier bare|core|full] [--nodes N]
+  lab up|down|status|env|test|build|replay [--tier bare|core|full] [--nodes N]
                 a real control plane on 127.0.0.1 for the live tests, built with Go from
                 the module proxy into ~/.cache/kubectl-layer-lab (`cargo xtask lab help`)
   docs [--check]  regenerate docs/rules/, docs/view.md, docs/schema/ and the README's sample
@@ -203,6 +203,8 @@ fn ci() -> Result<(), String> {
     // The live tests against a real control plane: kube-apiserver, the scheduler, kwok's GPU
     // nodes and the real Kueue, JobSet and LWS controllers, built with Go on first use (docs/lab.md).
     lab::from_args(&["test".into(), "--tier".into(), "full".into()])?;
+    // Every bundle written into a bare lab's real API server and read back (docs/lab.md).
+    lab::from_args(&["replay".into()])?;
     // The real-incident corpus: the share of right layers must hold its floor.
     incidents(true, None)?;
     docs(true)?;

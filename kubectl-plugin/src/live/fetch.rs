@@ -36,6 +36,7 @@ fn status_failure(code: u16, message: &str) -> ReadFailure {
         404 => "not found".to_string(),
         401 => "unauthorized".to_string(),
         429 => "rate limited (429) by the API server".to_string(),
+        410 => format!("expired (410 Gone): {message}"),
         c => format!("server error {c}: {message}"),
     };
     ReadFailure {
@@ -388,6 +389,25 @@ impl Haul {
         (answers, unreadable)
     }
 
+    /// Forget the answers of the read numbered `seq` (a list about to be read again from its
+    /// start), and the bytes and objects they held.
+    fn forget(&self, seq: usize, objects: usize) {
+        let mut answers = self.answers.lock().expect("not poisoned");
+        let held: usize = answers
+            .iter()
+            .filter(|a| a.order.0 == seq)
+            .map(|a| a.text.len())
+            .sum();
+        answers.retain(|a| a.order.0 != seq);
+        let less = |n: usize| move |v: usize| Some(v.saturating_sub(n));
+        let _ = self
+            .bytes
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, less(held));
+        let _ = self
+            .objects
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, less(objects));
+    }
+
     /// The first read that failed, if any.
     pub(super) fn first_failure(&self) -> Option<String> {
         self.unreadable
@@ -664,8 +684,9 @@ impl Cluster {
         }
     }
 
-    /// Run one read: a GET, or a list followed page by page. Its answers go to the haul under
-    /// the read's number `seq`; returns how many objects they hold.
+    /// Run one read: a GET, or a list followed page by page (read again from its start, once,
+    /// when its `continue` expires). Its answers go to the haul under the read's number `seq`;
+    /// returns how many objects they hold.
     pub(super) async fn fetch(
         &self,
         read: &Read,
@@ -678,6 +699,7 @@ impl Cluster {
         let mut count = 0;
         let mut cont: Option<String> = None;
         let mut pages = 0usize;
+        let mut restarted = false;
         loop {
             let uri = read.uri(cont.as_deref()).map_err(|r| {
                 self.trace_line(&read.resource, &read.why, &format!("not sent: {r}"));
@@ -686,7 +708,33 @@ impl Cluster {
             if pages == 0 {
                 haul.requests.fetch_add(1, Ordering::Relaxed);
             }
-            let text = self.request(&uri, JSON, &read.why, haul).await?;
+            let text = match self.request(&uri, JSON, &read.why, haul).await {
+                Ok(text) => text,
+                Err(FetchError::Failed(f)) if cont.is_some() && f.status == Some(410) => {
+                    // The list's snapshot was compacted away between two pages: its pages so
+                    // far are dropped (never kept as if complete) and it is read again from its
+                    // start, once; a second expiry is the read's failure, said as such.
+                    if restarted {
+                        return Err(FetchError::Failed(ReadFailure {
+                            status: f.status,
+                            why: format!(
+                                "the list expired twice while it was read page by page: {}",
+                                f.why
+                            ),
+                        }));
+                    }
+                    restarted = true;
+                    haul.forget(seq, count);
+                    self.trace_line(
+                        &uri,
+                        &read.why,
+                        "expired (410): the list is read again from its start",
+                    );
+                    (count, pages, cont) = (0, 0, None);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             if read.name.is_some() {
                 let text = typed_object(text, read)?;
                 let found = links::of_object(&text, &read.api_version, &read.kind);

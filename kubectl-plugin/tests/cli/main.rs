@@ -11,6 +11,8 @@ mod credentials;
 mod failed_reads;
 mod fit;
 mod lab;
+mod lab_faults;
+mod lab_replay;
 mod live;
 mod mcp_client;
 mod metrics;
