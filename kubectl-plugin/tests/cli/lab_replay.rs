@@ -234,12 +234,14 @@ fn bundles() -> Vec<Bundle> {
 /// The objects of a bundle file (JSON, or YAML of one or more documents), Lists flattened.
 fn objects(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap();
+    // A bundle saved by an editor may begin with a byte-order mark, which the tool skips.
+    let text = text.trim_start_matches('\u{feff}');
     // A `.json` bundle may hold several documents (what `kubectl get` printed twice): YAML
     // reads those as it reads JSON.
-    let docs: Vec<Value> = if let Ok(one) = serde_json::from_str(&text) {
+    let docs: Vec<Value> = if let Ok(one) = serde_json::from_str(text) {
         vec![one]
     } else {
-        serde_yaml_ng::Deserializer::from_str(&text)
+        serde_yaml_ng::Deserializer::from_str(text)
             .map(|d| Value::deserialize(d).unwrap())
             .collect()
     };
