@@ -362,7 +362,10 @@ fn plain(a: &About) -> Option<Attribution> {
     // placed). When the labels it waits for are ones the device stack writes (feature or GPU
     // discovery), the labeller is what has not run: the device layer's.
     if a.kind == "DaemonSet" && a.message.starts_with("status.desiredNumberScheduled=0,") {
-        let wanted = a.message.split_once("; its nodes must carry ").map(|(_, l)| l);
+        let wanted = a
+            .message
+            .split_once("; its nodes must carry ")
+            .map(|(_, l)| l);
         if wanted.is_some_and(|l| DEVICE_LABELS.iter().any(|p| l.contains(p))) {
             return Some(at(Layer::Device, "node-feature-discovery"));
         }

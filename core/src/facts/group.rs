@@ -243,7 +243,12 @@ pub fn gang(ctx: &Ctx) -> Option<Gang> {
     let (mut g, members) = if let Some((name, api_group)) = crate::index::pod_group_of(&pv) {
         let id = ix.get(api_group, "PodGroup", pns, name)?;
         let min = ix.value(id).at("/spec/minMember").and_then(Value::as_u64);
-        let g = Gang::named(name.to_string(), api_group, "PodGroup", min.filter(|&m| m > 0)?);
+        let g = Gang::named(
+            name.to_string(),
+            api_group,
+            "PodGroup",
+            min.filter(|&m| m > 0)?,
+        );
         (g, ix.pods_in_group(pns.unwrap_or(""), name))
     } else {
         let native = crate::index::native_gang_of(&pv)?;
@@ -254,7 +259,10 @@ pub fn gang(ctx: &Ctx) -> Option<Gang> {
         let policy = obj.as_ref().and_then(|o| native.policy(o));
         let min = match policy {
             // A basic policy (no gang) has no minimum to fall short of.
-            Some(p) => p.at("/gang/minCount").and_then(Value::as_u64).filter(|&m| m > 0)?,
+            Some(p) => p
+                .at("/gang/minCount")
+                .and_then(Value::as_u64)
+                .filter(|&m| m > 0)?,
             None => 0,
         };
         let mut g = Gang::named(native.display(), "scheduling.k8s.io", native.kind, min);
@@ -263,7 +271,10 @@ pub fn gang(ctx: &Ctx) -> Option<Gang> {
     };
     let pod = |m: &ObjId| ix.pod(*m);
     g.present = members.len();
-    g.finished = members.iter().filter(|m| pod(m).is_some_and(|p| p.terminal())).count();
+    g.finished = members
+        .iter()
+        .filter(|m| pod(m).is_some_and(|p| p.terminal()))
+        .count();
     g.live = g.present - g.finished;
     g.waiting = members
         .iter()

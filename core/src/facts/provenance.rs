@@ -13,7 +13,10 @@ use serde_json::Value;
 /// The group annotations that name a topology key the group's controller pins its pods to.
 const EXCLUSIVE_TOPOLOGY: &[(&str, &str)] = &[
     ("alpha.jobset.sigs.k8s.io/exclusive-topology", "JobSet"),
-    ("leaderworkerset.sigs.k8s.io/exclusive-topology", "LeaderWorkerSet"),
+    (
+        "leaderworkerset.sigs.k8s.io/exclusive-topology",
+        "LeaderWorkerSet",
+    ),
     (
         "leaderworkerset.sigs.k8s.io/subgroup-exclusive-topology",
         "LeaderWorkerSet",

@@ -41,7 +41,10 @@ pub fn fact(ctx: &Ctx) -> Option<QueueCapability> {
     }
     let pns = pv.at("/metadata/namespace").and_then(Value::as_str);
     let pg = ix.value(ix.get(api_group, "PodGroup", pns, name)?);
-    let queue = pg.at("/spec/queue").and_then(Value::as_str).unwrap_or("default");
+    let queue = pg
+        .at("/spec/queue")
+        .and_then(Value::as_str)
+        .unwrap_or("default");
     let q = ix.value(ix.get(api_group, "Queue", None, queue)?);
     let cap = quantity_map(q.at("/spec/capability")?);
     let need = match pg.at("/spec/minResources") {
@@ -74,7 +77,12 @@ fn members_requests(
 ) -> std::collections::BTreeMap<String, f64> {
     let mut sum = std::collections::BTreeMap::new();
     for &m in ctx.ix.pods_in_group(namespace, group) {
-        for (r, q) in ctx.ix.pod(m).map(|p| p.requests.clone()).unwrap_or_default() {
+        for (r, q) in ctx
+            .ix
+            .pod(m)
+            .map(|p| p.requests.clone())
+            .unwrap_or_default()
+        {
             *sum.entry(r).or_insert(0.0) += q;
         }
     }
