@@ -185,6 +185,11 @@ pub const POD_NEEDS: &[(&str, &str, Need)] = &[
     ("scheduling.volcano.sh", "PodGroup", Need::Gang),
     ("scheduling.x-k8s.io", "PodGroup", Need::Gang),
     ("scheduler.grove.io", "PodGang", Need::Grove),
+    // Kubernetes' own gangs are named in the pod's spec (`workloadRef`, `schedulingGroup`),
+    // which the pod's signs do not carry: read whenever the cluster serves them (alpha, off by
+    // default, so discovery leaves them out of most clusters' reads).
+    ("scheduling.k8s.io", "Workload", Need::Always),
+    ("scheduling.k8s.io", "PodGroup", Need::Always),
     ("karpenter.sh", "NodePool", Need::Never),
     ("", "PersistentVolumeClaim", Need::Volumes),
     ("storage.k8s.io", "StorageClass", Need::Never),
