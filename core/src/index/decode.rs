@@ -172,28 +172,16 @@ impl PodSpecIdx {
     /// The key of the pod's native gang in the pods-by-group table, read as
     /// [`super::native_gang_of`] reads it from a whole pod.
     fn native_gang_key(&self) -> Option<String> {
-        let gang = if let Some(name) = self
-            .scheduling_group
-            .as_ref()
-            .and_then(|g| g.pod_group_name.as_deref())
-            .filter(|n| !n.is_empty())
-        {
-            super::NativeGang {
-                kind: "PodGroup",
-                name,
-                pod_group: None,
-                replica: None,
-            }
-        } else {
-            let r = self.workload_ref.as_ref().filter(|r| !r.name.is_empty())?;
-            super::NativeGang {
-                kind: "Workload",
-                name: &r.name,
-                pod_group: r.pod_group.as_deref(),
-                replica: r.pod_group_replica_key.as_deref().filter(|k| !k.is_empty()),
-            }
-        };
-        Some(gang.key())
+        let r = self.workload_ref.as_ref();
+        super::NativeGang::of_fields(
+            self.scheduling_group
+                .as_ref()
+                .and_then(|g| g.pod_group_name.as_deref()),
+            r.map(|r| r.name.as_str()),
+            r.and_then(|r| r.pod_group.as_deref()),
+            r.and_then(|r| r.pod_group_replica_key.as_deref()),
+        )
+        .map(|g| g.key())
     }
 }
 

@@ -441,25 +441,41 @@ impl<'a> NativeGang<'a> {
 
 /// The native gang a pod belongs to, from either shape of the API.
 pub fn native_gang_of(pv: &serde_json::Value) -> Option<NativeGang<'_>> {
-    let str_at = |p: &str| {
-        pv.pointer(p)
-            .and_then(serde_json::Value::as_str)
-            .filter(|v| !v.is_empty())
-    };
-    if let Some(name) = str_at("/spec/schedulingGroup/podGroupName") {
-        return Some(NativeGang {
-            kind: "PodGroup",
-            name,
-            pod_group: None,
-            replica: None,
-        });
+    let str_at = |p: &str| pv.pointer(p).and_then(serde_json::Value::as_str);
+    NativeGang::of_fields(
+        str_at("/spec/schedulingGroup/podGroupName"),
+        str_at("/spec/workloadRef/name"),
+        str_at("/spec/workloadRef/podGroup"),
+        str_at("/spec/workloadRef/podGroupReplicaKey"),
+    )
+}
+
+impl<'a> NativeGang<'a> {
+    /// The gang from the pod's fields (`schedulingGroup.podGroupName`, then `workloadRef`'s
+    /// name, pod group and replica key), an empty value counting as absent: the one reading of
+    /// both shapes, for a whole pod and for the index's typed decoding alike.
+    pub fn of_fields(
+        group: Option<&'a str>,
+        workload: Option<&'a str>,
+        pod_group: Option<&'a str>,
+        replica: Option<&'a str>,
+    ) -> Option<NativeGang<'a>> {
+        let set = |v: Option<&'a str>| v.filter(|v| !v.is_empty());
+        if let Some(name) = set(group) {
+            return Some(NativeGang {
+                kind: "PodGroup",
+                name,
+                pod_group: None,
+                replica: None,
+            });
+        }
+        Some(NativeGang {
+            kind: "Workload",
+            name: set(workload)?,
+            pod_group: set(pod_group),
+            replica: set(replica),
+        })
     }
-    Some(NativeGang {
-        kind: "Workload",
-        name: str_at("/spec/workloadRef/name")?,
-        pod_group: str_at("/spec/workloadRef/podGroup"),
-        replica: str_at("/spec/workloadRef/podGroupReplicaKey"),
-    })
 }
 
 impl Index {
