@@ -4,6 +4,7 @@
 //! `cli.rs`, shared with the completion helper).
 
 mod exporter;
+mod httpd;
 mod live;
 mod mcp;
 mod metrics;
