@@ -7,6 +7,7 @@ mod exporter;
 mod httpd;
 mod live;
 mod mcp;
+mod mcp_lines;
 mod metrics;
 mod plan;
 mod practice;

@@ -12,6 +12,7 @@ mod fit;
 mod lab;
 mod live;
 mod mcp_client;
+mod mcp_limits;
 mod metrics;
 mod offline;
 mod practice;
