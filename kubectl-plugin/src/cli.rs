@@ -465,7 +465,13 @@ pub fn parse_depth(s: &str) -> Result<usize, String> {
 }
 
 /// `--lang`: a language the core has texts for (`ko`, `ko-KR` and `ko_KR.UTF-8` are Korean).
+/// Empty means the default, as an empty `LANG` does: `KUBECTL_LAYER_LANG=` in a shell's rc file
+/// (or a wrapper that sets it from a variable that is unset) must not make every command, the
+/// completion script sourced at start included, exit 2.
 pub fn parse_lang(s: &str) -> Result<layer_core::Lang, String> {
+    if s.trim().is_empty() {
+        return Ok(layer_core::Lang::default());
+    }
     layer_core::Lang::from_code(s).map_err(|e| e.to_string())
 }
 
@@ -488,7 +494,7 @@ impl Input {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_depth, parse_duration, parse_now};
+    use super::{parse_depth, parse_duration, parse_lang, parse_now};
 
     #[test]
     fn durations_say_what_is_wrong_with_them() {
@@ -521,6 +527,14 @@ mod tests {
         assert!(parse_depth("100000").unwrap_err().contains("1 to 512"));
         assert!(parse_depth("0").unwrap_err().contains("out of range"));
         assert!(parse_depth("deep").unwrap_err().contains("not a number"));
+    }
+
+    #[test]
+    fn an_empty_language_is_the_default_and_an_unknown_one_an_error() {
+        assert_eq!(parse_lang(""), Ok(layer_core::Lang::En));
+        assert_eq!(parse_lang("  "), Ok(layer_core::Lang::En));
+        assert_eq!(parse_lang("ko_KR.UTF-8"), Ok(layer_core::Lang::Ko));
+        assert!(parse_lang("fr").unwrap_err().contains("en and ko"));
     }
 
     #[test]
