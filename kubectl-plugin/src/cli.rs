@@ -83,7 +83,7 @@ pub struct Cli {
     pub command: Command,
     /// The language of the explanations: `en` or `ko` (Korean, in the course note's words).
     /// Commands, rule ids and the headline stay English (the headline is meant for an upstream
-    /// issue's title); `ko` shows its Korean beside it.
+    /// issue's title); `ko` shows its Korean beside it. Empty means `en`.
     #[arg(long, global = true, value_name = "LANG", env = "KUBECTL_LAYER_LANG",
           default_value = "en", value_parser = parse_lang, hide_env_values = true)]
     pub lang: layer_core::Lang,
@@ -151,7 +151,7 @@ pub enum Command {
     ///
     /// Register it with an MCP client as the command `kubectl-layer` with the arguments
     /// `mcp --offline -f bundle.json` (or `mcp` alone, for the live cluster).
-    #[command(after_long_help = EXIT_HELP)]
+    #[command(after_long_help = crate::limits::mcp_help())]
     Mcp(McpArgs),
     /// Serve `scan` as Prometheus metrics: /metrics on --listen, from the live cluster.
     ///
@@ -159,7 +159,8 @@ pub enum Command {
     /// the last finished scan (503 until the first one ends). The series are those of `scan -o
     /// prometheus`, plus the exporter's own (`kubectl_layer_up`, the scan's duration, time and
     /// failures). deploy/exporter.yaml runs it in a cluster with the read-only ClusterRole.
-    #[command(after_long_help = EXIT_HELP)]
+
+    #[command(after_long_help = crate::limits::exporter_help())]
     Exporter(ExporterArgs),
     /// Print the read-only ClusterRole that lists every read the tool makes.
     Rbac,

@@ -14,6 +14,7 @@
 //!   the kernel's socket buffers and a reference to the last scan's series.
 
 use hyper::body::{Bytes, Frame, SizeHint};
+use kubectl_layer::limits;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::io;
@@ -38,11 +39,11 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// What the exporter runs with (README and SECURITY.md quote these figures).
+    /// What the exporter runs with (`kubectl_layer::limits`).
     pub const DEFAULT: Limits = Limits {
-        connections: 32,
-        request: Duration::from_secs(5),
-        write_stall: Duration::from_secs(10),
+        connections: limits::EXPORTER_CONNECTIONS,
+        request: limits::EXPORTER_REQUEST_TIME,
+        write_stall: limits::EXPORTER_WRITE_STALL,
     };
 }
 

@@ -138,10 +138,8 @@ struct Answer {
     markdown: String,
 }
 
-/// The most one answer carries, its JSON and its text together: about 32,000 tokens, what an
-/// agent can read in one answer beside its own work. The one bound of an answer meant to be
-/// read whole: issue 40's scan summary for agents is held to it too.
-pub(crate) const ANSWER_MAX_BYTES: usize = 128 << 10;
+/// The most one answer carries (`kubectl_layer::limits`).
+pub(crate) use kubectl_layer::limits::MCP_ANSWER_BYTES as ANSWER_MAX_BYTES;
 
 /// How a tool's answer is narrowed: the JSON list that may be cut (none: the answer is one
 /// object) and what to tell the caller.

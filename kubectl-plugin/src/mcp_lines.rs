@@ -16,14 +16,9 @@ use std::borrow::Cow;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-/// The longest request line taken: the size of rmcp's own limit, so a client sees the same
-/// bound as before, now with an answer. A bundle larger than this goes in a file given with
-/// `-f` at start.
-pub const MAX_REQUEST_BYTES: usize = 16 << 20;
-
-/// The deepest a request may nest arrays and objects. An MCP request's own shape is a few
-/// levels (`params.arguments.bundle`); every argument the tools take is a string or a word.
-pub const MAX_REQUEST_DEPTH: usize = 32;
+pub use kubectl_layer::limits::{
+    MCP_REQUEST_BYTES as MAX_REQUEST_BYTES, MCP_REQUEST_DEPTH as MAX_REQUEST_DEPTH,
+};
 
 /// How much of a line cut off for its size is kept to read its id from.
 const HEAD_BYTES: usize = 4096;
@@ -157,16 +152,16 @@ fn judge(line: &[u8]) -> Result<Option<RxJsonRpcMessage<RoleServer>>, ErrorAnswe
     }
 }
 
-/// The error answering a line, as a JSON-RPC error response.
+/// The error answering a line: a JSON-RPC error response, framed as a line.
 #[derive(Debug)]
-struct ErrorAnswer(TxJsonRpcMessage<RoleServer>);
+struct ErrorAnswer(Vec<u8>);
 
 impl ErrorAnswer {
     fn new(id: Option<RequestId>, code: ErrorCode, message: String) -> ErrorAnswer {
-        ErrorAnswer(TxJsonRpcMessage::<RoleServer>::error(
+        ErrorAnswer(framed(&TxJsonRpcMessage::<RoleServer>::error(
             ErrorData::new(code, Cow::Owned(message), None),
             id,
-        ))
+        )))
     }
 
     /// The answer to a line cut off at `limit` bytes, whose first bytes are `head`.
@@ -282,7 +277,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> rmcp::transport::Transport<RoleServe
                     }
                 }
             };
-            self.refusal = Some(framed(&answer.0));
+            self.refusal = Some(answer.0);
         }
     }
 
@@ -338,12 +333,15 @@ mod tests {
         let e = judge(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":7}"#)
             .err()
             .unwrap();
-        let v = serde_json::to_value(&e.0).unwrap();
+        let v = serde_json::from_slice::<serde_json::Value>(&e.0).unwrap();
         assert_eq!(
             (v["id"].clone(), v["error"]["code"].clone()),
             (4.into(), (-32600).into())
         );
         let e = ErrorAnswer::too_long(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","par"#, 10);
-        assert_eq!(serde_json::to_value(&e.0).unwrap()["id"], 5);
+        assert_eq!(
+            serde_json::from_slice::<serde_json::Value>(&e.0).unwrap()["id"],
+            5
+        );
     }
 }
