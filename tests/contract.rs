@@ -164,10 +164,25 @@ fn targets_resolve_by_kubectl_spellings_and_report_what_is_close() {
         }
         other => panic!("expected ambiguity, got {other:?}"),
     }
-    assert!(matches!(
-        resolve("pg/g", None),
-        Err(TargetError::Ambiguous { .. })
-    ));
+    // Two PodGroups of one name in two API groups: each candidate names its group, and
+    // resolves to that one object.
+    match resolve("pg/g", None) {
+        Err(TargetError::Ambiguous { candidates, .. }) => {
+            assert_eq!(
+                candidates,
+                vec![
+                    "PodGroup.scheduling.run.ai/ml/g",
+                    "PodGroup.scheduling.volcano.sh/ml/g"
+                ]
+            );
+            for c in &candidates {
+                let id = resolve(c, None).unwrap_or_else(|e| panic!("{c}: {e}"));
+                let group = c.split_once('.').unwrap().1.split_once('/').unwrap().0;
+                assert_eq!(ix.object(id).group(), group, "{c}");
+            }
+        }
+        other => panic!("expected ambiguity, got {other:?}"),
+    }
     match resolve("trainer-1", Some("ml")) {
         // Suggested as arguments one can paste after `why`.
         Err(TargetError::NotFound { closest, .. }) => assert!(

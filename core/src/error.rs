@@ -165,7 +165,7 @@ pub enum TargetError {
     /// `closest` holds target arguments one can paste after `why` (`job/trainer -n ml`).
     #[error("{what} is not in the bundle{}", closest_hint(closest))]
     NotFound { what: String, closest: Vec<String> },
-    #[error("{what} matches several objects; add -n NAMESPACE or KIND/: {}", candidates.join(", "))]
+    #[error("{what} matches several objects; add -n NAMESPACE or KIND/ (KIND.GROUP/ where two API groups have the kind), or give one of: {}", candidates.join(", "))]
     Ambiguous {
         what: String,
         candidates: Vec<String>,

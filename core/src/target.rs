@@ -160,14 +160,32 @@ pub fn resolve(ix: &Index, spec: &TargetSpec) -> Result<ObjId, TargetError> {
             })
         }
         _ => {
-            let mut candidates: Vec<String> = hits
-                .iter()
-                .map(|&id| object_ref(ix, id).target_value())
-                .collect();
+            let mut candidates = ambiguous_candidates(ix, &hits);
             candidates.sort();
             Err(TargetError::Ambiguous { what, candidates })
         }
     }
+}
+
+/// The objects a target matches, as one can paste them after `why`: `Kind/namespace/name`,
+/// and `Kind.group/namespace/name` where another of them has the same kind, namespace and name
+/// in another API group (a kueue.x-k8s.io Workload and a scheduling.k8s.io one), so that every
+/// candidate names one object.
+fn ambiguous_candidates(ix: &Index, hits: &[ObjId]) -> Vec<String> {
+    let plain: Vec<(String, &str)> = hits
+        .iter()
+        .map(|&id| (object_ref(ix, id).target_value(), ix.object(id).group()))
+        .collect();
+    plain
+        .iter()
+        .map(|(value, group)| {
+            let twin = plain.iter().any(|(v, g)| v == value && g != group);
+            match value.split_once('/') {
+                Some((kind, rest)) if twin && !group.is_empty() => format!("{kind}.{group}/{rest}"),
+                _ => value.clone(),
+            }
+        })
+        .collect()
 }
 
 /// Up to five names of the same kind closest to what was asked for, after any work object of

@@ -83,7 +83,7 @@ pub struct Cli {
     pub command: Command,
     /// The language of the explanations: `en` or `ko` (Korean, in the course note's words).
     /// Commands, rule ids and the headline stay English (the headline is meant for an upstream
-    /// issue's title); `ko` shows its Korean beside it.
+    /// issue's title); `ko` shows its Korean beside it. Empty means `en`.
     #[arg(long, global = true, value_name = "LANG", env = "KUBECTL_LAYER_LANG",
           default_value = "en", value_parser = parse_lang, hide_env_values = true)]
     pub lang: layer_core::Lang,
@@ -154,7 +154,7 @@ pub enum Command {
     ///
     /// Register it with an MCP client as the command `kubectl-layer` with the arguments
     /// `mcp --offline -f bundle.json` (or `mcp` alone, for the live cluster).
-    #[command(after_long_help = EXIT_HELP)]
+    #[command(after_long_help = crate::limits::mcp_help())]
     Mcp(McpArgs),
     /// Serve `scan` as Prometheus metrics: /metrics on --listen, from the live cluster.
     ///
@@ -162,7 +162,8 @@ pub enum Command {
     /// the last finished scan (503 until the first one ends). The series are those of `scan -o
     /// prometheus`, plus the exporter's own (`kubectl_layer_up`, the scan's duration, time and
     /// failures). deploy/exporter.yaml runs it in a cluster with the read-only ClusterRole.
-    #[command(after_long_help = EXIT_HELP)]
+
+    #[command(after_long_help = crate::limits::exporter_help())]
     Exporter(ExporterArgs),
     /// Print the read-only ClusterRole that lists every read the tool makes.
     Rbac,
@@ -468,7 +469,13 @@ pub fn parse_depth(s: &str) -> Result<usize, String> {
 }
 
 /// `--lang`: a language the core has texts for (`ko`, `ko-KR` and `ko_KR.UTF-8` are Korean).
+/// Empty means the default, as an empty `LANG` does: `KUBECTL_LAYER_LANG=` in a shell's rc file
+/// (or a wrapper that sets it from a variable that is unset) must not make every command, the
+/// completion script sourced at start included, exit 2.
 pub fn parse_lang(s: &str) -> Result<layer_core::Lang, String> {
+    if s.trim().is_empty() {
+        return Ok(layer_core::Lang::default());
+    }
     layer_core::Lang::from_code(s).map_err(|e| e.to_string())
 }
 
@@ -491,7 +498,7 @@ impl Input {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_depth, parse_duration, parse_now};
+    use super::{parse_depth, parse_duration, parse_lang, parse_now};
 
     #[test]
     fn durations_say_what_is_wrong_with_them() {
@@ -524,6 +531,14 @@ mod tests {
         assert!(parse_depth("100000").unwrap_err().contains("1 to 512"));
         assert!(parse_depth("0").unwrap_err().contains("out of range"));
         assert!(parse_depth("deep").unwrap_err().contains("not a number"));
+    }
+
+    #[test]
+    fn an_empty_language_is_the_default_and_an_unknown_one_an_error() {
+        assert_eq!(parse_lang(""), Ok(layer_core::Lang::En));
+        assert_eq!(parse_lang("  "), Ok(layer_core::Lang::En));
+        assert_eq!(parse_lang("ko_KR.UTF-8"), Ok(layer_core::Lang::Ko));
+        assert!(parse_lang("fr").unwrap_err().contains("en and ko"));
     }
 
     #[test]

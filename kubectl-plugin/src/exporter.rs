@@ -14,8 +14,13 @@
 //!
 //! Every scan connects anew: the reader's deadline covers one read, and a rotated service
 //! account token or kubeconfig is picked up.
+//!
+//! The HTTP side and its limits (connections held, request and write timeouts) are
+//! `httpd.rs`'s; a scrape is answered with the last scan's series shared, not copied.
 
+use crate::httpd::{self, Reply};
 use crate::{Failure, live, metrics};
+use hyper::body::Bytes;
 use kubectl_layer::cli::ExporterArgs;
 use layer_core::{Engine, Options, ReadLimits};
 use std::sync::{Arc, Mutex};
@@ -24,8 +29,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 /// What the scans have produced so far.
 #[derive(Default)]
 struct State {
-    /// The series of the last scan that worked.
-    last_good: Option<String>,
+    /// The series of the last scan that worked, shared by every scrape that sends them.
+    last_good: Option<Bytes>,
     /// When it ended, in seconds since the epoch.
     last_good_at: f64,
     /// Whether the last scan worked.
@@ -39,14 +44,18 @@ struct State {
 }
 
 impl State {
-    /// The whole answer to a scrape, or `None` before the first scan has ended.
-    fn exposition(&self) -> Option<String> {
+    /// The whole answer to a scrape, in pieces (the last good series, then the exporter's
+    /// own), or `None` before the first scan has ended.
+    fn exposition(&self) -> Option<Vec<Bytes>> {
         if self.scans == 0 && self.running {
             return None;
         }
-        let mut out = self.last_good.clone().unwrap_or_default();
-        own_series(&mut out, self);
-        Some(out)
+        let mut own = String::new();
+        own_series(&mut own, self);
+        Some(vec![
+            self.last_good.clone().unwrap_or_default(),
+            Bytes::from(own),
+        ])
     }
 }
 
@@ -117,40 +126,49 @@ pub fn serve(args: ExporterArgs) -> Result<u8, Failure> {
         tokio::spawn(supervise(state.clone(), interval, move || {
             scan_forever(args.clone(), engine.clone(), looping.clone())
         }));
-        let app = axum::Router::new()
-            .route("/metrics", axum::routing::get(scrape))
-            .route("/", axum::routing::get(index))
-            .with_state(state);
-        axum::serve(listener, app)
-            .await
-            .map_err(|e| Failure::new(2, "io", format!("serving {addr}: {e}")))?;
+        let held = Arc::new(httpd::Held::default());
+        httpd::serve(
+            listener,
+            httpd::Limits::DEFAULT,
+            held,
+            move |method, path| answer(&state, method, path),
+        )
+        .await;
         Ok(0)
     })
 }
 
-async fn index() -> &'static str {
-    "kubectl-layer exporter: the metrics are at /metrics\n"
-}
-
-async fn scrape(
-    axum::extract::State(state): axum::extract::State<Arc<Mutex<State>>>,
-) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    let answer = state.lock().map(|s| s.exposition()).unwrap_or(None);
-    match answer {
-        Some(body) => (
-            [(
-                http::header::CONTENT_TYPE,
-                "text/plain; version=0.0.4; charset=utf-8",
-            )],
-            body,
-        )
-            .into_response(),
-        None => (
-            http::StatusCode::SERVICE_UNAVAILABLE,
-            "the first scan has not ended yet\n",
-        )
-            .into_response(),
+/// The answer to one request: /metrics, the index page, or why not.
+fn answer(state: &Mutex<State>, method: &http::Method, path: &str) -> Reply {
+    use http::StatusCode;
+    let text = |status, s: &'static str| Reply {
+        status,
+        content_type: "text/plain; charset=utf-8",
+        body: vec![Bytes::from_static(s.as_bytes())],
+    };
+    if method != http::Method::GET && method != http::Method::HEAD {
+        return text(StatusCode::METHOD_NOT_ALLOWED, "only GET is served\n");
+    }
+    match path {
+        "/metrics" => match lock(state).exposition() {
+            Some(body) => Reply {
+                status: StatusCode::OK,
+                content_type: "text/plain; version=0.0.4; charset=utf-8",
+                body,
+            },
+            None => text(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the first scan has not ended yet\n",
+            ),
+        },
+        "/" => text(
+            StatusCode::OK,
+            "kubectl-layer exporter: the metrics are at /metrics\n",
+        ),
+        _ => text(
+            StatusCode::NOT_FOUND,
+            "not found: the metrics are at /metrics\n",
+        ),
     }
 }
 
@@ -200,7 +218,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 async fn scan_forever(args: Arc<ExporterArgs>, engine: Arc<Engine>, state: Arc<Mutex<State>>) {
     loop {
         let started = Instant::now();
-        let outcome = scan_once(&args, &engine).await;
+        let outcome = scan_once(&args, &engine).await.map(Bytes::from);
         let duration = started.elapsed();
         let number = {
             let mut s = lock(&state);
@@ -293,6 +311,12 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
+    /// What a scrape is answered with now, as one text.
+    fn served(state: &Mutex<State>) -> String {
+        let parts = lock(state).exposition().expect("served");
+        parts.iter().map(|b| String::from_utf8_lossy(b)).collect()
+    }
+
     /// Polls `state` every few milliseconds until `done` holds (at most 10 s).
     async fn until(state: &Mutex<State>, done: impl Fn(&State) -> bool) {
         let start = Instant::now();
@@ -328,7 +352,8 @@ mod tests {
                                 let mut s = lock(&state);
                                 s.scans += 1;
                                 s.up = true;
-                                s.last_good = Some("kubectl_layer_scan_objects 7\n".into());
+                                s.last_good =
+                                    Some(Bytes::from_static(b"kubectl_layer_scan_objects 7\n"));
                             }
                             tokio::time::sleep(Duration::from_millis(200)).await;
                         }
@@ -341,21 +366,21 @@ mod tests {
             ));
             // The first loop dies before any scan: down, not 503.
             until(&state, |s| !s.running && loops.load(Ordering::SeqCst) == 1).await;
-            let body = lock(&state).exposition().expect("served");
+            let body = served(&state);
             assert!(body.contains("kubectl_layer_up 0\n"), "{body}");
             // The second scans once, then dies: down at once, its series kept.
             until(&state, |s| s.running && loops.load(Ordering::SeqCst) == 2).await;
             assert!(lock(&state).exposition().is_none(), "no scan yet: 503");
             until(&state, |s| s.scans == 1 && s.up).await;
-            let body = lock(&state).exposition().expect("served");
+            let body = served(&state);
             assert!(body.contains("kubectl_layer_up 1\n"), "{body}");
             until(&state, |s| !s.running).await;
-            let body = lock(&state).exposition().expect("served");
+            let body = served(&state);
             assert!(body.contains("kubectl_layer_up 0\n"), "{body}");
             assert!(body.contains("kubectl_layer_scan_objects 7\n"), "{body}");
             // Made again, it is up only once a scan of its own works.
             until(&state, |s| s.running && loops.load(Ordering::SeqCst) == 3).await;
-            let body = lock(&state).exposition().expect("served");
+            let body = served(&state);
             assert!(body.contains("kubectl_layer_up 0\n"), "{body}");
         });
     }

@@ -4,8 +4,10 @@
 //! `cli.rs`, shared with the completion helper).
 
 mod exporter;
+mod httpd;
 mod live;
 mod mcp;
+mod mcp_lines;
 mod metrics;
 mod plan;
 mod practice;

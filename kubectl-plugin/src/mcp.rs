@@ -10,6 +10,13 @@
 //! Where the objects come from, per call: the call's `bundle` text; else the files given with
 //! `-f` at start; else the live cluster, connected anew for each call (the reader's deadline is
 //! per read, and a changed kubeconfig is picked up), unless `--offline`.
+//!
+//! Limits: a request is one line of at most `mcp_lines::MAX_REQUEST_BYTES`, nested at most
+//! `mcp_lines::MAX_REQUEST_DEPTH` deep, and one refused for either (or for not being JSON) is
+//! answered with a JSON-RPC error (`mcp_lines.rs`). An answer carries at most
+//! [`ANSWER_MAX_BYTES`], its JSON and its text together ([`bounded`]): a list is cut to the
+//! items that fit, the answer says so with a hint to narrow the call, and an answer that cannot
+//! be cut is a tool error with that hint.
 
 use crate::{Failure, live};
 use kubectl_layer::cli::{Live, McpArgs};
@@ -54,6 +61,10 @@ struct ScanInput {
     /// Only this namespace (default: every namespace of the bundle; live, every namespace).
     #[serde(default)]
     namespace: Option<String>,
+    /// At most this many pieces of work, the first in the scan's order (default: as many as
+    /// fit in one answer). The answer's `truncated` says how many there are.
+    #[serde(default)]
+    limit: Option<usize>,
     /// The text of `kubectl get … -o json` or `-o yaml` output to scan instead of the cluster.
     #[serde(default)]
     bundle: Option<String>,
@@ -127,6 +138,114 @@ struct Answer {
     markdown: String,
 }
 
+/// The most one answer carries (`kubectl_layer::limits`).
+pub(crate) use kubectl_layer::limits::MCP_ANSWER_BYTES as ANSWER_MAX_BYTES;
+
+/// How a tool's answer is narrowed: the JSON list that may be cut (none: the answer is one
+/// object) and what to tell the caller.
+fn narrowing(tool: &str) -> (Option<&'static str>, &'static str) {
+    match tool {
+        "scan" => (
+            Some("diagnoses"),
+            "Narrow it: `namespace` for one namespace, `limit` for the first pieces of work, or \
+             `why` with a `target` for one of them.",
+        ),
+        "fit" => (
+            Some("diagnoses"),
+            "Narrow it: judge fewer pieces of work at a time (a manifest of one Job, JobSet or \
+             Deployment).",
+        ),
+        "rules" => (
+            Some("rules"),
+            "Narrow it: `layer` for one layer's rules, or `explain` for one rule.",
+        ),
+        _ => (
+            None,
+            "Narrow it: ask `why` about one pod of the work (its name as `target`, with \
+             `namespace`), or pass a `bundle` of only the objects it needs.",
+        ),
+    }
+}
+
+/// Mark `json`'s list `field` as cut to `shown` of `total` items, and say why and what to do.
+fn note_cut(json: &mut Value, field: &str, shown: usize, total: usize, why: String) {
+    if let Value::Object(o) = json {
+        o.insert(
+            "truncated".to_string(),
+            serde_json::json!({"field": field, "shown": shown, "total": total, "why": why}),
+        );
+    }
+}
+
+/// `answer` within [`ANSWER_MAX_BYTES`]: the JSON's list cut to the items that fit (the first
+/// ones, in the tool's order) and the text cut at a line, each saying so with `hint`; an
+/// answer whose JSON cannot be cut to fit is a failure carrying the hint.
+fn bounded(tool: &str, mut answer: Answer) -> Result<Answer, Failure> {
+    let (list, hint) = narrowing(tool);
+    let json_len = serde_json::to_vec(&answer.json).map_or(0, |v| v.len());
+    let md_len = answer.markdown.len();
+    let total = json_len + md_len;
+    if total <= ANSWER_MAX_BYTES {
+        return Ok(answer);
+    }
+    let why = format!(
+        "The whole answer is {total} bytes; one answer carries at most {ANSWER_MAX_BYTES}. {hint}"
+    );
+    // Each side keeps up to half the bound, and whatever the other does not use.
+    let half = ANSWER_MAX_BYTES / 2;
+    let md_budget = half
+        .max(ANSWER_MAX_BYTES.saturating_sub(json_len))
+        .min(md_len);
+    let json_budget = ANSWER_MAX_BYTES - md_budget;
+    if json_len > json_budget {
+        let fits = list.is_some_and(|field| cut_list(&mut answer.json, field, json_budget, &why));
+        if !fits {
+            return Err(Failure::new(2, "answer-too-large", why));
+        }
+    }
+    if md_len > md_budget {
+        answer.markdown = cut_text(&answer.markdown, md_budget, &why);
+    }
+    Ok(answer)
+}
+
+/// Keep the first items of `json[field]` whose JSON fits in `budget` with the rest of
+/// `json` and the note; false if not even none of them do.
+fn cut_list(json: &mut Value, field: &str, budget: usize, why: &str) -> bool {
+    let Some(items) = json
+        .get_mut(field)
+        .and_then(Value::as_array_mut)
+        .map(std::mem::take)
+    else {
+        return false;
+    };
+    let total = items.len();
+    note_cut(json, field, total, total, why.to_string());
+    let rest = serde_json::to_vec(&*json).map_or(usize::MAX, |v| v.len());
+    let mut used = rest;
+    let shown = items
+        .iter()
+        .take_while(|item| {
+            used += serde_json::to_vec(item).map_or(usize::MAX, |v| v.len()) + 1;
+            used <= budget
+        })
+        .count();
+    note_cut(json, field, shown, total, why.to_string());
+    json[field] = Value::Array(items.into_iter().take(shown).collect());
+    rest <= budget
+}
+
+/// `text` cut at the last line that fits in `budget` with the note saying why.
+fn cut_text(text: &str, budget: usize, why: &str) -> String {
+    let note = format!("\n\n_Cut here. {why}_\n");
+    let mut end = budget.saturating_sub(note.len()).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let end = text[..end].rfind('\n').unwrap_or(0);
+    format!("{}{note}", &text[..end])
+}
+
 /// The server: the engine and where objects come from when a call brings none.
 struct Server {
     engine: Arc<Engine>,
@@ -172,7 +291,11 @@ pub fn serve(args: McpArgs, lang: layer_core::Lang) -> Result<u8, Failure> {
         .map_err(|e| Failure::new(2, "io", format!("cannot start the runtime: {e}")))?;
     rt.block_on(async {
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(crate::mcp_lines::Lines::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+                crate::mcp_lines::MAX_REQUEST_BYTES,
+            ))
             .await
             .map_err(|e| Failure::new(2, "mcp", format!("MCP handshake: {e}")))?;
         running
@@ -404,12 +527,20 @@ impl Server {
             },
         };
         let opts = self.options();
-        let namespace = input.namespace;
+        let (namespace, limit) = (input.namespace, input.limit);
         blocking(move || {
-            let report =
+            let mut report =
                 layer_core::target::scan_namespace(&engine, &ix, &opts, namespace.as_deref());
+            let total = report.diagnoses.len();
+            let shown = limit.map_or(total, |n| n.min(total));
+            report.diagnoses.truncate(shown);
+            let mut json = to_json(&report)?;
+            if shown < total {
+                let why = format!("`limit` is {shown}; the scan found {total} pieces of work.");
+                note_cut(&mut json, "diagnoses", shown, total, why);
+            }
             Ok(Answer {
-                json: to_json(&report)?,
+                json,
                 markdown: render::scan_markdown(&report),
             })
         })
@@ -551,14 +682,81 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let result = match self.call(request).await {
+        let tool = request.name.to_string();
+        let result = match self.call(request).await.and_then(|a| bounded(&tool, a)) {
             Ok(a) => {
                 let mut r = CallToolResult::success(vec![ContentBlock::text(a.markdown)]);
                 r.structured_content = Some(a.json);
                 r
             }
-            Err(f) => CallToolResult::error(vec![ContentBlock::text(failure_text(&f))]),
+            Err(f) => {
+                let mut text = failure_text(&f);
+                if text.len() > ANSWER_MAX_BYTES {
+                    let why = format!("The error is {} bytes.", text.len());
+                    text = cut_text(&text, ANSWER_MAX_BYTES, &why);
+                }
+                CallToolResult::error(vec![ContentBlock::text(text)])
+            }
         };
         Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer of `n` items of about 1 KiB each, in JSON and as text lines.
+    fn answer_of(n: usize) -> Answer {
+        let item = |i: usize| serde_json::json!({"name": format!("w{i}"), "pad": "p".repeat(1000)});
+        Answer {
+            json: serde_json::json!({"schemaVersion": "1", "diagnoses": (0..n).map(item).collect::<Vec<_>>()}),
+            markdown: (0..n)
+                .map(|i| format!("| w{i} | {} |\n", "p".repeat(1000)))
+                .collect(),
+        }
+    }
+
+    fn size(a: &Answer) -> usize {
+        serde_json::to_vec(&a.json).unwrap().len() + a.markdown.len()
+    }
+
+    #[test]
+    fn an_answer_within_the_bound_is_left_as_it_is() {
+        let a = bounded("scan", answer_of(10)).ok().unwrap();
+        assert_eq!(a.json["diagnoses"].as_array().unwrap().len(), 10);
+        assert!(a.json.get("truncated").is_none() && !a.markdown.contains("Cut here"));
+    }
+
+    #[test]
+    fn a_list_over_the_bound_is_cut_to_what_fits_and_says_so() {
+        let a = bounded("scan", answer_of(1000)).ok().unwrap();
+        assert!(size(&a) <= ANSWER_MAX_BYTES, "{}", size(&a));
+        let shown = a.json["diagnoses"].as_array().unwrap().len();
+        // The JSON's half of the bound holds about 60 of these items: not far fewer.
+        assert!(shown > ANSWER_MAX_BYTES / 2 / 1100, "{shown}");
+        assert_eq!(a.json["truncated"]["shown"], shown);
+        assert_eq!(a.json["truncated"]["total"], 1000);
+        assert!(
+            a.json["truncated"]["why"]
+                .as_str()
+                .unwrap()
+                .contains("`namespace`")
+        );
+        assert!(a.markdown.ends_with("_\n") && a.markdown.contains("Cut here"));
+        // Cut at a line: every row before the note is whole.
+        let rows = a.markdown.split("\n\n_Cut here").next().unwrap();
+        assert!(rows.lines().all(|l| l.ends_with(" |")), "a row cut in two");
+    }
+
+    #[test]
+    fn one_object_over_the_bound_is_an_error_with_the_hint() {
+        let a = Answer {
+            json: serde_json::json!({"kind": "Job", "pad": "p".repeat(ANSWER_MAX_BYTES)}),
+            markdown: String::new(),
+        };
+        let f = bounded("why", a).err().expect("refused");
+        assert_eq!(f.code, "answer-too-large");
+        assert!(f.message.contains("`target`"), "{}", f.message);
     }
 }

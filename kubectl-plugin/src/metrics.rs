@@ -2,8 +2,9 @@
 //! prometheus` prints and the exporter serves.
 //!
 //! One series per piece of work that does not run, labelled with the verdict (the blocking
-//! layer, its state, the outlook and the rule it rests on) and the work's identity, always
-//! valued 1, so that `sum by (layer) (kubectl_layer_blocked)` and an alert on one Job read the
+//! layer, its state, the outlook and the rule it rests on) and the work's identity (its API
+//! group too: a kueue.x-k8s.io Workload and a scheduling.k8s.io one of the same name are two
+//! series, not one written twice), always valued 1, so that `sum by (layer) (kubectl_layer_blocked)` and an alert on one Job read the
 //! same series. The totals by layer and state are written for every layer and state, zeros
 //! included: an alert on a total must see 0, not an absent series, when nothing blocks.
 
@@ -22,7 +23,8 @@ pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> Str
         &mut out,
         "kubectl_layer_blocked",
         "A piece of work that does not run, with the layer that blocks it, the verdict's state \
-         and outlook and the rule it rests on (layer and rule empty when nothing explains it).",
+         and outlook and the rule it rests on (layer and rule empty when nothing explains it), \
+         and its kind, API group (empty: the core group), namespace and name.",
     );
     for d in &report.diagnoses {
         let v = &d.verdict;
@@ -35,6 +37,7 @@ pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> Str
                 ("outlook", &outlook(d)),
                 ("rule", v.rule.as_deref().unwrap_or("")),
                 ("kind", &d.target.kind),
+                ("group", group(d)),
                 ("namespace", d.target.namespace.as_deref().unwrap_or("")),
                 ("name", &d.target.name),
             ],
@@ -130,6 +133,11 @@ fn totals_keys() -> impl Iterator<Item = (Option<Layer>, LayerState)> {
         .into_iter()
         .flat_map(|l| STATES[..2].iter().map(move |&s| (Some(l), s)))
         .chain(std::iter::once((None, STATES[2])))
+}
+
+/// The work's API group: empty for the core group (and for a target without its apiVersion).
+fn group(d: &Diagnosis) -> &str {
+    layer_core::bundle::group_of(d.target.api_version.as_deref().unwrap_or(""))
 }
 
 /// The verdict's outlook (`never`, `waiting`), read through the contract's JSON so that the

@@ -76,14 +76,10 @@ pub(crate) fn run(
         say(out, &s)?;
         let _ = out.flush();
         let choice = loop {
-            let mut line = String::new();
-            match input.read_line(&mut line) {
-                Ok(0) | Err(_) => {
-                    say(out, "\n")?;
-                    break 'round;
-                }
-                Ok(_) => {}
-            }
+            let Some(line) = read_answer(input) else {
+                say(out, "\n")?;
+                break 'round;
+            };
             let a = line.trim();
             if a.eq_ignore_ascii_case("q") {
                 break 'round;
@@ -139,6 +135,36 @@ pub(crate) fn run(
     Ok(0)
 }
 
+/// The most of one answer line kept: a choice's name is a few words. The rest of a longer
+/// line is read and dropped as it arrives, so a huge line costs no more memory than this.
+const ANSWER_BYTES: usize = 1024;
+
+/// The next answer line (its first [`ANSWER_BYTES`]), or `None` at the end of the input or
+/// when it cannot be read.
+fn read_answer(input: &mut impl BufRead) -> Option<String> {
+    let mut kept = Vec::new();
+    let mut read_any = false;
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        if buf.is_empty() {
+            return read_any.then(|| String::from_utf8_lossy(&kept).into_owned());
+        }
+        read_any = true;
+        let newline = buf.iter().position(|&b| b == b'\n');
+        let take = newline.map_or(buf.len(), |i| i + 1);
+        let room = ANSWER_BYTES.saturating_sub(kept.len()).min(take);
+        kept.extend_from_slice(&buf[..room]);
+        input.consume(take);
+        if newline.is_some() {
+            return Some(String::from_utf8_lossy(&kept).into_owned());
+        }
+    }
+}
+
 /// Bank text, line by line, made safe for the terminal (it quotes bundles' events).
 fn shown(text: &str) -> String {
     text.lines()
@@ -185,6 +211,16 @@ fn shuffle<T>(items: &mut [T], seed: u64) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_answer_line_is_kept_to_its_first_bytes_and_the_next_line_is_the_next_answer() {
+        let mut input = std::io::Cursor::new(format!("{}\n2\nlast", "x".repeat(10 << 20)));
+        let huge = super::read_answer(&mut input).unwrap();
+        assert_eq!(huge.len(), super::ANSWER_BYTES);
+        assert_eq!(super::read_answer(&mut input).as_deref(), Some("2\n"));
+        assert_eq!(super::read_answer(&mut input).as_deref(), Some("last"));
+        assert_eq!(super::read_answer(&mut input), None);
+    }
+
     #[test]
     fn a_seed_gives_one_order_and_another_seed_another() {
         let mut a: Vec<u32> = (0..50).collect();

@@ -226,3 +226,80 @@ fn bundle_redacts_a_file_the_user_already_has() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not in the bundle"), "{}", stderr(&o));
 }
+
+#[test]
+fn an_empty_kubectl_layer_lang_is_the_default_language() {
+    let with_empty = |args: &[&str]| {
+        super::bin()
+            .env("KUBECTL_LAYER_LANG", "")
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    // The completion script sourced from a shell's rc file, and a command, as without it.
+    for args in [
+        &["completion", "bash"][..],
+        &["rules", "--layer", "runtime"][..],
+    ] {
+        let o = with_empty(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), stdout(&run(args)), "{args:?}");
+    }
+    // A language it has no texts for is still an error that names the ones it has.
+    let o = super::bin()
+        .env("KUBECTL_LAYER_LANG", "fr")
+        .args(["rules"])
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("en and ko"), "{}", stderr(&o));
+}
+
+#[test]
+fn two_objects_of_one_kind_and_name_in_two_api_groups_are_told_apart() {
+    let meta = serde_json::json!({"name": "train", "namespace": "ml", "uid": "u-k",
+                                  "creationTimestamp": "2026-01-01T00:00:00Z"});
+    let mut gang = meta.clone();
+    gang["uid"] = "u-s".into();
+    let bundle = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "kueue.x-k8s.io/v1beta1", "kind": "Workload", "metadata": meta,
+         "spec": {"queueName": "q", "podSets": []}},
+        {"apiVersion": "scheduling.k8s.io/v1alpha1", "kind": "Workload", "metadata": gang,
+         "spec": {}}]});
+    let dir = super::TempDir::new("two-groups");
+    let file = dir.0.join("b.json");
+    std::fs::write(&file, bundle.to_string()).unwrap();
+    let path = file.to_str().unwrap();
+    let o = run(&["why", "workload/train", "-n", "ml", "-f", path]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    for c in [
+        "Workload.kueue.x-k8s.io/ml/train",
+        "Workload.scheduling.k8s.io/ml/train",
+    ] {
+        assert!(err.contains(c), "{c}: {err}");
+        // Each candidate is a target that names one object.
+        let again = run(&["why", c, "-f", path, "-o", "json"]);
+        assert!(
+            matches!(again.status.code(), Some(0 | 1)),
+            "{c}: {}",
+            stderr(&again)
+        );
+        let d: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+        let group = c.split_once('.').unwrap().1.split_once('/').unwrap().0;
+        assert!(
+            d["target"]["apiVersion"]
+                .as_str()
+                .unwrap()
+                .starts_with(group),
+            "{d}"
+        );
+    }
+    // In Prometheus, the group is a label of the work's series.
+    let prom = stdout(&run(&["scan", "-f", path, "-o", "prometheus"]));
+    assert!(
+        prom.lines().any(|l| l.starts_with("kubectl_layer_blocked{")
+            && l.contains(r#"kind="Workload",group="kueue.x-k8s.io",namespace="ml",name="train""#)),
+        "{prom}"
+    );
+}

@@ -15,6 +15,7 @@ mod lab_faults;
 mod lab_replay;
 mod live;
 mod mcp_client;
+mod mcp_limits;
 mod metrics;
 mod offline;
 mod practice;

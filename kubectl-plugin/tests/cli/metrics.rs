@@ -88,6 +88,7 @@ fn labels_of(d: &Value) -> Value {
         "outlook": s(&d["verdict"]["outlook"]),
         "rule": s(&d["verdict"]["rule"]),
         "kind": s(&d["target"]["kind"]),
+        "group": s(&d["target"]["apiVersion"]).rsplit_once('/').map_or(String::new(), |(g, _)| g.to_string()),
         "namespace": s(&d["target"]["namespace"]),
         "name": s(&d["target"]["name"]),
     })

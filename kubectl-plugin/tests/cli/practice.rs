@@ -90,6 +90,20 @@ fn a_piped_round_scores_the_answers_given() {
 }
 
 #[test]
+fn a_huge_answer_line_is_one_unclear_answer_and_the_round_goes_on() {
+    let huge = "1".repeat(32 << 20);
+    let o = play(&["--seed", "7", "--count", "2"], &format!("{huge}\nq\n"));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert_eq!(
+        text.matches("Answer with a number from 1 to").count(),
+        1,
+        "{text}"
+    );
+    assert!(text.trim_end().ends_with("Score: 0 of 0."), "{text}");
+}
+
+#[test]
 fn kind_selects_the_questions() {
     let o = play(
         &["--kind", "contributing", "--seed", "1", "--count", "3"],
