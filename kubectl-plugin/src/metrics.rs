@@ -7,16 +7,17 @@
 //! same series. The totals by layer and state are written for every layer and state, zeros
 //! included: an alert on a total must see 0, not an absent series, when nothing blocks.
 
-use layer_core::{Diagnosis, Incomplete, Layer, LayerState, ScanReport};
+use layer_core::scan_lines::{ScanLine, ScanLines};
+use layer_core::{Incomplete, Layer, LayerState};
 use std::fmt::Write as _;
 
 /// The states a piece of work that does not run can be in: a layer blocks it, warns about it,
 /// or nothing in the bundle explains it.
 const STATES: [LayerState; 3] = [LayerState::Blocked, LayerState::Warn, LayerState::Unknown];
 
-/// The exposition of `report`, scanned from a bundle of `objects` objects of which `unreadable`
-/// reads failed.
-pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> String {
+/// The exposition of `report` (a scan's listing: what it prints of each diagnosis), scanned
+/// from a bundle of `objects` objects of which `unreadable` reads failed.
+pub fn exposition(report: &ScanLines, objects: usize, unreadable: usize) -> String {
     let mut out = String::new();
     family(
         &mut out,
@@ -24,19 +25,18 @@ pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> Str
         "A piece of work that does not run, with the layer that blocks it, the verdict's state \
          and outlook and the rule it rests on (layer and rule empty when nothing explains it).",
     );
-    for d in &report.diagnoses {
-        let v = &d.verdict;
+    for d in &report.lines {
         sample(
             &mut out,
             "kubectl_layer_blocked",
             &[
-                ("layer", v.layer.map_or("", |l| l.as_str())),
-                ("state", v.state.as_str()),
+                ("layer", d.layer.map_or("", |l| l.as_str())),
+                ("state", d.state.as_str()),
                 ("outlook", &outlook(d)),
-                ("rule", v.rule.as_deref().unwrap_or("")),
-                ("kind", &d.target.kind),
-                ("namespace", d.target.namespace.as_deref().unwrap_or("")),
-                ("name", &d.target.name),
+                ("rule", d.rule.as_deref().unwrap_or("")),
+                ("kind", &d.kind),
+                ("namespace", d.namespace.as_deref().unwrap_or("")),
+                ("name", &d.name),
             ],
             1,
         );
@@ -49,9 +49,9 @@ pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> Str
     );
     for (layer, state) in totals_keys() {
         let n = report
-            .diagnoses
+            .lines
             .iter()
-            .filter(|d| d.verdict.layer == layer && d.verdict.state == state)
+            .filter(|d| d.layer == layer && d.state == state)
             .count();
         sample(
             &mut out,
@@ -132,12 +132,12 @@ fn totals_keys() -> impl Iterator<Item = (Option<Layer>, LayerState)> {
         .chain(std::iter::once((None, STATES[2])))
 }
 
-/// The verdict's outlook (`never`, `waiting`), read through the contract's JSON so that the
-/// label follows the field wherever the Diagnosis has it; empty where it has none.
-fn outlook(d: &Diagnosis) -> String {
-    serde_json::to_value(&d.verdict)
-        .ok()
-        .and_then(|v| v.get("outlook").and_then(|o| o.as_str()).map(String::from))
+/// The verdict's outlook (`never`, `waiting`) as the contract's JSON spells it; empty where it
+/// has none.
+fn outlook(d: &ScanLine) -> String {
+    d.outlook
+        .and_then(|o| serde_json::to_value(o).ok())
+        .and_then(|v| v.as_str().map(String::from))
         .unwrap_or_default()
 }
 
