@@ -776,7 +776,8 @@ impl Index {
             .map(|i| &self.pods[i].1)
     }
 
-    /// Sum of effective requests of non-terminal pods bound to a node.
+    /// Sum of effective requests of non-terminal pods bound to a node, and how many they are
+    /// (as `pods`, what a node's allocatable `pods` counts).
     pub fn requested_on(&self, node: &str) -> Option<&BTreeMap<String, f64>> {
         self.requested_by_node.get(node)
     }
