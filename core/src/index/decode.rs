@@ -645,7 +645,7 @@ impl Index {
             // Each bound pod takes one of its node's allocatable `pods`: kube-scheduler's
             // NodeResourcesFit counts them as it counts requests.
             *totals
-                .entry(crate::facts::placement::nodefit::POD_SLOTS.to_string())
+                .entry(super::nodes::POD_SLOTS.to_string())
                 .or_default() += 1.0;
         }
         // Most pods are in no group: the namespace is copied only for a table that keeps it.

@@ -24,7 +24,8 @@ pub use hypothesis::{Hypothesis, KueueIntake};
 pub(crate) use labels::PodsByLabel;
 use memo::Memo;
 pub use nodes::{
-    NodeInfo, NodeTables, Nodes, ResourceRow, ResourceTable, Taint, tolerates, untolerated,
+    NodeInfo, NodeTables, Nodes, POD_SLOTS, ResourceRow, ResourceTable, Taint, tolerates,
+    untolerated,
 };
 
 use crate::bundle::{Bundle, RawObject, Uid, group_of};

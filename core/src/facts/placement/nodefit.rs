@@ -8,7 +8,7 @@
 //! pod that tolerates the cordon's taint, `node.kubernetes.io/unschedulable:NoSchedule`, may
 //! go to a cordoned node) and NodeResourcesFit, whose room includes the node's pod count (a
 //! node whose allocatable `pods` its bound pods fill has no room). The filters not modelled
-//! are listed in every fit's `missing` (`crate::fit::NOT_MODELLED`).
+//! are listed in every fit's `missing` (fit's `NOT_MODELLED`).
 
 use crate::facts::texts::say;
 use crate::facts::{Eligibility, Num};
@@ -90,9 +90,7 @@ pub fn stop_rank(stop: Option<&str>) -> u8 {
     }
 }
 
-/// The pod count as kube-scheduler filters it: a pod takes one of its node's allocatable
-/// `pods` (the index counts the pods bound to each node under this name).
-pub const POD_SLOTS: &str = "pods";
+pub use crate::index::POD_SLOTS;
 
 /// The cordon's taint: a pod tolerating it passes the NodeUnschedulable filter.
 const CORDON_TAINT: &str = "node.kubernetes.io/unschedulable";
