@@ -17,6 +17,10 @@ const OUTPUTS: &[(&str, &[&str])] = &[
     ("bundle -f", &["bundle", "-f"]),
 ];
 
+/// Measured once (2026-12-06) against main 785588f: not re-measured, the old binary is not in
+/// the tree.
+const BEFORE_AFTER: &str = include_str!("outputs_before_after.md");
+
 /// GNU time: the peak resident memory of a child, read by the kernel when it ends.
 const TIME: &str = "/usr/bin/time";
 
@@ -76,13 +80,14 @@ pub(super) fn section(plan: &Plan) -> Result<(String, String), String> {
         }
     }
     let names: Vec<&str> = OUTPUTS.iter().map(|(n, _)| *n).collect();
-    let section = format!(
+    let mut section = format!(
         "## Memory of every output\n\n\
          The release `kubectl-layer` reading each generated shape from its file and writing each output to /dev/null, one process per run (`{TIME} -f %M`): peak resident memory, and over the file's size.\n\n\
          | shape | cluster | file | `{}` |\n|---|---|---:|{}\n{rows}\n",
         names.join("` | `"),
         "---:|".repeat(OUTPUTS.len()),
     );
+    section.push_str(BEFORE_AFTER);
     let worst: Vec<String> = names
         .iter()
         .zip(&worst)
