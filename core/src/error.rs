@@ -229,6 +229,27 @@ pub enum FitError {
         object_namespace: String,
         namespace: String,
     },
+    /// The API server would refuse the work as written (its validation of container
+    /// resources): it would never be created, so there is nothing to judge.
+    #[error(
+        "the API server would refuse {object}: {field}: {}{reason}",
+        shown_value(value)
+    )]
+    Refused {
+        object: String,
+        field: String,
+        value: String,
+        reason: String,
+    },
+}
+
+/// The value part of an API server refusal (`Invalid value: "0.5": `), none for a missing one.
+fn shown_value(value: &str) -> String {
+    if value.is_empty() {
+        String::new()
+    } else {
+        format!("Invalid value: {value:?}: ")
+    }
 }
 
 fn found_hint(found: &[String]) -> String {

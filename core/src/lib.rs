@@ -51,6 +51,7 @@ pub mod reads;
 pub mod render;
 pub mod rule;
 pub mod scan_json;
+pub mod scan_lines;
 pub mod target;
 pub mod template;
 pub mod time;

@@ -7,6 +7,7 @@ pub use crate::diagnosis::{RuleInfo, UpstreamInfo};
 pub use crate::escape::for_terminal;
 pub use crate::lang::{Lang, Words};
 use crate::layer::{Layer, LayerState, Severity};
+use crate::scan_lines::{ScanLine, ScanLines};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -813,15 +814,20 @@ fn incomplete_markdown(i: &Incomplete, words: Words) -> String {
     out
 }
 
-/// The words of a scan report: its diagnoses' language, English when it lists none.
-fn report_words(r: &ScanReport) -> Words {
-    r.diagnoses.first().map_or(Words::of(Lang::En), words_for)
+/// The words of a scan listing: its diagnoses' language, English when it lists none.
+fn report_words(r: &ScanLines) -> Words {
+    r.lines.first().map_or(Words::of(Lang::En), line_words)
+}
+
+/// The words a line is to be shown in (its diagnosis's `lang`).
+fn line_words(l: &ScanLine) -> Words {
+    Words::of_code(l.lang.as_deref())
 }
 
 /// What a scan says when it lists nothing, after `failed` (what failed reads left unjudged,
 /// ending with a blank line): an all-clear only when every read worked, and nothing more when
 /// nothing could be judged.
-fn nothing_listed(mut failed: String, r: &ScanReport) -> String {
+fn nothing_listed(mut failed: String, r: &ScanLines) -> String {
     match &r.incomplete {
         Some(i) if i.nothing_judged => {
             failed.pop();
@@ -837,59 +843,80 @@ fn nothing_listed(mut failed: String, r: &ScanReport) -> String {
 
 /// scan's groups in report order: the blocking layer, else the verdict state, and its work;
 /// each named in its work's language (in English, the layer's or state's own code).
-fn scan_groups(r: &ScanReport) -> impl Iterator<Item = (&'static str, &[Diagnosis])> {
-    let key = |d: &Diagnosis| d.verdict.layer.ok_or(d.verdict.state);
-    r.diagnoses
-        .chunk_by(move |a, b| key(a) == key(b))
-        .map(move |g| {
-            let words = words_for(&g[0]);
-            let heading = match key(&g[0]) {
-                Ok(layer) => words.layer(layer),
-                Err(state) => words.state(state),
-            };
-            (heading, g)
-        })
+fn scan_groups(lines: &[ScanLine]) -> impl Iterator<Item = (&'static str, &[ScanLine])> {
+    let key = |l: &ScanLine| l.layer.ok_or(l.state);
+    lines.chunk_by(move |a, b| key(a) == key(b)).map(move |g| {
+        let words = line_words(&g[0]);
+        let heading = match key(&g[0]) {
+            Ok(layer) => words.layer(layer),
+            Err(state) => words.state(state),
+        };
+        (heading, g)
+    })
+}
+
+/// A rendering made into a string (it is written to memory: it cannot fail).
+fn into_string(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = write(&mut out);
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// One line per piece of work, grouped by blocking layer (scan's text output).
 pub fn scan_text(r: &ScanReport, style: Style) -> String {
-    let r = &cleaned(r);
-    let mut out = String::new();
+    into_string(|out| scan_text_to(out, &ScanLines::of_report(r), style))
+}
+
+/// [`scan_text`] of a listing, written to `out` as it is made.
+pub fn scan_text_to(
+    out: &mut dyn std::io::Write,
+    r: &ScanLines,
+    style: Style,
+) -> std::io::Result<()> {
+    let mut failed = String::new();
     if let Some(i) = &r.incomplete {
-        out.push_str(&incomplete_text(i, report_words(r), style));
+        failed = incomplete_text(&cleaned(i), report_words(r), style);
     }
-    if r.diagnoses.is_empty() {
-        return nothing_listed(out, r);
+    if r.lines.is_empty() {
+        return out.write_all(nothing_listed(failed, r).as_bytes());
     }
-    let names: Vec<String> = r.diagnoses.iter().map(work_name).collect();
-    let name_width = column_width(names.iter().map(String::as_str));
-    let status_width = column_width(r.diagnoses.iter().map(|d| d.target.status.as_str()));
-    for (i, (group, work)) in scan_groups(r).enumerate() {
+    out.write_all(failed.as_bytes())?;
+    // Every string through the terminal's cleaning, a line at a time (a line is small).
+    let lines: Vec<ScanLine> = r.lines.iter().map(cleaned).collect();
+    let name_width = column_width(
+        lines
+            .iter()
+            .map(work_name)
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str),
+    );
+    let status_width = column_width(lines.iter().map(|l| l.status.as_str()));
+    for (i, (group, work)) in scan_groups(&lines).enumerate() {
         let gap = if i > 0 { "\n" } else { "" };
-        let _ = writeln!(out, "{gap}{}", style.paint("1", &group.to_uppercase()));
-        for d in work {
-            let _ = writeln!(
+        writeln!(out, "{gap}{}", style.paint("1", &group.to_uppercase()))?;
+        for l in work {
+            writeln!(
                 out,
                 "  {} {:<name_width$}  {:<status_width$}  {}{}",
-                style.state(d.verdict.state, words_for(d)),
-                work_name(d),
-                d.target.status,
-                d.verdict.headline,
-                d.verdict
-                    .outlook
+                style.state(l.state, line_words(l)),
+                work_name(l),
+                l.status,
+                l.headline,
+                l.outlook
                     .map_or_else(String::new, |o| format!(" ({})", o.as_str()))
-            );
+            )?;
         }
     }
-    out
+    Ok(())
 }
 
 /// How scan names a piece of work: `kind/namespace/name`, the kind as kubectl spells it.
-fn work_name(d: &Diagnosis) -> String {
-    let kind = d.target.kind.to_ascii_lowercase();
-    match &d.target.namespace {
-        Some(ns) => format!("{kind}/{ns}/{}", d.target.name),
-        None => format!("{kind}/{}", d.target.name),
+fn work_name(l: &ScanLine) -> String {
+    let kind = l.kind.to_ascii_lowercase();
+    match &l.namespace {
+        Some(ns) => format!("{kind}/{ns}/{}", l.name),
+        None => format!("{kind}/{}", l.name),
     }
 }
 
@@ -904,44 +931,47 @@ pub fn rule_kind_label(r: &crate::rule::Rule) -> &'static str {
 
 /// scan's Markdown output: one table per blocking layer, for an issue or a chat message.
 pub fn scan_markdown(r: &ScanReport) -> String {
+    into_string(|out| scan_markdown_to(out, &ScanLines::of_report(r)))
+}
+
+/// [`scan_markdown`] of a listing, written to `out` as it is made.
+pub fn scan_markdown_to(out: &mut dyn std::io::Write, r: &ScanLines) -> std::io::Result<()> {
     // The report's language is its diagnoses' (a scan is made by one engine).
     let words = report_words(r);
     let incomplete = r.incomplete.as_ref().map(|i| incomplete_markdown(i, words));
-    if r.diagnoses.is_empty() {
-        return nothing_listed(incomplete.unwrap_or_default(), r);
+    if r.lines.is_empty() {
+        return out.write_all(nothing_listed(incomplete.unwrap_or_default(), r).as_bytes());
     }
-    let count = r.diagnoses.len().to_string();
-    let mut out = String::new();
-    let title = if r.diagnoses.len() == 1 {
+    let count = r.lines.len().to_string();
+    let title = if r.lines.len() == 1 {
         words.get("md.scanTitleOne").to_string()
     } else {
         words.fill("md.scanTitle", &[("count", &count)])
     };
-    let _ = writeln!(out, "{title}\n");
-    out.push_str(&incomplete.unwrap_or_default());
-    for (i, (group, work)) in scan_groups(r).enumerate() {
+    writeln!(out, "{title}\n")?;
+    out.write_all(incomplete.unwrap_or_default().as_bytes())?;
+    for (i, (group, work)) in scan_groups(&r.lines).enumerate() {
         let gap = if i > 0 { "\n" } else { "" };
-        let _ = writeln!(
+        writeln!(
             out,
             "{gap}#### {group}\n\n{}\n|---|---|---|---|",
             words.get("md.scanTable")
-        );
-        for d in work {
-            let _ = writeln!(
+        )?;
+        for l in work {
+            writeln!(
                 out,
                 "| {} | {} | {} | {} |",
-                md_code(&work_name(d)),
-                for_markdown(&d.target.status),
-                match d.verdict.outlook {
-                    Some(o) => format!("{} ({})", d.verdict.state.as_str(), o.as_str()),
-                    None => d.verdict.state.as_str().to_string(),
+                md_code(&work_name(l)),
+                for_markdown(&l.status),
+                match l.outlook {
+                    Some(o) => format!("{} ({})", l.state.as_str(), o.as_str()),
+                    None => l.state.as_str().to_string(),
                 },
-                for_markdown(&d.verdict.headline)
-            );
+                for_markdown(&l.headline)
+            )?;
         }
     }
-    let _ = writeln!(out, "\n{}", words.get("md.scanDiagnosedBy"));
-    out
+    writeln!(out, "\n{}", words.get("md.scanDiagnosedBy"))
 }
 
 /// `kubectl layer rules -o markdown`: a table of the rules given.

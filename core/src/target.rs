@@ -446,6 +446,23 @@ pub fn scan_json(
         .with_incomplete(incomplete)
 }
 
+/// [`scan_namespace`] as the listing scan's text, Markdown and Prometheus outputs print: each
+/// diagnosis cut down to its line on the thread that made it (see [`crate::scan_lines`]).
+pub fn scan_lines(
+    engine: &Engine,
+    ix: &Index,
+    opts: &Options,
+    namespace: Option<&str>,
+) -> crate::scan_lines::ScanLines {
+    let (work, any_work) = scan_work(ix, opts, namespace);
+    crate::scan_lines::ScanLines {
+        lines: scan_each(engine, ix, opts, &work, |d| {
+            crate::scan_lines::ScanLine::of(&d)
+        }),
+        incomplete: crate::reads::of_scan(ix, any_work, Words::of(engine.lang())),
+    }
+}
+
 /// What a scan diagnoses, in the index's order: each piece of work that is not settled, and
 /// the settled serving objects (with `true`), in `namespace` only when given; and whether
 /// there is any work there at all, settled or not (a scan that could read none judged

@@ -37,7 +37,9 @@ Exit status:
   1  some piece of work would wait, or would be refused, or the bundle cannot show that it
      would run (see its verdict: outlook `waiting`, `never`, or an unknown layer), or a read
      of the cluster failed (each diagnosis names it)
-  2  bad usage, an unreadable manifest or bundle, or a manifest with no work in it
+  2  bad usage, an unreadable manifest or bundle, a manifest with no work in it, or one the
+     API server would refuse (a GPU request of 0.5, a request above its limit: the error
+     names the field and the API server's reason)
   3  the cluster could not be read, or the reads that failed left nothing to judge";
 
 /// `fit --help`'s examples and exit codes.
@@ -54,8 +56,11 @@ fn fit_after_help() -> String {
   work, with status NotSubmitted: verdict.layer is the first layer that would stop it (null
   if it would run now), verdict.outlook says whether waiting would help (`waiting`) or not
   (`never`), and `missing` says what fit does not model (scheduler scores, preemption, DRA
-  CEL selectors, inter-pod affinity against pods not yet created, what shows only once it
-  runs).
+  CEL selectors, inter-pod affinity against pods not yet created, the kube-scheduler filters
+  it does not apply, what shows only once it runs). Nodes are filtered as kube-scheduler
+  does (a node whose pod count is full has no room; a pod tolerating the cordon's taint may
+  go to a cordoned node), and the work's pods are counted against the nodes' free room per
+  node: a Job of 2^31-1 pods costs what the pods that fit cost.
 
 Examples:
   kubectl layer fit train.yaml -n ml

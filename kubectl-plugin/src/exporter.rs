@@ -276,7 +276,7 @@ async fn scan_once(args: &ExporterArgs, engine: &Arc<Engine>) -> Result<String, 
     tokio::task::spawn_blocking(move || {
         let ix = collected.index;
         let opts = Options { now: None, threads };
-        let report = layer_core::target::scan_namespace(&engine, &ix, &opts, namespace.as_deref());
+        let report = layer_core::target::scan_lines(&engine, &ix, &opts, namespace.as_deref());
         judged(&report)?;
         let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());
         Ok(metrics::exposition(&report, ix.len(), unreadable))
@@ -287,7 +287,7 @@ async fn scan_once(args: &ExporterArgs, engine: &Arc<Engine>) -> Result<String, 
 
 /// A scan that could judge nothing (its lists of work failed) fails as an unreachable cluster
 /// does: its totals of zero would read as an all-clear.
-fn judged(report: &layer_core::ScanReport) -> Result<(), Failure> {
+fn judged(report: &layer_core::scan_lines::ScanLines) -> Result<(), Failure> {
     let Some(i) = report.incomplete.as_ref().filter(|i| i.nothing_judged) else {
         return Ok(());
     };

@@ -211,44 +211,37 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 threads: args.input.threads,
             };
             let namespace = namespace.as_deref();
-            let scan = || layer_core::target::scan_namespace(&engine, &ix, &opts, namespace);
-            let (body, report) = match args.output {
+            if args.output == ScanFormat::Json {
                 // Each diagnosis is written as JSON on the thread that made it, and the report
                 // streamed: a backlog's report is larger than its bundle.
-                ScanFormat::Json => {
-                    let report = layer_core::target::scan_json(&engine, &ix, &opts, namespace);
-                    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
-                    written(
-                        report
-                            .write_pretty(&mut w)
-                            .and_then(|()| w.write_all(b"\n"))
-                            .and_then(|()| w.flush()),
-                    )?;
-                    let worst = report.parts().iter().map(|p| exit_for(p.state)).max();
-                    return Ok(exit_status(worst.unwrap_or(0), report.incomplete()));
-                }
-                ScanFormat::Text => {
-                    let report = scan();
-                    (render::scan_text(&report, style), report)
-                }
-                ScanFormat::Markdown => {
-                    let report = scan();
-                    (render::scan_markdown(&report), report)
-                }
+                let report = layer_core::target::scan_json(&engine, &ix, &opts, namespace);
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+                written(
+                    report
+                        .write_pretty(&mut w)
+                        .and_then(|()| w.write_all(b"\n"))
+                        .and_then(|()| w.flush()),
+                )?;
+                let worst = report.parts().iter().map(|p| exit_for(p.state)).max();
+                return Ok(exit_status(worst.unwrap_or(0), report.incomplete()));
+            }
+            // The other outputs print a line per piece of work: each diagnosis is cut down to
+            // its line on the thread that made it (`layer_core::scan_lines`), and written out
+            // as it is rendered.
+            let lines = layer_core::target::scan_lines(&engine, &ix, &opts, namespace);
+            let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+            let done = match args.output {
+                ScanFormat::Markdown => render::scan_markdown_to(&mut w, &lines),
                 ScanFormat::Prometheus => {
-                    let report = scan();
                     let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());
-                    (metrics::exposition(&report, ix.len(), unreadable), report)
+                    w.write_all(metrics::exposition(&lines, ix.len(), unreadable).as_bytes())
                 }
+                // (JSON was written above.)
+                ScanFormat::Text | ScanFormat::Json => render::scan_text_to(&mut w, &lines, style),
             };
-            write(out, &body)?;
-            let worst = report
-                .diagnoses
-                .iter()
-                .map(|d| exit_for(d.verdict.state))
-                .max()
-                .unwrap_or(0);
-            Ok(exit_status(worst, report.incomplete.as_ref()))
+            written(done.and_then(|()| w.flush()))?;
+            let worst = lines.lines.iter().map(|l| exit_for(l.state)).max();
+            Ok(exit_status(worst.unwrap_or(0), lines.incomplete.as_ref()))
         }
         Command::Bundle(args) if !args.files.is_empty() => {
             let input = Input {
@@ -267,9 +260,8 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                     layer_core::target::resolve(&ix, &spec).map_err(layer_core::Error::from)?;
                 work_namespace = ix.object(id).namespace_name().cloned();
             }
-            let text = redact::bundle(&ix, work_namespace.as_deref())
+            redact::bundle_to(out, &ix, work_namespace.as_deref())
                 .map_err(|e| Failure::new(2, "io", format!("writing the redacted bundle: {e}")))?;
-            write(out, &text)?;
             eprintln!(
                 "bundle: {} objects from {}, redacted",
                 ix.len(),
@@ -291,9 +283,11 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let work_namespace = layer_core::target::resolve(&collected.index, &spec)
                 .ok()
                 .and_then(|id| collected.index.object(id).namespace_name().cloned());
-            let (text, left_out) = redact::live_bundle(&collected.index, work_namespace.as_deref())
-                .map_err(|e| Failure::new(3, "cluster", format!("the cluster's answers: {e}")))?;
-            write(out, &text)?;
+            let left_out = redact::live_bundle(out, &collected.index, work_namespace.as_deref())
+                .map_err(|e| match e.is_io() {
+                    true => Failure::new(2, "io", format!("writing the redacted bundle: {e}")),
+                    false => Failure::new(3, "cluster", format!("the cluster's answers: {e}")),
+                })?;
             let missing = collected
                 .index
                 .bundle()

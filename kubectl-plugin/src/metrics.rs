@@ -8,16 +8,17 @@
 //! same series. The totals by layer and state are written for every layer and state, zeros
 //! included: an alert on a total must see 0, not an absent series, when nothing blocks.
 
-use layer_core::{Diagnosis, Incomplete, Layer, LayerState, ScanReport};
+use layer_core::scan_lines::{ScanLine, ScanLines};
+use layer_core::{Incomplete, Layer, LayerState};
 use std::fmt::Write as _;
 
 /// The states a piece of work that does not run can be in: a layer blocks it, warns about it,
 /// or nothing in the bundle explains it.
 const STATES: [LayerState; 3] = [LayerState::Blocked, LayerState::Warn, LayerState::Unknown];
 
-/// The exposition of `report`, scanned from a bundle of `objects` objects of which `unreadable`
-/// reads failed.
-pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> String {
+/// The exposition of `report` (a scan's listing: what it prints of each diagnosis), scanned
+/// from a bundle of `objects` objects of which `unreadable` reads failed.
+pub fn exposition(report: &ScanLines, objects: usize, unreadable: usize) -> String {
     let mut out = String::new();
     family(
         &mut out,
@@ -26,20 +27,19 @@ pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> Str
          and outlook and the rule it rests on (layer and rule empty when nothing explains it), \
          and its kind, API group (empty: the core group), namespace and name.",
     );
-    for d in &report.diagnoses {
-        let v = &d.verdict;
+    for d in &report.lines {
         sample(
             &mut out,
             "kubectl_layer_blocked",
             &[
-                ("layer", v.layer.map_or("", |l| l.as_str())),
-                ("state", v.state.as_str()),
+                ("layer", d.layer.map_or("", |l| l.as_str())),
+                ("state", d.state.as_str()),
                 ("outlook", &outlook(d)),
-                ("rule", v.rule.as_deref().unwrap_or("")),
-                ("kind", &d.target.kind),
+                ("rule", d.rule.as_deref().unwrap_or("")),
+                ("kind", &d.kind),
                 ("group", group(d)),
-                ("namespace", d.target.namespace.as_deref().unwrap_or("")),
-                ("name", &d.target.name),
+                ("namespace", d.namespace.as_deref().unwrap_or("")),
+                ("name", &d.name),
             ],
             1,
         );
@@ -52,9 +52,9 @@ pub fn exposition(report: &ScanReport, objects: usize, unreadable: usize) -> Str
     );
     for (layer, state) in totals_keys() {
         let n = report
-            .diagnoses
+            .lines
             .iter()
-            .filter(|d| d.verdict.layer == layer && d.verdict.state == state)
+            .filter(|d| d.layer == layer && d.state == state)
             .count();
         sample(
             &mut out,
@@ -136,16 +136,16 @@ fn totals_keys() -> impl Iterator<Item = (Option<Layer>, LayerState)> {
 }
 
 /// The work's API group: empty for the core group (and for a target without its apiVersion).
-fn group(d: &Diagnosis) -> &str {
-    layer_core::bundle::group_of(d.target.api_version.as_deref().unwrap_or(""))
+fn group(d: &ScanLine) -> &str {
+    layer_core::bundle::group_of(d.api_version.as_deref().unwrap_or(""))
 }
 
-/// The verdict's outlook (`never`, `waiting`), read through the contract's JSON so that the
-/// label follows the field wherever the Diagnosis has it; empty where it has none.
-fn outlook(d: &Diagnosis) -> String {
-    serde_json::to_value(&d.verdict)
-        .ok()
-        .and_then(|v| v.get("outlook").and_then(|o| o.as_str()).map(String::from))
+/// The verdict's outlook (`never`, `waiting`) as the contract's JSON spells it; empty where it
+/// has none.
+fn outlook(d: &ScanLine) -> String {
+    d.outlook
+        .and_then(|o| serde_json::to_value(o).ok())
+        .and_then(|v| v.as_str().map(String::from))
         .unwrap_or_default()
 }
 

@@ -17,7 +17,10 @@
 
 mod shapes;
 
+use serde::Serialize;
+use serde::ser::{SerializeMap as _, SerializeSeq as _};
 use serde_json::Value;
+use std::io::Write;
 
 /// What replaces a removed value, so readers see that something was there.
 pub const REDACTED: &str = "<redacted>";
@@ -149,54 +152,113 @@ fn is_context(o: &layer_core::bundle::RawObject, work_namespace: Option<&str>) -
 /// The objects the core read (each once, after de-duplication), redacted, as the tool's own
 /// bundle with its metadata, pretty-printed. `work_namespace` is the target's: Pods and
 /// Deployments of other namespaces are context ([`context`]).
+#[cfg(test)]
 pub fn bundle(
     ix: &layer_core::Index,
     work_namespace: Option<&str>,
 ) -> Result<String, serde_json::Error> {
-    written(ix, work_namespace, |_, _| true).map(|(text, _)| text)
+    let mut out = Vec::new();
+    bundle_to(&mut out, ix, work_namespace)?;
+    String::from_utf8(out).map_err(|e| serde_json::Error::io(std::io::Error::other(e)))
 }
 
-/// [`bundle`] of a live read: only objects of the kinds the reader reads
+/// [`bundle`], written to `out` an object at a time.
+pub fn bundle_to(
+    out: &mut dyn Write,
+    ix: &layer_core::Index,
+    work_namespace: Option<&str>,
+) -> Result<(), serde_json::Error> {
+    written(out, ix, work_namespace, |_, _| true).map(|_| ())
+}
+
+/// [`bundle_to`] of a live read: only objects of the kinds the reader reads
 /// ([`crate::plan::reads_kind`]), whatever the answers held (a Secret in a list of pods is
 /// left out), and how many were left out. The reader never asks for another kind; this holds
 /// the promise at the last step too.
 pub fn live_bundle(
+    out: &mut dyn Write,
     ix: &layer_core::Index,
     work_namespace: Option<&str>,
-) -> Result<(String, usize), serde_json::Error> {
-    written(ix, work_namespace, crate::plan::reads_kind)
+) -> Result<usize, serde_json::Error> {
+    written(out, ix, work_namespace, crate::plan::reads_kind)
 }
 
-/// The redacted bundle of the objects whose (group, kind) `keep` takes, and how many it did
-/// not.
+/// The redacted bundle of the objects whose (group, kind) `keep` takes, written to `out`, and
+/// how many it did not take. Each object is read, redacted, written and dropped before the
+/// next: the bundle is never held whole a second time (nor as text), so writing it costs what
+/// one object costs beyond the index (a backlog's bundle was 19 times its file's size at the
+/// peak when the list was built and printed whole).
 fn written(
+    out: &mut dyn Write,
     ix: &layer_core::Index,
     work_namespace: Option<&str>,
     keep: impl Fn(&str, &str) -> bool,
-) -> Result<(String, usize), serde_json::Error> {
+) -> Result<usize, serde_json::Error> {
     let kept: Vec<usize> = (0..ix.len())
         .filter(|&id| keep(ix.object(id).group(), ix.object(id).kind().as_str()))
         .collect();
     let left_out = ix.len() - kept.len();
-    let items: Vec<Value> = kept
-        .into_iter()
-        .map(|id| {
-            let mut v = ix.value(id);
-            object(&mut v);
-            if is_context(ix.object(id), work_namespace) {
-                context(&mut v);
-            }
-            v
-        })
-        .collect();
     let mut meta = serde_json::to_value(ix.bundle().meta().cloned().unwrap_or_default())?;
     meta["redacted"] = Value::Bool(true);
     // What could not be read quotes the API server's errors, which can name its URL.
     layer_core::credentials::in_value(&mut meta);
-    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items, "kubectlLayer": meta});
-    let mut s = serde_json::to_string_pretty(&list)?;
-    s.push('\n');
-    Ok((s, left_out))
+    // The list's members in the order a `Value` of it keeps them, the items written lazily.
+    let list =
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [], "kubectlLayer": meta});
+    let items = Items {
+        ix,
+        kept: &kept,
+        work_namespace,
+    };
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+    serde_json::to_writer_pretty(&mut w, &Members { list: &list, items })?;
+    w.write_all(b"\n")
+        .and_then(|()| w.flush())
+        .map_err(serde_json::Error::io)?;
+    Ok(left_out)
+}
+
+/// The tool's bundle as a JSON object: `list`'s members, with `items` written by [`Items`].
+struct Members<'a> {
+    list: &'a Value,
+    items: Items<'a>,
+}
+
+impl Serialize for Members<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let members = self.list.as_object().into_iter().flatten();
+        let mut map = s.serialize_map(None)?;
+        for (k, v) in members {
+            if k == "items" {
+                map.serialize_entry(k, &self.items)?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// The kept objects, each read from the index and redacted as it is written.
+struct Items<'a> {
+    ix: &'a layer_core::Index,
+    kept: &'a [usize],
+    work_namespace: Option<&'a str>,
+}
+
+impl Serialize for Items<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.kept.len()))?;
+        for &id in self.kept {
+            let mut v = self.ix.value(id);
+            object(&mut v);
+            if is_context(self.ix.object(id), self.work_namespace) {
+                context(&mut v);
+            }
+            seq.serialize_element(&v)?;
+        }
+        seq.end()
+    }
 }
 
 #[cfg(test)]
@@ -225,7 +287,9 @@ mod tests {
             json!({"apiVersion": "v1", "kind": "Pod",
                    "metadata": {"name": "p", "namespace": "ml"}}),
         ]);
-        let (text, left_out) = live_bundle(&ix, Some("ml")).expect("writes");
+        let mut out = Vec::new();
+        let left_out = live_bundle(&mut out, &ix, Some("ml")).expect("writes");
+        let text = String::from_utf8(out).expect("UTF-8");
         assert_eq!(left_out, 2);
         assert!(!text.contains("\"Secret\"") && !text.contains("ServiceAccount"));
         assert!(text.contains("\"Pod\""));

@@ -43,7 +43,8 @@ cargo xtask <task>
   bench [--quick]  scan/why/memory/growth on gen-cluster bundles against serde_json in the
                 same run, every --shape at 1k/20k and 5k/100k, jq as a peer, WASM in Node
                 against native; ratios, never limits, into docs/benchmarks.md (--quick:
-                small sizes, every shape at one, into target/)
+                small sizes, every shape at one, into target/; --outputs: only the peak
+                memory of every output format and `bundle -f` on every shape, printed)
   fuzz [--seconds N] [bundle|diagnose]
                 the cargo-fuzz targets of fuzz/ (installs cargo-fuzz), N seconds each
                 (default 60), seeded with every scenario bundle; a crash fails the task
@@ -95,6 +96,9 @@ fn main() -> ExitCode {
                 .position(|a| a == "--dir")
                 .and_then(|i| args.get(i + 1)),
         ),
+        Some("bench") if args.iter().any(|a| a == "--outputs") => {
+            bench::outputs_only(args.iter().any(|a| a == "--quick"))
+        }
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("fuzz") => fuzz::from_args(&args[1..]),
         Some("lab") => lab::from_args(&args[1..]),

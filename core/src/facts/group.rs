@@ -129,10 +129,12 @@ pub fn fact(ctx: &Ctx) -> Option<Group> {
     if let Some(js) = label(&pv, "jobset.sigs.k8s.io/jobset-name")
         && let Some(id) = ix.get("jobset.x-k8s.io", "JobSet", pns, js)
     {
-        let expected: u64 = super::replicated_jobs(&ix.value(id))
+        // Saturating: a manifest may declare counts up to 2^64-1.
+        let expected = super::replicated_jobs(&ix.value(id))
             .iter()
-            .map(|rj| rj.replicas * rj.pods_per_job)
-            .sum();
+            .fold(0u64, |sum, rj| {
+                sum.saturating_add(rj.replicas.saturating_mul(rj.pods_per_job))
+            });
         let members: Vec<ObjId> = ix
             .descendant_pods(id)
             .into_iter()

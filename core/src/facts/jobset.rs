@@ -108,7 +108,9 @@ pub fn fact(ctx: &Ctx) -> Option<JobSetFact> {
     let js = ix.value(id);
     let jobs: Vec<Value> = child_jobs(ix, id).map(|c| ix.value(c)).collect();
     let rows = rows(&js, &jobs);
-    let expected = rows.iter().map(|r| r.replicas).sum();
+    let expected = rows
+        .iter()
+        .fold(0u64, |sum, r| sum.saturating_add(r.replicas));
     let suspended = jobs
         .iter()
         .filter(|j| j.at("/spec/suspend") == Some(&Value::Bool(true)))

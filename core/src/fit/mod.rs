@@ -17,6 +17,7 @@ mod aside;
 mod kueue;
 mod lookup;
 mod meta;
+mod refuse;
 mod synth;
 
 use crate::bundle::{Bundle, RawObject, group_of};
@@ -33,6 +34,7 @@ pub const NOT_MODELLED: &[&str] = &[
     "preemption outcomes: work of higher priority may evict running pods or Workloads (kube-scheduler, Kueue, KAI); fit judges against what runs now",
     "DRA CEL selectors: a claim's DeviceClass and the drivers' ResourceSlices are checked, not whether a device matches the class's or the request's selectors",
     "inter-pod affinity, anti-affinity and topology spread against pods that do not exist yet, the submission's own included",
+    "kube-scheduler filters other than NodeAffinity, TaintToleration, NodeUnschedulable and NodeResourcesFit (requests and pod count): NodeName (a pod naming its node skips the scheduler), NodePorts (host ports in use), VolumeBinding, VolumeZone, VolumeRestrictions and NodeVolumeLimits",
     "what shows only once it runs: image pulls, container start, probes, the GPU runtime hook, kubelet device admission",
     "Kueue beyond one ClusterQueue and its cohort's unused nominal quota: fair sharing, hierarchical Cohort objects, admission checks, topology-aware scheduling, pod sets split across flavors",
 ];
@@ -105,6 +107,10 @@ impl Submitted {
         }
     }
 }
+
+/// A piece of work being placed: its place in the manifest, how Kueue would take it in, what
+/// fit notes of it, and each pod set's first pod made (by name) with the set's pod count.
+type Work = (usize, crate::index::KueueIntake, Notes, Vec<(String, u64)>);
 
 /// What fit notes for one piece of work, beyond the diagnosis.
 #[derive(Default)]
@@ -183,6 +189,10 @@ pub struct Placed {
     /// Each piece of work of the manifest, in manifest order, with what fit notes of it (what
     /// it assumed, what it set aside) for the diagnosis's `missing`.
     pub works: Vec<(ObjId, Vec<Missing>)>,
+    /// Pods and controller objects the controllers' work asked to make, made or not: bounded
+    /// by what is placed (at most [`synth::MAX_PODS`] pods a piece of work), never by the
+    /// replicas or parallelism a manifest declares. Tests hold placing to it.
+    pub attempts: u64,
 }
 
 /// Place the manifest's work into the cluster as if submitted now, with what its controllers
@@ -201,12 +211,14 @@ pub fn place(cluster: Bundle, manifest: &Bundle, opts: &FitOptions) -> Result<Pl
     let plugin = look.extended_resource_tolerations();
     // The controllers' work: each piece of work and what would be made of it.
     let mut made: Vec<Value> = Vec::new();
-    let mut works: Vec<(usize, crate::index::KueueIntake, Notes)> = Vec::new();
+    let mut works: Vec<Work> = Vec::new();
+    let mut attempts = 0u64;
     for (i, s) in submitted.iter().enumerate() {
         if !s.is_work() {
             made.push(s.value.clone());
             continue;
         }
+        refuse::check(&s.value, &s.display())?;
         let mut notes = Notes::default();
         let (intake, assumed) = kueue::intake(&look, &s.value, &s.group, &s.kind);
         notes.0.extend(assumed.map(|why| Missing {
@@ -228,9 +240,13 @@ pub fn place(cluster: Bundle, manifest: &Bundle, opts: &FitOptions) -> Result<Pl
             look: &look,
             out: Vec::new(),
             pods_made: 0,
+            attempts: 0,
+            set: 0,
+            first_pods: Vec::new(),
             extended_tolerations: plugin.is_some(),
         };
         let m = synth::make(&mut ctx, &mut work, &s.kind, &uid, intake.managed);
+        attempts += ctx.attempts;
         if m.held_by_manifest {
             notes.say(format!(
                 "{} sets spec.suspend: true and nothing would resume it (Kueue does not manage it: {}), so no pod would be created",
@@ -262,7 +278,13 @@ pub fn place(cluster: Bundle, manifest: &Bundle, opts: &FitOptions) -> Result<Pl
         if let Some(why) = &plugin {
             notes.say(why.clone());
         }
-        works.push((i, intake, notes));
+        let pod_sets = m
+            .pod_sets
+            .iter()
+            .zip(m.first_pods)
+            .filter_map(|(set, first)| Some((first?, set.count)))
+            .collect();
+        works.push((i, intake, notes, pod_sets));
     }
     if works.is_empty() {
         return Err(FitError::NoWork {
@@ -272,13 +294,17 @@ pub fn place(cluster: Bundle, manifest: &Bundle, opts: &FitOptions) -> Result<Pl
     let index = index_with(cluster, &made, &submitted, &works, aside, opts.threads);
     let works = works
         .into_iter()
-        .filter_map(|(i, _, notes)| {
+        .filter_map(|(i, _, notes, _)| {
             let s = &submitted[i];
             let id = index.get(&s.group, &s.kind, s.namespace.as_deref(), &s.name)?;
             Some((id, notes.0))
         })
         .collect();
-    Ok(Placed { index, works })
+    Ok(Placed {
+        index,
+        works,
+        attempts,
+    })
 }
 
 /// The objects that belong to a piece of work of the index (itself, its pods, controllers,
@@ -417,7 +443,7 @@ fn index_with(
     mut cluster: Bundle,
     made: &[Value],
     submitted: &[Submitted],
-    works: &[(usize, crate::index::KueueIntake, Notes)],
+    works: &[Work],
     aside: Option<aside::SetAside>,
     threads: usize,
 ) -> Index {
@@ -451,12 +477,24 @@ fn index_with(
             ix.get(&g, &k, ns.as_deref(), &n)
         })
         .collect();
+    let work_id = |i: usize| {
+        let s = &submitted[i];
+        ix.get(&s.group, &s.kind, s.namespace.as_deref(), &s.name)
+    };
     let kueue = works
         .iter()
-        .filter_map(|(i, intake, _)| {
-            let s = &submitted[*i];
-            let id = ix.get(&s.group, &s.kind, s.namespace.as_deref(), &s.name)?;
-            Some((id, intake.clone()))
+        .filter_map(|(i, intake, _, _)| Some((work_id(*i)?, intake.clone())))
+        .collect();
+    // Each pod set's first pod, found by name in the work's namespace.
+    let pod_sets = works
+        .iter()
+        .filter_map(|(i, _, _, sets)| {
+            let ns = submitted[*i].namespace.as_deref();
+            let pods = sets
+                .iter()
+                .filter_map(|(pod, count)| Some((ix.get("", "Pod", ns, pod)?, *count)))
+                .collect();
+            Some((work_id(*i)?, pods))
         })
         .collect();
     let (set_aside_usage, set_aside_requests) =
@@ -464,6 +502,7 @@ fn index_with(
     ix.set_hypothesis(Hypothesis {
         not_submitted,
         kueue,
+        pod_sets,
         set_aside_usage,
         set_aside_requests,
     });
@@ -868,5 +907,184 @@ mod tests {
         );
         let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ml"}});
         assert_eq!(stop(vec![ns], asks(1)).as_deref(), Some("noNodes"));
+    }
+
+    /// What placing `work` into 8 GPUs (two nodes of 4) asked to make, and how many of its
+    /// pods the nodes would hold now against how many it declares.
+    fn placing(work: Value) -> (u64, Value) {
+        let p = place(
+            bundle(vec![node("n1", 4), node("n2", 4)]),
+            &bundle(vec![work]),
+            &FitOptions::default(),
+        )
+        .expect("places");
+        let view = crate::view::build(&p.index, p.works[0].0, None);
+        let whole = view.value["facts"]["placement"]["wholeFit"].clone();
+        (p.attempts, whole)
+    }
+
+    /// The shapes a manifest can declare huge, each at `n` (the parallelism, replicas or group
+    /// size it declares), every pod asking for one GPU.
+    fn declared(n: u64) -> Vec<(&'static str, Value, u64)> {
+        let pod = json!({"spec": {"containers": gpu_container(1)}});
+        vec![
+            (
+                "Job",
+                json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "ml"},
+                "spec": {"parallelism": n, "template": pod}}),
+                n,
+            ),
+            (
+                "JobSet",
+                json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "ml"},
+                "spec": {"replicatedJobs": [{"name": "w", "replicas": n, "template": {"spec": {"template": pod}}}]}}),
+                n,
+            ),
+            (
+                "JobSet of wide Jobs",
+                json!({"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js", "namespace": "ml"},
+                "spec": {"replicatedJobs": [{"name": "w", "replicas": n, "template": {"spec": {"parallelism": n, "template": pod}}}]}}),
+                n.saturating_mul(n),
+            ),
+            (
+                "LeaderWorkerSet",
+                json!({"apiVersion": "leaderworkerset.x-k8s.io/v1", "kind": "LeaderWorkerSet", "metadata": {"name": "l", "namespace": "ml"},
+                "spec": {"replicas": n, "leaderWorkerTemplate": {"size": n, "workerTemplate": pod}}}),
+                n.saturating_mul(n),
+            ),
+            (
+                "Deployment",
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "ml"},
+                "spec": {"replicas": n, "template": pod}}),
+                n,
+            ),
+            (
+                "StatefulSet",
+                json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "s", "namespace": "ml"},
+                "spec": {"replicas": n, "template": pod}}),
+                n,
+            ),
+        ]
+    }
+
+    /// A million replicas, a parallelism of 2^31-1, counts whose product passes 2^64: placing
+    /// asks to make no more than placing a work just over the cap does (the baseline, in the
+    /// same run), and the nodes' room is counted per node, so the answer is exact.
+    #[test]
+    fn placing_costs_what_is_placed_not_what_the_manifest_declares() {
+        let baseline: Vec<u64> = declared(synth::MAX_PODS + 10)
+            .into_iter()
+            .map(|(_, work, _)| placing(work).0)
+            .collect();
+        for n in [1_000_000, (1 << 31) - 1, u64::MAX / 2] {
+            for ((what, work, wanted), base) in declared(n).into_iter().zip(&baseline) {
+                let (attempts, whole) = placing(work);
+                assert!(
+                    attempts <= *base,
+                    "{what} of {n}: {attempts} objects asked for, {base} at {}",
+                    synth::MAX_PODS + 10
+                );
+                assert_eq!(
+                    (whole["wanted"].as_u64(), whole["placedNow"].as_u64()),
+                    (Some(wanted), Some(8)),
+                    "{what} of {n}: {whole}"
+                );
+            }
+        }
+        // Before the bound, a JobSet made a child Job per replica: far past the baseline.
+        assert!(
+            baseline.iter().all(|&b| b <= 2 * synth::MAX_PODS + 2),
+            "{baseline:?}"
+        );
+    }
+
+    /// kube-scheduler's NodeResourcesFit counts pods against the node's allocatable `pods`,
+    /// and NodeUnschedulable lets a pod tolerating the cordon's taint onto a cordoned node.
+    #[test]
+    fn a_full_pod_count_is_no_room_and_a_cordon_toleration_places() {
+        let with_pods = |name: &str, pods: u32| {
+            let mut n = node(name, 8);
+            n["status"]["allocatable"]["pods"] = json!(pods.to_string());
+            n
+        };
+        let bound = |i: u32| {
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("b{i}"), "namespace": "ml"},
+                   "spec": {"nodeName": "n1", "containers": gpu_container(0)}, "status": {"phase": "Running"}})
+        };
+        let fit_of = |cluster: Vec<Value>, spec: Value| {
+            let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "ml"}, "spec": spec});
+            let p =
+                place(bundle(cluster), &bundle(vec![pod]), &FitOptions::default()).expect("places");
+            crate::facts::placement::nodefit::node_fit(&p.index, p.works[0].0)
+        };
+        let asks = json!({"containers": gpu_container(1)});
+        // Two pods bound to a node that takes two: full, though its GPUs are free.
+        let full = fit_of(vec![with_pods("n1", 2), bound(1), bound(2)], asks.clone());
+        assert_eq!(full.stop.as_deref(), Some("busy"));
+        let short: Vec<&str> = full.short.iter().map(|r| r.resource.as_str()).collect();
+        assert_eq!(short, ["pods"], "{:?}", full.short);
+        // Room for one more: it fits; and a node that does not count pods is not full.
+        assert_eq!(
+            fit_of(vec![with_pods("n1", 3), bound(1), bound(2)], asks.clone()).stop,
+            None
+        );
+        assert_eq!(
+            fit_of(vec![node("n1", 8), bound(1), bound(2)], asks.clone()).stop,
+            None
+        );
+        // A cordoned node: only a pod tolerating the cordon's taint goes there.
+        let mut cordoned = node("n1", 8);
+        cordoned["spec"] = json!({"unschedulable": true});
+        assert_eq!(
+            fit_of(vec![cordoned.clone()], asks.clone()).stop.as_deref(),
+            Some("cordon")
+        );
+        for toleration in [
+            json!({"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}),
+            json!({"operator": "Exists"}),
+        ] {
+            let mut tolerant = asks.clone();
+            tolerant["tolerations"] = json!([toleration]);
+            assert_eq!(
+                fit_of(vec![cordoned.clone()], tolerant).stop,
+                None,
+                "{toleration}"
+            );
+        }
+        let mut other = asks;
+        other["tolerations"] =
+            json!([{"key": "node.kubernetes.io/not-ready", "operator": "Exists"}]);
+        assert_eq!(
+            fit_of(vec![cordoned], other).stop.as_deref(),
+            Some("cordon")
+        );
+    }
+
+    #[test]
+    fn a_manifest_the_api_server_would_refuse_is_refused() {
+        let job = |limits: Value| {
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "ml"},
+                   "spec": {"template": {"spec": {"containers": [{"name": "c", "resources": {"limits": limits}}]}}}})
+        };
+        let err = place(
+            bundle(vec![node("n1", 8)]),
+            &bundle(vec![job(json!({"nvidia.com/gpu": "0.5"}))]),
+            &FitOptions::default(),
+        )
+        .err()
+        .expect("refused");
+        assert!(matches!(err, FitError::Refused { .. }), "{err}");
+        assert!(
+            err.to_string().starts_with("the API server would refuse Job ml/j: spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: \"0.5\": must be an integer"),
+            "{err}"
+        );
+        assert!(
+            place(
+                bundle(vec![node("n1", 8)]),
+                &bundle(vec![job(json!({"nvidia.com/gpu": "1"}))]),
+                &FitOptions::default()
+            )
+            .is_ok()
+        );
     }
 }

@@ -15,7 +15,10 @@ use crate::json::str_at;
 use serde_json::{Map, Value, json};
 
 /// At most this many pods are made for one piece of work: its size is read from its spec by
-/// the facts that need it (group sizes, Kueue pod-set counts), and a view shows 64 pods.
+/// the facts that need it (group sizes, Kueue pod-set counts, how many of its pods the nodes
+/// hold), and a view shows 64 pods. Every loop over what a spec declares (replicas,
+/// parallelism, group size) stops with the pods made ([`Ctx::worth_making`]), so placing a
+/// million replicas costs what placing 256 pods costs.
 pub(super) const MAX_PODS: u64 = 256;
 
 /// The objects made for one piece of work.
@@ -28,6 +31,9 @@ pub(super) struct Made {
     /// [`MAX_PODS`]).
     pub pods_wanted: u64,
     pub pods_made: u64,
+    /// Each pod set's first pod made (by name), in `pod_sets`' order: what stands for the
+    /// set's `count` pods when the nodes' room is counted.
+    pub first_pods: Vec<Option<String>>,
     /// The manifest suspends the work and nothing would resume it: no pod is made.
     pub held_by_manifest: bool,
 }
@@ -54,6 +60,13 @@ pub(super) struct Ctx<'a, 'b> {
     pub look: &'a Lookup<'b>,
     pub out: Vec<Value>,
     pub pods_made: u64,
+    /// Every pod and controller object asked for, made or not: the work placing did, which
+    /// tests hold to what was placed rather than what the manifest declares.
+    pub attempts: u64,
+    /// The pod set the pods made next belong to (its place in the pod sets returned), and
+    /// each set's first pod made.
+    pub set: usize,
+    pub first_pods: Vec<Option<String>>,
     /// The API server adds a toleration for each extended resource a pod asks for
     /// (ExtendedResourceToleration admission plugin).
     pub extended_tolerations: bool,
@@ -75,6 +88,8 @@ fn obj_map(v: Option<&Value>) -> Map<String, Value> {
     v.and_then(Value::as_object).cloned().unwrap_or_default()
 }
 
+/// A count the spec declares (replicas, parallelism, size), as given: products and sums of
+/// them saturate, since a manifest may declare up to 2^64-1.
 fn count_at(v: &Value, ptr: &str, default: u64) -> u64 {
     v.at(ptr).and_then(Value::as_u64).unwrap_or(default)
 }
@@ -89,6 +104,17 @@ fn job_pods(job_spec: &Value) -> u64 {
 }
 
 impl Ctx<'_, '_> {
+    /// Of `units` that would each have `per` pods (child Jobs, groups, replicas), how many are
+    /// worth making: as many as the pods left to make can fill, and no more than [`MAX_PODS`]
+    /// when they have none.
+    fn worth_making(&self, units: u64, per: u64) -> u64 {
+        let left = MAX_PODS.saturating_sub(self.pods_made);
+        match per {
+            0 => units.min(MAX_PODS),
+            per => units.min(left.div_ceil(per)),
+        }
+    }
+
     /// Metadata of a made object.
     fn meta(
         &mut self,
@@ -126,10 +152,15 @@ impl Ctx<'_, '_> {
         annotations: &[(&str, String)],
         owner: Value,
     ) -> Option<String> {
+        self.attempts += 1;
         if self.pods_made >= MAX_PODS {
             return None;
         }
         self.pods_made += 1;
+        if self.first_pods.len() <= self.set {
+            self.first_pods.resize(self.set + 1, None);
+        }
+        self.first_pods[self.set].get_or_insert_with(|| name.to_string());
         let mut l = obj_map(template.at("/metadata/labels"));
         for (k, v) in labels {
             l.insert(k.to_string(), json!(v));
@@ -194,6 +225,7 @@ impl Ctx<'_, '_> {
 
     /// A controller object (Job, StatefulSet, ReplicaSet) made for the work.
     fn controller(&mut self, c: Controller) -> (Value, String) {
+        self.attempts += 1;
         let (meta, uid) = self.meta(c.name, c.ns, c.labels, c.annotations, Some(c.owner));
         let v =
             json!({"apiVersion": c.api_version, "kind": c.kind, "metadata": meta, "spec": c.spec});
@@ -230,11 +262,18 @@ pub(super) fn make(ctx: &mut Ctx, work: &mut Value, kind: &str, uid: &str, kueue
     objects.extend(ctx.out.drain(before..));
     kai_pod_group(ctx, &mut objects, uid, kind);
     let made = objects.iter().filter(|o| o["kind"] == "Pod").count() as u64;
+    // A bare Pod is its own first pod.
+    let mut first_pods = std::mem::take(&mut ctx.first_pods);
+    if kind == "Pod" && !held {
+        first_pods = vec![str_at(work, "/metadata/name").map(str::to_string)];
+    }
+    first_pods.resize(pod_sets.len(), None);
     Made {
         objects,
         pod_sets,
         pods_wanted: wanted,
         pods_made: made,
+        first_pods,
         held_by_manifest: held,
     }
 }
@@ -254,7 +293,7 @@ fn job(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
     let template = spec.get("template").cloned().unwrap_or_default();
     let n = job_pods(&spec);
     let indexed = spec["completionMode"] == "Indexed";
-    for i in 0..n {
+    for i in 0..ctx.worth_making(n, 1) {
         let mut labels = job_labels(&name, uid);
         if indexed {
             labels.push(("batch.kubernetes.io/job-completion-index", i.to_string()));
@@ -295,9 +334,12 @@ fn job_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
         .into_iter()
         .filter(|(k, _)| k.starts_with("alpha.jobset.sigs.k8s.io/"))
         .collect();
-    let global: u64 = rjobs.iter().map(|r| count_at(r, "/replicas", 1)).sum();
+    let global = rjobs.iter().fold(0u64, |sum, r| {
+        sum.saturating_add(count_at(r, "/replicas", 1))
+    });
     let (mut sets, mut wanted, mut global_index) = (Vec::new(), 0, 0u64);
-    for rj in &rjobs {
+    for (k, rj) in rjobs.iter().enumerate() {
+        ctx.set = k;
         let rname = rj["name"].as_str().unwrap_or("job");
         let replicas = count_at(rj, "/replicas", 1);
         let jt = rj.get("template").cloned().unwrap_or_default();
@@ -306,7 +348,9 @@ fn job_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
         let per_job = job_pods(&jspec);
         let indexed = jspec["completionMode"] == "Indexed";
         let ptemplate = jspec.get("template").cloned().unwrap_or_default();
-        for j in 0..replicas {
+        let first_index = global_index;
+        // Child Jobs past the pods made would hold none: they are counted, not made.
+        for j in 0..ctx.worth_making(replicas, per_job) {
             let job_name = format!("{name}-{rname}-{j}");
             let js_labels: Vec<(&str, String)> = vec![
                 ("jobset.sigs.k8s.io/jobset-name", name.clone()),
@@ -325,7 +369,7 @@ fn job_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
                 ("jobset.sigs.k8s.io/job-key", format!("{job_name}-fit")),
                 ("jobset.sigs.k8s.io/restart-attempt", "0".to_string()),
             ];
-            global_index += 1;
+            global_index = global_index.saturating_add(1);
             let mut labels = obj_map(jt.at("/metadata/labels"));
             let mut annotations = obj_map(jt.at("/metadata/annotations"));
             for (k, v) in &js_labels {
@@ -349,7 +393,7 @@ fn job_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
                 .iter()
                 .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?.to_string())))
                 .collect();
-            for p in 0..per_job {
+            for p in 0..ctx.worth_making(per_job, 1) {
                 let pod = format!("{job_name}-fit-{p}");
                 let mut labels = pod_labels.clone();
                 if indexed {
@@ -365,10 +409,13 @@ fn job_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
                 );
             }
         }
-        wanted += replicas * per_job;
+        let count = replicas.saturating_mul(per_job);
+        wanted = count.saturating_add(wanted);
+        // The next replicated Job's indexes follow every Job of this one, made or not.
+        global_index = first_index.saturating_add(replicas);
         sets.push(PodSet {
             name: rname.to_string(),
-            count: replicas * per_job,
+            count,
             template: ptemplate,
         });
     }
@@ -401,7 +448,7 @@ fn lws(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
         owner: owner_ref(work, uid),
         spec: json!({"replicas": replicas}),
     });
-    for g in 0..replicas {
+    for g in 0..ctx.worth_making(replicas, size) {
         let leader = format!("{name}-{g}");
         let group = |worker: u64, pod: &str| -> Vec<(&'static str, String)> {
             vec![
@@ -423,6 +470,7 @@ fn lws(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
             ]
         };
         let size_a = ("leaderworkerset.sigs.k8s.io/size", size.to_string());
+        ctx.set = 0;
         let Some(leader_uid) = ctx.pod(
             &leader_t,
             &leader,
@@ -452,7 +500,8 @@ fn lws(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
             owner: owner_ref(&leader_v, &leader_uid),
             spec: json!({"replicas": size - 1}),
         });
-        for w in 1..size {
+        ctx.set = 1;
+        for w in 1..=ctx.worth_making(size - 1, 1) {
             let pod = format!("{leader}-{w}");
             ctx.pod(
                 &worker_t,
@@ -475,11 +524,11 @@ fn lws(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
     if size > 1 {
         sets.push(PodSet {
             name: "workers".into(),
-            count: replicas * (size - 1),
+            count: replicas.saturating_mul(size - 1),
             template: worker_t,
         });
     }
-    (sets, replicas * size)
+    (sets, replicas.saturating_mul(size))
 }
 
 fn deployment(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
@@ -499,7 +548,7 @@ fn deployment(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
         owner: owner_ref(work, uid),
         spec: json!({"replicas": replicas, "template": template}),
     });
-    for i in 0..replicas {
+    for i in 0..ctx.worth_making(replicas, 1) {
         let pod = format!("{rs_name}-{i}");
         ctx.pod(
             &template,
@@ -524,7 +573,7 @@ fn stateful_set(ctx: &mut Ctx, work: &Value, uid: &str) -> (Vec<PodSet>, u64) {
     let (name, ns) = name_ns(work);
     let replicas = count_at(work, "/spec/replicas", 1);
     let template = work.at("/spec/template").cloned().unwrap_or_default();
-    for i in 0..replicas {
+    for i in 0..ctx.worth_making(replicas, 1) {
         let pod = format!("{name}-{i}");
         ctx.pod(
             &template,

@@ -678,6 +678,11 @@ impl Index {
             for (r, q) in &info.requests {
                 *totals.entry(r.clone()).or_default() += q;
             }
+            // Each bound pod takes one of its node's allocatable `pods`: kube-scheduler's
+            // NodeResourcesFit counts them as it counts requests.
+            *totals
+                .entry(super::nodes::POD_SLOTS.to_string())
+                .or_default() += 1.0;
         }
         // Most pods are in no group: the namespace is copied only for a table that keeps it.
         let ns = || o.namespace().unwrap_or_default().to_string();

@@ -28,6 +28,10 @@ pub struct Hypothesis {
     pub not_submitted: Vec<ObjId>,
     /// Per piece of work the manifest submits: how Kueue would take it in.
     pub kueue: Vec<(ObjId, KueueIntake)>,
+    /// Per piece of work: each of its pod sets as its first pod made and how many pods the
+    /// set has (the spec's count, however many fit made), for counting how many of them the
+    /// nodes would hold.
+    pub pod_sets: Vec<(ObjId, Vec<(ObjId, u64)>)>,
     /// Quota that Workloads of the cluster's own copy of the work held, which `fit` set
     /// aside: (ClusterQueue, flavor, resource, amount). A ClusterQueue's reported usage still
     /// counts it.
@@ -44,6 +48,14 @@ impl Hypothesis {
 
     pub fn kueue_for(&self, work: ObjId) -> Option<&KueueIntake> {
         self.kueue.iter().find(|(w, _)| *w == work).map(|(_, k)| k)
+    }
+
+    /// The pod sets of a piece of work the manifest submits ([`Hypothesis::pod_sets`]).
+    pub fn pod_sets_of(&self, work: ObjId) -> Option<&[(ObjId, u64)]> {
+        self.pod_sets
+            .iter()
+            .find(|(w, _)| *w == work)
+            .map(|(_, p)| p.as_slice())
     }
 }
 

@@ -24,7 +24,8 @@ pub use hypothesis::{Hypothesis, KueueIntake};
 pub(crate) use labels::PodsByLabel;
 use memo::Memo;
 pub use nodes::{
-    NodeInfo, NodeTables, Nodes, ResourceRow, ResourceTable, Taint, tolerates, untolerated,
+    NodeInfo, NodeTables, Nodes, POD_SLOTS, ResourceRow, ResourceTable, Taint, tolerates,
+    untolerated,
 };
 
 use crate::bundle::{Bundle, RawObject, Uid, group_of};
@@ -867,7 +868,8 @@ impl Index {
             .map(|i| &self.pods[i].1)
     }
 
-    /// Sum of effective requests of non-terminal pods bound to a node.
+    /// Sum of effective requests of non-terminal pods bound to a node, and how many they are
+    /// (as `pods`, what a node's allocatable `pods` counts).
     pub fn requested_on(&self, node: &str) -> Option<&BTreeMap<String, f64>> {
         self.requested_by_node.get(node)
     }

@@ -38,6 +38,11 @@ impl Nodes {
     }
 }
 
+/// The pod count as kube-scheduler filters it: a pod takes one of its node's allocatable
+/// `pods`, and [`crate::index::Index::requested_on`] counts the pods bound to each node under
+/// this name.
+pub const POD_SLOTS: &str = "pods";
+
 /// What the index keeps of a node.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NodeInfo {

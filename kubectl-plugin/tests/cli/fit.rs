@@ -187,6 +187,23 @@ fn bad_manifests_are_exit_2_with_what_and_where() {
         ),
         (write("broken.yaml", "kind: [\n"), "error[parse]", "YAML"),
         (path(&dir.0.join("absent.yaml")), "error[io]", "absent.yaml"),
+        // What the API server would refuse is refused with its field and reason.
+        (
+            write(
+                "half-a-gpu.yaml",
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  containers:\n  - name: c\n    resources: {limits: {nvidia.com/gpu: \"0.5\"}}\n",
+            ),
+            "error[manifest]",
+            "the API server would refuse Pod ml/p: spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: \"0.5\": must be an integer",
+        ),
+        (
+            write(
+                "no-limit.yaml",
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: ml}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {nvidia.com/gpu: 1}}\n",
+            ),
+            "error[manifest]",
+            "limits[nvidia.com/gpu]: Required value: Limit must be set",
+        ),
     ];
     for (manifest, code, words) in cases {
         let o = run(&["fit", &manifest, "-f", &cluster]);

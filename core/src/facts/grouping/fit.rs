@@ -93,9 +93,18 @@ pub(super) fn group_fit(ctx: &Ctx, topology: Option<&str>) -> Option<Vec<GroupFi
                 *domains.entry(d).or_default() += a;
             }
         }
-        let whole = sizes
-            .as_ref()
-            .map(|sizes| whole_group(&member_requests(ctx, sizes, name), request, &bins));
+        let whole = sizes.as_ref().map(|sizes| {
+            let requests = member_requests(ctx, sizes, name);
+            let mut w = whole_group(&requests, request, &bins);
+            // fit makes a few hundred pods of a larger group: the members not made ask what
+            // the view's pod asks, so the group fits whole only if the best domain holds that
+            // many (counted per node).
+            if (requests.len() as u64) < members && w.0 == Some(true) {
+                let equal = requests.iter().all(|q| *q == request);
+                w.0 = equal.then_some(w.1 >= members);
+            }
+            w
+        });
         let needed = request * members as f64;
         let max_domain = domains.values().copied().fold(0.0_f64, f64::max);
         let room = if topology.is_some() {

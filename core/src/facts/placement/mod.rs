@@ -14,7 +14,7 @@ mod volumes;
 
 pub use containers::{ContainerRequest, SharedResource};
 pub use kai::{Kai, KaiQueue, KaiQueueFit, Reservation};
-pub use nodefit::{NodeFit, ResourceShort};
+pub use nodefit::{NodeFit, ResourceShort, WholeFit};
 pub use selector::{PlacementSelector, SelectorTerm};
 pub use silence::Silence;
 pub use taints::{TaintRow, Taints};
@@ -60,6 +60,10 @@ pub struct PlacementFacts {
     /// For a pod `fit` placed as if submitted (no scheduler has seen it): the nodes that pass
     /// each filter and the first that leaves none. Null for every other pod.
     pub node_fit: Option<NodeFit>,
+    /// For work `fit` placed: how many of its pods the nodes would hold at once. Absent for
+    /// every other work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whole_fit: Option<nodefit::WholeFit>,
 }
 
 /// The PodGroup a gang scheduler groups the pod in.
@@ -268,6 +272,11 @@ fn view_facts(ctx: &Ctx, parts: &mut Vec<(&'static str, Arc<Shared>)>) -> Option
             .ix
             .not_submitted(pod)
             .then(|| nodefit::node_fit(ctx.ix, pod)),
+        whole_fit: ctx
+            .ix
+            .hypothesis()
+            .and_then(|h| h.pod_sets_of(ctx.target))
+            .map(|sets| nodefit::whole_fit(ctx.ix, sets)),
     })
 }
 
