@@ -196,6 +196,19 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
     ),
     ("nvidia.com", None, at(Layer::Serving, "dynamo-operator")),
     ("llm-d.ai", None, at(Layer::Serving, "llm-d")),
+    // An InferenceService's own words (its model's load failure). Not the LLMInferenceService:
+    // its conditions lag what serves (a Progressing LWS, a Gateway it waits for while routes
+    // work), so they are no failure by themselves.
+    (
+        "serving.kserve.io",
+        Some("InferenceService"),
+        at(Layer::Serving, "kserve"),
+    ),
+    (
+        "serving.kubeflow.org",
+        Some("InferenceService"),
+        at(Layer::Serving, "kserve"),
+    ),
     (
         "inference.networking.k8s.io",
         None,
@@ -327,6 +340,11 @@ fn component_failure(a: &About, c: &'static Component, marker: Option<Attributio
     }
 }
 
+/// Where a DaemonSet's note lists node labels of the same labeller as the ones it wants
+/// (`facts::signals` writes it): the labeller ran, the selector names a spelling it does not
+/// write.
+pub const KIN_LABELS: &str = "; nodes carry the same labeller's ";
+
 /// Node-label prefixes the device stack's labellers write (Node Feature Discovery, NVIDIA GPU
 /// Feature Discovery and the GPU Operator, AMD's and Intel's labellers).
 const DEVICE_LABELS: &[&str] = &[
@@ -360,13 +378,16 @@ fn plain(a: &About) -> Option<Attribution> {
     // A DaemonSet that wants no pod at all: its node selector, affinity or taints leave it no
     // node, which the DaemonSet controller decides as a scheduler would (a component never
     // placed). When the labels it waits for are ones the device stack writes (feature or GPU
-    // discovery), the labeller is what has not run: the device layer's.
+    // discovery), the labeller is what has not run: the device layer's; unless the nodes carry
+    // another spelling of the same labeller's (it ran; the selector asks for a label it does
+    // not write), which is the selector's, placement's.
     if a.kind == "DaemonSet" && a.message.starts_with("status.desiredNumberScheduled=0,") {
         let wanted = a
             .message
             .split_once("; its nodes must carry ")
             .map(|(_, l)| l);
-        if wanted.is_some_and(|l| DEVICE_LABELS.iter().any(|p| l.contains(p))) {
+        let labeller_ran = a.message.contains(KIN_LABELS);
+        if !labeller_ran && wanted.is_some_and(|l| DEVICE_LABELS.iter().any(|p| l.contains(p))) {
             return Some(at(Layer::Device, "node-feature-discovery"));
         }
         return Some(at(Layer::Placement, "daemonset-controller"));
@@ -434,6 +455,28 @@ mod tests {
             ..About::default()
         };
         assert_eq!(layer(rc), Some(Layer::Runtime));
+    }
+
+    #[test]
+    fn a_daemonset_wanting_no_node_is_the_labellers_until_its_labels_show_it_ran() {
+        let ds = |message| About {
+            group: "apps",
+            kind: "DaemonSet",
+            name: "gpu-monitor",
+            message,
+            ..About::default()
+        };
+        let wants = "status.desiredNumberScheduled=0, status.numberReady=0; its nodes must carry \
+                     feature.node.kubernetes.io/pci-10de.present=true";
+        assert_eq!(layer(ds(wants)), Some(Layer::Device));
+        let ran = format!(
+            "{wants}{}feature.node.kubernetes.io/pci-0300_10de.present",
+            KIN_LABELS
+        );
+        assert_eq!(layer(ds(&ran)), Some(Layer::Placement));
+        let own = "status.desiredNumberScheduled=0, status.numberReady=0; its nodes must carry \
+                   pool=gpu";
+        assert_eq!(layer(ds(own)), Some(Layer::Placement));
     }
 
     #[test]

@@ -33,6 +33,11 @@ pub struct Component {
     /// Labels that name it, key and value exactly.
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
+    /// Names of the containers its controller injects into the work's own pods (KServe's
+    /// `storage-initializer`): a failure of such a container is this component failing inside
+    /// a pod that is otherwise the user's. Matched exactly; never makes the pod a component.
+    #[serde(default)]
+    pub containers: Vec<String>,
 }
 
 /// The kinds a component is known as: its pods and what makes them.
@@ -63,6 +68,13 @@ pub fn by_name(kind: &str, name: &str) -> Option<&'static Component> {
     registry()
         .iter()
         .find(|c| c.names.iter().any(|n| named(name, n)))
+}
+
+/// The component that injects a container of this name into the work's pods.
+pub fn by_container(name: &str) -> Option<&'static Component> {
+    registry()
+        .iter()
+        .find(|c| c.containers.iter().any(|n| n == name))
 }
 
 /// Whether `name` holds the fragment `frag` as whole words: at its start or after a `-` or
@@ -176,7 +188,10 @@ mod tests {
         assert_eq!(ids.len(), all.len(), "ids are unique");
         for c in &all {
             assert!(
-                !(c.names.is_empty() && c.images.is_empty() && c.labels.is_empty()),
+                !(c.names.is_empty()
+                    && c.images.is_empty()
+                    && c.labels.is_empty()
+                    && c.containers.is_empty()),
                 "{} matches nothing",
                 c.id
             );
@@ -224,6 +239,19 @@ mod tests {
             None
         );
         assert_eq!(of("Node", "nvidia-device-plugin", "", &none), None);
+    }
+
+    #[test]
+    fn an_injected_container_names_its_component_but_not_the_pod() {
+        assert_eq!(
+            by_container("storage-initializer").map(|c| (c.id.as_str(), c.layer)),
+            Some(("kserve-storage-initializer", Layer::Serving))
+        );
+        assert_eq!(by_container("trainer"), None);
+        assert_eq!(by_container("storage-initializer-x"), None);
+        // A pod holding the container is still the user's work, not a component.
+        let isvc = json!({"spec": {"initContainers": [{"name": "storage-initializer", "image": "kserve/storage-initializer:v0.14.0"}]}});
+        assert_eq!(of("Pod", "model-predictor-00001-abc", "", &isvc), None);
     }
 
     #[test]

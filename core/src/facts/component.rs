@@ -1,5 +1,6 @@
 //! `$.facts.component`: the target as one of the registry's components (`rules/components.yaml`)
-//! and how it fails now. The `<layer>/component-failing` rules read it: a component that fails
+//! and how it fails now; for a work that is none, a component's container injected into its
+//! pod (KServe's `storage-initializer`) that fails. The `<layer>/component-failing` rules read it: a component that fails
 //! on its own terms is its own layer's block, not the runtime's, although its container is what
 //! shows it.
 
@@ -54,8 +55,10 @@ pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
         .owner_chain(ctx.target)
         .first()
         .map_or(String::new(), |&o| ctx.ix.object(o).name.to_string());
-    let c = crate::components::of(t.kind(), &t.name, &owner, &ctx.value(ctx.target))?;
     let signals = &ctx.signals().signals;
+    let Some(c) = crate::components::of(t.kind(), &t.name, &owner, &ctx.value(ctx.target)) else {
+        return injected(signals);
+    };
     // The target's own words first, then its pods'; among them, what the component said (a
     // container's exit message) before the kubelet's back-off notice that repeats it.
     let mut candidates: Vec<&Signal> = signals
@@ -74,6 +77,29 @@ pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
         text: first.map(|(_, s)| s.text.clone()),
         object: first.map(|(_, s)| s.object.clone()),
         describe: first.map(|(_, s)| s.describe.clone()).unwrap_or_default(),
+    })
+}
+
+/// A work that is no component, whose pod's failing container is one a component injected
+/// (KServe's `storage-initializer`): that component fails inside the work's pod.
+fn injected(signals: &[Signal]) -> Option<ComponentFact> {
+    let mut found: Vec<(&Signal, &'static crate::components::Component)> = signals
+        .iter()
+        .filter(|s| s.current && s.kind == "Pod" && s.source == super::signals::Source::Container)
+        .filter_map(|s| crate::components::by_container(&s.field).map(|c| (s, c)))
+        .collect();
+    found.sort_by_key(|(s, _)| (back_off(s), s.message.is_empty()));
+    let (s, c, f) = found
+        .into_iter()
+        .find_map(|(s, c)| failing(s, c.layer).map(|f| (s, c, f)))?;
+    Some(ComponentFact {
+        id: c.id.clone(),
+        layer: c.layer,
+        project: c.project.clone(),
+        failure: Some(f),
+        text: Some(s.text.clone()),
+        object: Some(format!("container {} of {}", s.field, s.object)),
+        describe: s.describe.clone(),
     })
 }
 

@@ -282,8 +282,43 @@ pub fn gang(ctx: &Ctx) -> Option<Gang> {
         .iter()
         .filter(|m| pod(m).is_some_and(|p| !p.terminal() && p.phase != "Running"))
         .count();
-    g.short = g.found && (g.live as u64) < g.min_member && g.waiting > 0;
+    // A partial paste holds some of the pods: when their controllers are in the bundle and
+    // declare enough pods to come, the gang is not short, whatever the paste left out.
+    let declared = declared_members(ix, members);
+    g.short = g.found
+        && (g.live as u64) < g.min_member
+        && g.waiting > 0
+        && declared.is_none_or(|d| d < g.min_member);
     Some(g)
+}
+
+/// The pods the members' controllers keep running, when every member's controller is a Job,
+/// ReplicaSet or StatefulSet of the bundle: a Job's `parallelism` (at most the completions it
+/// has left), the others' `replicas`. None when any member has another owner or none found
+/// (an operator that makes its pods itself may make more later, or never: the pods tell).
+fn declared_members(ix: &crate::index::Index, members: &[ObjId]) -> Option<u64> {
+    let mut owners: Vec<ObjId> = Vec::new();
+    for &m in members {
+        let owner = *ix.owners(m).first()?;
+        if !owners.contains(&owner) {
+            owners.push(owner);
+        }
+    }
+    owners.iter().try_fold(0u64, |sum, &o| {
+        let v = ix.value(o);
+        let n = |p: &str| v.at(p).and_then(Value::as_u64);
+        let keeps = match (ix.object(o).group(), ix.object(o).kind().as_str()) {
+            ("batch", "Job") => {
+                let parallelism = n("/spec/parallelism").unwrap_or(1);
+                let left = n("/spec/completions")
+                    .map(|c| c.saturating_sub(n("/status/succeeded").unwrap_or(0)));
+                left.map_or(parallelism, |l| parallelism.min(l))
+            }
+            ("apps", "ReplicaSet" | "StatefulSet") => n("/spec/replicas").unwrap_or(1),
+            _ => return None,
+        };
+        Some(sum + keeps)
+    })
 }
 
 impl Gang {

@@ -18,7 +18,7 @@
 //! the work now: a terminal pod beside its replacement, or anything about work that runs, is
 //! history, and history never blocks.
 
-use crate::attribution::{About, attribute};
+use crate::attribution::{About, KIN_LABELS, attribute};
 use crate::index::{Index, ObjId};
 use crate::json::At as _;
 use crate::layer::Layer;
@@ -268,7 +268,13 @@ fn push(ix: &Index, id: ObjId, on: On, r: Raw, out: &mut Vec<Signal>) {
         reason: r.reason,
         message: r.message,
         field: r.field,
-        serves: on.serves,
+        // A container the serving or another layer's controller injected into the work's pod
+        // fails as that component, not as the work.
+        serves: on.serves.or_else(|| {
+            (r.source == Source::Container)
+                .then(|| crate::components::by_container(r.field))
+                .flatten()
+        }),
     };
     // A cause that names the runtime (a hook or the OCI runtime could not start the container)
     // decides; any other cause leaves the signal to its own words.
@@ -442,6 +448,11 @@ fn read_object<'v>(
             );
             push(ix, id, on, raw, out);
         }
+        // KServe says why an InferenceService's model does not load in `status.modelStatus`
+        // (no runtime supports it, the load failed), not in a condition.
+        if let Some((reason, message)) = model_failure(&v) {
+            push(ix, id, on, Raw::status("modelStatus", reason, message), out);
+        }
         let state = v.at("/status/state").and_then(Value::as_str).unwrap_or("");
         if state.eq_ignore_ascii_case("failed") || state.eq_ignore_ascii_case("error") {
             // KubeRay writes why in `status.reason`, others in `status.message`.
@@ -454,6 +465,20 @@ fn read_object<'v>(
             push(ix, id, on, raw, out);
         }
     }
+}
+
+/// KServe's `status.modelStatus.lastFailureInfo` while the model is not up to date
+/// (`transitionStatus` InvalidSpec or BlockedByFailedLoad; a failure of a load since
+/// replaced by a good one stays written, and is no failure).
+fn model_failure(v: &Value) -> Option<(&str, &str)> {
+    let ms = v.at("/status/modelStatus")?;
+    let transition = ms["transitionStatus"].as_str().unwrap_or("");
+    if !matches!(transition, "InvalidSpec" | "BlockedByFailedLoad") {
+        return None;
+    }
+    let f = &ms["lastFailureInfo"];
+    let reason = f["reason"].as_str().unwrap_or(transition);
+    Some((reason, f["message"].as_str().unwrap_or("")))
 }
 
 /// What a Node or a DaemonSet says in numbers: devices the node holds back as unhealthy
@@ -506,6 +531,10 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) 
                         .map(|(k, vals)| format!("{k}={}", vals.join("|")))
                         .collect();
                     note.push_str(&format!("; its nodes must carry {}", labels.join(", ")));
+                    let kin = kin_labels(&ix.node_tables(), wanted.iter().map(|(k, _)| k.as_str()));
+                    if !kin.is_empty() {
+                        note.push_str(&format!("{KIN_LABELS}{}", kin.join(", ")));
+                    }
                 }
                 notes.push(("DaemonSet".into(), note));
             }
@@ -515,6 +544,34 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) 
     for (field, message) in &notes {
         push(ix, id, on, Raw::status(field, "", message), out);
     }
+}
+
+/// Node label keys no wanted key equals that share a wanted key's prefix and first word
+/// (`feature.node.kubernetes.io/pci-0300_10de.present` beside a wanted
+/// `feature.node.kubernetes.io/pci-10de.present`): the labeller ran and wrote another
+/// spelling. Sorted, at most five.
+fn kin_labels<'a>(
+    tables: &crate::index::NodeTables,
+    wanted: impl Iterator<Item = &'a str> + Clone,
+) -> Vec<String> {
+    let stems: Vec<_> = wanted.clone().filter_map(label_stem).collect();
+    let mut kin: Vec<String> = tables
+        .labels
+        .keys()
+        .filter(|k| !wanted.clone().any(|w| w == k.as_str()))
+        .filter(|k| label_stem(k).is_some_and(|s| stems.contains(&s)))
+        .cloned()
+        .collect();
+    kin.sort();
+    kin.truncate(5);
+    kin
+}
+
+/// A label key's prefix and the first word of its name (`pci` of `…/pci-10de.present`).
+fn label_stem(k: &str) -> Option<(&str, &str)> {
+    let (domain, name) = k.split_once('/')?;
+    let word = name.split(['-', '.', '_']).next().unwrap_or(name);
+    (!word.is_empty()).then_some((domain, word))
 }
 
 fn read_containers(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) {
@@ -621,5 +678,27 @@ fn read_events(
             cause,
         };
         push(ix, id, on, raw, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::label_stem;
+
+    #[test]
+    fn a_labels_stem_is_its_prefix_and_first_word() {
+        let stem = label_stem("feature.node.kubernetes.io/pci-0300_10de.present");
+        assert_eq!(stem, Some(("feature.node.kubernetes.io", "pci")));
+        assert_eq!(
+            stem,
+            label_stem("feature.node.kubernetes.io/pci-10de.present")
+        );
+        assert_ne!(
+            stem,
+            label_stem("feature.node.kubernetes.io/cpu-model.vendor_id")
+        );
+        assert_ne!(stem, label_stem("example.com/pci-10de.present"));
+        // No prefix, no labeller to tell apart.
+        assert_eq!(label_stem("pool"), None);
     }
 }

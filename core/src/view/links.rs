@@ -824,6 +824,14 @@ const OWNER_LABELS: &[(&str, &[&str])] = &[
         &["nvidia.com/dynamo-graph-deployment-name"],
     ),
     ("PodCliqueSet", &["app.kubernetes.io/part-of"]),
+    // KServe's predictor pods (raw Deployments or Knative revisions), and KFServing's before it.
+    (
+        "InferenceService",
+        &[
+            "serving.kserve.io/inferenceservice",
+            "serving.kubeflow.org/inferenceservice",
+        ],
+    ),
 ];
 
 /// Pods that belong to a piece of work without an ownerReference reaching them: by the label
