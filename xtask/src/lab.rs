@@ -17,6 +17,7 @@ mod cluster;
 mod controllers;
 mod pki;
 mod procs;
+mod stages;
 
 use crate::{cargo, run, target_dir, tools};
 use cluster::Lab;
@@ -245,9 +246,13 @@ fn test(tier: Tier, nodes: usize) -> Result<(), String> {
             "kubectl-layer",
             "--test",
             "cli",
-            "lab::",
             "--",
+            "lab::",
+            "lab_course::",
             "--nocapture",
+            // One at a time: the tests share the lab's nodes, and each compares every field of
+            // two reads of them, which another test's pods would make differ.
+            "--test-threads=1",
         ])
         .env("KUBECTL_LAYER_LAB", &lab.dir));
     if started {

@@ -4,6 +4,7 @@
 //! nodes' addresses are 127.0.0.1 too, so nothing dials anywhere else.
 
 use super::build::{self, Bins};
+use super::stages;
 use super::pki::{self, FRONT_PROXY, LAYER_USER};
 use super::procs::{self, Proc, free_port};
 use crate::{output, root};
@@ -160,7 +161,8 @@ pub fn kwok(lab: &Lab, bins: &Bins) -> Result<Proc, String> {
         format!("--server-address=127.0.0.1:{}", free_port()?),
         "--node-lease-duration-seconds=40".into(),
     ];
-    args.extend(stages.iter().map(|s| format!("--config={}", s.display())));
+    let ours = stages::write(&lab.dir)?;
+    args.extend(stages.iter().chain(&ours).map(|s| format!("--config={}", s.display())));
     procs::start(&lab.dir, "kwok", &bins.path("kwok"), &args)
 }
 
