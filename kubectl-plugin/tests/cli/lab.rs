@@ -17,7 +17,7 @@ fn lab() -> Option<Lab> {
 }
 
 /// The lab, or None (after printing why) when none is up or its tier is not one of `tiers`.
-fn lab_of(tiers: &[&str]) -> Option<Lab> {
+pub(super) fn lab_of(tiers: &[&str]) -> Option<Lab> {
     let Some(dir) = std::env::var_os("KUBECTL_LAYER_LAB") else {
         eprintln!("skipped: KUBECTL_LAYER_LAB is not set (no lab is up: `cargo xtask lab test`)");
         return None;
@@ -36,13 +36,13 @@ fn lab_of(tiers: &[&str]) -> Option<Lab> {
     Some(Lab { dir })
 }
 
-struct Lab {
-    dir: PathBuf,
+pub(super) struct Lab {
+    pub(super) dir: PathBuf,
 }
 
 impl Lab {
     /// The lab's own kubectl (the server's version), as the cluster admin.
-    fn kubectl(&self, args: &[&str]) -> Output {
+    pub(super) fn kubectl(&self, args: &[&str]) -> Output {
         Command::new(self.dir.join("bin/kubectl"))
             .arg("--kubeconfig")
             .arg(self.dir.join("kubeconfig"))
@@ -51,7 +51,7 @@ impl Lab {
             .expect("the lab's kubectl runs")
     }
 
-    fn kubectl_ok(&self, args: &[&str]) -> String {
+    pub(super) fn kubectl_ok(&self, args: &[&str]) -> String {
         let o = self.kubectl(args);
         assert!(
             o.status.success(),
@@ -63,7 +63,7 @@ impl Lab {
     }
 
     /// `kubectl-layer` as the lab's reader.
-    fn layer(&self, args: &[&str]) -> Output {
+    pub(super) fn layer(&self, args: &[&str]) -> Output {
         bin()
             .env("KUBECONFIG", self.dir.join("kubeconfig-layer"))
             .args(args)
@@ -72,7 +72,13 @@ impl Lab {
     }
 
     /// Poll `get` until `done` holds of its JSON, for at most `secs`.
-    fn wait_for(&self, what: &str, get: &[&str], secs: u64, done: impl Fn(&Value) -> bool) {
+    pub(super) fn wait_for(
+        &self,
+        what: &str,
+        get: &[&str],
+        secs: u64,
+        done: impl Fn(&Value) -> bool,
+    ) {
         let start = Instant::now();
         loop {
             let o = self.kubectl(get);
@@ -91,7 +97,7 @@ impl Lab {
 }
 
 /// A namespace of its own, deleted when the test ends.
-struct Namespace<'a>(&'a Lab, String);
+pub(super) struct Namespace<'a>(pub(super) &'a Lab, pub(super) String);
 
 impl Drop for Namespace<'_> {
     fn drop(&mut self) {
@@ -101,7 +107,7 @@ impl Drop for Namespace<'_> {
     }
 }
 
-fn json(o: &Output, what: &str) -> Value {
+pub(super) fn json(o: &Output, what: &str) -> Value {
     serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {}\n{}", stdout(o), stderr(o)))
 }
@@ -138,7 +144,13 @@ fn a_job_wanting_more_gpus_than_any_node_is_placement_live_and_offline() {
 
 /// `why <target>` live as the reader equals `why` offline on `kubectl get <kinds> -A -o json` of
 /// the same objects: the exit code, the verdict, then every field. The live diagnosis.
-fn same_live_and_offline(lab: &Lab, dir: &TempDir, ns: &str, target: &str, kinds: &str) -> Value {
+pub(super) fn same_live_and_offline(
+    lab: &Lab,
+    dir: &TempDir,
+    ns: &str,
+    target: &str,
+    kinds: &str,
+) -> Value {
     let file = dir.0.join("get.json");
     let got = lab.kubectl_ok(&["get", kinds, "-A", "-o", "json"]);
     std::fs::write(&file, got).unwrap();
@@ -163,7 +175,7 @@ fn same_live_and_offline(lab: &Lab, dir: &TempDir, ns: &str, target: &str, kinds
 }
 
 /// A diagnosis without where its `now` came from (an option live, the file offline).
-fn comparable(mut d: Value) -> Value {
+pub(super) fn comparable(mut d: Value) -> Value {
     if let Some(now) = d.get_mut("now").and_then(Value::as_object_mut) {
         now.remove("source");
     }
@@ -245,10 +257,20 @@ fn kueue_admits_what_no_node_can_hold_and_placement_says_no() {
         "{}",
         live["layers"]
     );
+    super::lab_course::course_incident(&lab, &ns.1, "job/too-big", &KUEUE_NO_ROOM);
 }
 
+/// The course's first incident, as `tests/lab/kueue-admitted-no-room/` records it.
+const KUEUE_NO_ROOM: super::lab_course::Course = super::lab_course::Course {
+    name: "kueue-admitted-no-room",
+    story: "The course: Kueue admitted the work by quota, but no node had room (admission \
+            against placement). A ClusterQueue of 64 GPUs admits a Job of one 16-GPU pod; the \
+            real kube-scheduler finds no 8-GPU node that holds it.",
+    layer: "placement",
+};
+
 /// Cluster-scoped objects a test made, deleted when it ends.
-struct ClusterScoped<'a>(&'a Lab, Vec<String>);
+pub(super) struct ClusterScoped<'a>(pub(super) &'a Lab, pub(super) Vec<String>);
 
 impl Drop for ClusterScoped<'_> {
     fn drop(&mut self) {
@@ -260,7 +282,7 @@ impl Drop for ClusterScoped<'_> {
 
 /// A flavor for the kwok nodes, a ClusterQueue with more GPU quota than any node has, and the
 /// namespace's LocalQueue, in Kueue's storage version (v1beta2).
-fn kueue_objects(ns: &str, cq: &str) -> String {
+pub(super) fn kueue_objects(ns: &str, cq: &str) -> String {
     format!(
         "apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -300,7 +322,7 @@ spec:
 }
 
 /// [`TOO_BIG_JOB`] sent to Kueue's queue, suspended until Kueue admits it.
-const TOO_BIG_QUEUED_JOB: &str = "apiVersion: batch/v1
+pub(super) const TOO_BIG_QUEUED_JOB: &str = "apiVersion: batch/v1
 kind: Job
 metadata:
   name: too-big

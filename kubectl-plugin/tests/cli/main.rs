@@ -10,6 +10,7 @@ mod conventions;
 mod failed_reads;
 mod fit;
 mod lab;
+mod lab_course;
 mod live;
 mod mcp_client;
 mod metrics;
