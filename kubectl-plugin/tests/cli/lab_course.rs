@@ -627,20 +627,27 @@ fn between_kueue_polls(lab: &Lab) {
         .unwrap()
         .as_secs() as i64;
     let elapsed = now - began;
-    let next = (1..)
-        .map(|k: u32| {
-            if k <= 7 {
-                (1i64 << k) - 1
-            } else {
-                127 + 120 * i64::from(k - 7)
-            }
-        })
-        .find(|b| *b > elapsed)
-        .unwrap();
-    if next - elapsed < 12 {
-        let wait = next - elapsed + 2;
-        eprintln!("lab course: waiting {wait} s for Kueue's poll at +{next} s to pass");
-        std::thread::sleep(std::time::Duration::from_secs(wait as u64));
+    let polls = (1..).map(|k: u32| {
+        if k <= 7 {
+            (1i64 << k) - 1
+        } else {
+            127 + 120 * i64::from(k - 7)
+        }
+    });
+    // The first moment from now (or 2 s past a poll) with 12 s to the poll after it.
+    let mut at = elapsed;
+    for poll in polls {
+        if poll <= at {
+            continue;
+        }
+        if poll - at >= 12 {
+            break;
+        }
+        at = poll + 2;
+    }
+    if at > elapsed {
+        eprintln!("lab course: waiting {} s, past Kueue's polls", at - elapsed);
+        std::thread::sleep(std::time::Duration::from_secs((at - elapsed) as u64));
     }
 }
 
