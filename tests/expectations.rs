@@ -5,24 +5,7 @@ use crate::support;
 
 #[test]
 fn every_scenario_matches_its_expectations() {
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for s in scenarios::all() {
-        let ix = support::index(&s);
-        for e in &s.expectations {
-            checked += 1;
-            let (d, _) = support::diagnose(&ix, &e.target);
-            let diffs = support::differences(&d, e, support::why_exit(&d));
-            if !diffs.is_empty() {
-                failures.push(format!(
-                    "{} {}:\n    {}",
-                    s.name,
-                    e.target,
-                    diffs.join("\n    ")
-                ));
-            }
-        }
-    }
+    let (checked, failures) = support::mismatches(&scenarios::all());
     assert!(checked > 0, "no scenario was checked");
     assert!(
         failures.is_empty(),

@@ -7,6 +7,7 @@ mod fits;
 mod gen_cluster;
 mod input_forms;
 mod korean;
+mod lab_bundles;
 mod picture;
 mod practice;
 mod properties;

@@ -21,6 +21,30 @@ pub fn diagnose(ix: &Index, target: &str) -> (Diagnosis, Vec<String>) {
     engine().evaluate(ix, id, &Options::default())
 }
 
+/// Every target of `cases` diagnosed against its expectation: how many were checked, and a line
+/// per target that differs (the scenarios' check and the lab incidents' are this one).
+pub fn mismatches(cases: &[scenarios::Scenario]) -> (usize, Vec<String>) {
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for s in cases {
+        let ix = index(s);
+        for e in &s.expectations {
+            checked += 1;
+            let (d, _) = diagnose(&ix, &e.target);
+            let diffs = differences(&d, e, why_exit(&d));
+            if !diffs.is_empty() {
+                failures.push(format!(
+                    "{} {}:\n    {}",
+                    s.name,
+                    e.target,
+                    diffs.join("\n    ")
+                ));
+            }
+        }
+    }
+    (checked, failures)
+}
+
 /// The exit status `why` gives a diagnosis: 1 when a layer blocks or warns.
 pub fn why_exit(d: &Diagnosis) -> i32 {
     i32::from(matches!(

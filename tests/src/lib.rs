@@ -81,9 +81,25 @@ pub fn scenarios_dir() -> PathBuf {
 /// Every scenario, sorted by name. Panics with a clear message on a malformed one: a broken
 /// scenario is a broken test.
 pub fn all() -> Vec<Scenario> {
+    all_in(&scenarios_dir())
+}
+
+/// The `tests/lab` directory: incidents the real components of `cargo xtask lab` wrote, in the
+/// scenarios' form (a bundle and `expected.json`), plus a README naming who wrote them.
+pub fn lab_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("lab")
+}
+
+/// Every folder of `tests/lab`, read as a scenario.
+pub fn lab() -> Vec<Scenario> {
+    all_in(&lab_dir())
+}
+
+/// Every scenario-shaped folder of `root`, sorted by name.
+fn all_in(root: &Path) -> Vec<Scenario> {
     let mut out = Vec::new();
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(scenarios_dir())
-        .expect("tests/scenarios exists")
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root)
+        .unwrap_or_else(|e| panic!("{}: {e}", root.display()))
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.is_dir())

@@ -417,6 +417,12 @@ pub fn bench(quick: bool) -> Result<(), String> {
         cluster(plan.wasm)
     ));
     doc.push_str(&wasm_section);
+    // 7. Live at scale, against the lab (full runs only; CI runs it small in `lab test`).
+    if !quick {
+        let (live, live_summary) = crate::lab::bench_at_scale()?;
+        summary.extend(live_summary);
+        doc.push_str(&live);
+    }
     doc.push_str(BEFORE_AFTER);
     doc.push_str(SHAPES_BEFORE_AFTER);
     doc.push_str(NOTES);

@@ -12,12 +12,14 @@
 //! layer rbac` prints) and returns once the API server is ready (and, for core, the nodes);
 //! `down` stops what `up` started, by the ids in the pid file.
 
+mod bench;
 mod build;
 mod cluster;
 mod controllers;
 mod pki;
 mod procs;
 mod replay;
+mod stages;
 
 use crate::{cargo, run, target_dir, tools};
 use cluster::Lab;
@@ -26,9 +28,10 @@ use std::path::{Path, PathBuf};
 const HELP: &str = "\
 cargo xtask lab <command>
 
-  up [--tier bare|core|full] [--nodes N]
+  up [--tier bare|core|full] [--nodes N] [--jobset-after-kueue]
           build what the tier needs (cached in ~/.cache/kubectl-layer-lab, or
-          $KUBECTL_LAYER_LAB_CACHE) and start it on 127.0.0.1; default: core, 4 nodes
+          $KUBECTL_LAYER_LAB_CACHE) and start it on 127.0.0.1; default: core, 4 nodes;
+          --jobset-after-kueue (full): no JobSet, for the test that installs it after Kueue
   build [--tier bare|core|full]
           only build (or find cached) what the tier runs
   down    stop every process `up` started (by the ids it recorded)
@@ -36,9 +39,14 @@ cargo xtask lab <command>
   env     shell lines: KUBECONFIG, KUBECTL_LAYER_LAB and the lab's kubectl first on PATH
           (eval \"$(cargo xtask lab env)\")
   test [--tier core|full]
-          up (default core), the live tests against it, down
+          up (default core), the live tests against it (full: and `bench` at 50 nodes,
+          500 pods, figures printed), down
   replay  up a bare lab, write every scenario, incident and fit cluster into it and
           check the live verdicts against the offline ones (docs/lab.md), down
+  bench [--nodes N] [--pods M] [--rounds R] [--write]
+          on the running full lab: a Kueue backlog of M one-GPU pods on N kwok nodes, then
+          scan -A and why against the kubectl reads they replace (default 1000 nodes, 20000
+          pods, 3 rounds; --write puts the figures in docs/benchmarks.md)
 ";
 
 /// What a lab runs: each tier adds to the one before.
@@ -77,14 +85,16 @@ pub fn from_args(args: &[String]) -> Result<(), String> {
             .map_err(|_| format!("--nodes {n}: not a number"))?,
         None => 4,
     };
+    let late = args.iter().any(|a| a == "--jobset-after-kueue");
     match args.first().map(String::as_str) {
         Some("build") => build::ensure(tier).map(|_| ()),
-        Some("up") => up(tier, nodes).map(|_| ()),
+        Some("up") => up(tier, nodes, late).map(|_| ()),
         Some("down") => down(),
         Some("status") => status(),
         Some("env") => env(),
         Some("test") => test(tier, nodes),
         Some("replay") => replay::replay(),
+        Some("bench") => bench_cmd(args),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -107,7 +117,7 @@ fn running(lab: &Lab) -> Option<String> {
 }
 
 /// Start a lab of `tier`; true if this call started it (false: one of that tier already ran).
-fn up(tier: Tier, nodes: usize) -> Result<bool, String> {
+fn up(tier: Tier, nodes: usize, jobset_late: bool) -> Result<bool, String> {
     let lab = lab();
     if let Some(t) = running(&lab) {
         if t == tier.name() {
@@ -123,7 +133,7 @@ fn up(tier: Tier, nodes: usize) -> Result<bool, String> {
     let bins = build::ensure(tier)?;
     let start = std::time::Instant::now();
     timed("certificates", || fresh(&lab, &bins))?;
-    if let Err(e) = start_tier(&lab, &bins, tier, nodes) {
+    if let Err(e) = start_tier(&lab, &bins, tier, nodes, jobset_late) {
         let _ = procs::stop_all(&lab.dir);
         return Err(format!("{e}\n(logs in {})", lab.dir.join("logs").display()));
     }
@@ -149,12 +159,18 @@ fn fresh(lab: &Lab, bins: &build::Bins) -> Result<(), String> {
     pki::make(&lab.dir.join("pki"))
 }
 
-fn start_tier(lab: &Lab, bins: &build::Bins, tier: Tier, nodes: usize) -> Result<(), String> {
+fn start_tier(
+    lab: &Lab,
+    bins: &build::Bins,
+    tier: Tier,
+    nodes: usize,
+    jobset_late: bool,
+) -> Result<(), String> {
     let (_, etcd_port) = cluster::etcd(lab, bins)?;
     cluster::apiserver(lab, bins, etcd_port)?;
     timed("reader role and CRDs established", || {
         cluster::reader_role(lab)?;
-        cluster::crds(lab)
+        cluster::crds(lab, tier == Tier::Full && jobset_late)
     })?;
     if tier >= Tier::Core {
         cluster::controller_manager(lab, bins)?;
@@ -163,7 +179,9 @@ fn start_tier(lab: &Lab, bins: &build::Bins, tier: Tier, nodes: usize) -> Result
         cluster::nodes(lab, &kwok, nodes)?;
     }
     if tier == Tier::Full {
-        timed("controllers", || controllers::start_all(lab, bins))?;
+        timed("controllers", || {
+            controllers::start_all(lab, bins, jobset_late)
+        })?;
     }
     Ok(())
 }
@@ -240,9 +258,95 @@ fn env_lines(dir: &Path) -> String {
 /// `up`, the live tests with `KUBECTL_LAYER_LAB` set (each skips, saying so, below the tier
 /// it needs), then `down` if this call started the lab, whatever the tests said.
 fn test(tier: Tier, nodes: usize) -> Result<(), String> {
-    let started = up(tier, nodes)?;
+    let started = up(tier, nodes, false)?;
     let lab = lab();
-    let result = live_tests(&lab, &["lab::", "lab_faults::"]);
+    // One at a time: the tests share the lab's nodes, and each compares every field of two
+    // reads of them, which another test's pods would make differ.
+    let result = live_tests(
+        &lab,
+        &["lab::", "lab_faults::", "lab_course::", "--test-threads=1"],
+    );
+    // The benchmark at CI's size: it runs, and its figures are printed; nothing is asserted.
+    let result = result.and_then(|()| {
+        if tier < Tier::Full {
+            return Ok(());
+        }
+        let (_, summary) = bench::run(&lab, bench::SMALL, 1)?;
+        summary.iter().for_each(|s| eprintln!("==> lab bench: {s}"));
+        Ok(())
+    });
+    if started {
+        down()?;
+    }
+    result?;
+    if tier == Tier::Full {
+        jobset_after_kueue(started, nodes)?;
+    }
+    Ok(())
+}
+
+/// The course's "JobSet installed after Kueue" needs a lab of its own, where Kueue starts
+/// without JobSet: up with `--jobset-after-kueue`, that one test, down.
+fn jobset_after_kueue(fresh: bool, nodes: usize) -> Result<(), String> {
+    if !fresh {
+        eprintln!(
+            "==> lab: JobSet-after-Kueue skipped: it needs a lab of its own, and one was already up"
+        );
+        return Ok(());
+    }
+    up(Tier::Full, nodes, true)?;
+    let result = run(cargo()
+        .args(["test", "-p", "kubectl-layer", "--test", "cli", "--"])
+        .args(["lab_course::jobset_installed_after_kueue", "--nocapture"])
+        .env("KUBECTL_LAYER_LAB", lab().dir));
+    down()?;
+    result
+}
+
+/// `lab bench`: the benchmark on the running full lab, printed (and with `--write`, put in
+/// docs/benchmarks.md).
+fn bench_cmd(args: &[String]) -> Result<(), String> {
+    let number = |name: &str, default: usize| -> Result<usize, String> {
+        match args.iter().skip_while(|a| *a != name).nth(1) {
+            Some(n) => n.parse().map_err(|_| format!("{name} {n}: not a number")),
+            None => Ok(default),
+        }
+    };
+    let size = bench::Size {
+        nodes: number("--nodes", bench::FULL.nodes)?,
+        pods: number("--pods", bench::FULL.pods)?,
+    };
+    let lab = lab();
+    if running(&lab).as_deref() != Some("full") {
+        return Err("lab bench needs a full lab: `cargo xtask lab up --tier full`".into());
+    }
+    let (section, summary) = bench::run(&lab, size, number("--rounds", 3)?)?;
+    print!("{section}");
+    summary.iter().for_each(|s| eprintln!("==> lab bench: {s}"));
+    if args.iter().any(|a| a == "--write") {
+        write_section(&section)?;
+    }
+    Ok(())
+}
+
+/// docs/benchmarks.md with its live section replaced by `section` (added at the end if none).
+fn write_section(section: &str) -> Result<(), String> {
+    let path = crate::root().join("docs/benchmarks.md");
+    let old = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (begin, end) = bench::LIVE_SECTION;
+    let kept = match (old.find(begin), old.find(end)) {
+        (Some(a), Some(z)) if a < z => format!("{}{}", &old[..a], &old[z + end.len()..]),
+        _ => old,
+    };
+    std::fs::write(&path, format!("{}\n\n{section}", kept.trim_end()))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// For `cargo xtask bench`: the benchmark at full size in a full lab of its own size (started
+/// here and stopped after, unless one ran already); its section and summary lines.
+pub fn bench_at_scale() -> Result<(String, Vec<String>), String> {
+    let started = up(Tier::Full, bench::FULL.nodes, false)?;
+    let result = bench::run(&lab(), bench::FULL, 3);
     if started {
         down()?;
     }

@@ -40,6 +40,9 @@ pub enum Tool {
     Go,
     /// openssl, which makes the lab's certificates (Debian's where missing).
     Openssl,
+    /// GNU time, whose peak-RSS figure the lab's benchmark reads for processes it does not
+    /// build (kubectl) as well as the tool.
+    GnuTime,
 }
 
 /// Everything `ci` needs.
@@ -93,6 +96,7 @@ fn present(t: Tool) -> Result<bool, String> {
         Tool::BashCompletion => Path::new("/usr/share/bash-completion/bash_completion").exists(),
         Tool::Go => succeeds(Command::new("go").arg("version")),
         Tool::Openssl => succeeds(Command::new("openssl").arg("version")),
+        Tool::GnuTime => succeeds(Command::new("/usr/bin/time").args(["-f", "%M", "true"])),
     })
 }
 
@@ -136,6 +140,7 @@ fn install(t: Tool) -> Result<(), String> {
             GO_MIN.trim_start_matches("go")
         )),
         Tool::Openssl => apt("openssl"),
+        Tool::GnuTime => apt("time"),
     }
 }
 

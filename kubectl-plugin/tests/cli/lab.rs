@@ -257,7 +257,17 @@ fn kueue_admits_what_no_node_can_hold_and_placement_says_no() {
         "{}",
         live["layers"]
     );
+    super::lab_course::course_incident(&lab, &ns.1, "job/too-big", &KUEUE_NO_ROOM);
 }
+
+/// The course's first incident, as `tests/lab/kueue-admitted-no-room/` records it.
+const KUEUE_NO_ROOM: super::lab_course::Course = super::lab_course::Course {
+    name: "kueue-admitted-no-room",
+    story: "The course: Kueue admitted the work by quota, but no node had room (admission \
+            against placement). A ClusterQueue of 64 GPUs admits a Job of one 16-GPU pod; the \
+            real kube-scheduler finds no 8-GPU node that holds it.",
+    layer: "placement",
+};
 
 /// Cluster-scoped objects a test made, deleted when it ends.
 pub(super) struct ClusterScoped<'a>(pub(super) &'a Lab, pub(super) Vec<String>);
@@ -272,7 +282,7 @@ impl Drop for ClusterScoped<'_> {
 
 /// A flavor for the kwok nodes, a ClusterQueue with more GPU quota than any node has, and the
 /// namespace's LocalQueue, in Kueue's storage version (v1beta2).
-fn kueue_objects(ns: &str, cq: &str) -> String {
+pub(super) fn kueue_objects(ns: &str, cq: &str) -> String {
     format!(
         "apiVersion: kueue.x-k8s.io/v1beta2
 kind: ResourceFlavor
@@ -312,7 +322,7 @@ spec:
 }
 
 /// [`TOO_BIG_JOB`] sent to Kueue's queue, suspended until Kueue admits it.
-const TOO_BIG_QUEUED_JOB: &str = "apiVersion: batch/v1
+pub(super) const TOO_BIG_QUEUED_JOB: &str = "apiVersion: batch/v1
 kind: Job
 metadata:
   name: too-big

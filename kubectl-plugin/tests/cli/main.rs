@@ -11,6 +11,7 @@ mod credentials;
 mod failed_reads;
 mod fit;
 mod lab;
+mod lab_course;
 mod lab_faults;
 mod lab_replay;
 mod live;

@@ -6,6 +6,7 @@
 use super::build::{self, Bins};
 use super::pki::{self, FRONT_PROXY, LAYER_USER};
 use super::procs::{self, Proc, free_port};
+use super::stages;
 use crate::{output, root};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -160,7 +161,13 @@ pub fn kwok(lab: &Lab, bins: &Bins) -> Result<Proc, String> {
         format!("--server-address=127.0.0.1:{}", free_port()?),
         "--node-lease-duration-seconds=40".into(),
     ];
-    args.extend(stages.iter().map(|s| format!("--config={}", s.display())));
+    let ours = stages::write(&lab.dir)?;
+    args.extend(
+        stages
+            .iter()
+            .chain(&ours)
+            .map(|s| format!("--config={}", s.display())),
+    );
     procs::start(&lab.dir, "kwok", &bins.path("kwok"), &args)
 }
 
@@ -210,9 +217,16 @@ subjects:
     )
 }
 
-/// The CRDs of Kueue, JobSet and LWS, read from their Go module zips, established.
-pub fn crds(lab: &Lab) -> Result<(), String> {
+/// The CRDs of Kueue, JobSet and LWS, read from their Go module zips, established. With
+/// `jobset_late`, JobSet's are left for the test of the course's "JobSet installed after
+/// Kueue", which applies them from the folder named in `<lab>/late-jobset`.
+pub fn crds(lab: &Lab, jobset_late: bool) -> Result<(), String> {
     for dir in build::crd_dirs()? {
+        if jobset_late && dir.to_string_lossy().contains("sigs.k8s.io/jobset@") {
+            std::fs::write(lab.dir.join("late-jobset"), dir.display().to_string())
+                .map_err(|e| e.to_string())?;
+            continue;
+        }
         apply_path(lab, &dir)?;
     }
     lab.kubectl_out(&[
@@ -228,10 +242,11 @@ pub fn crds(lab: &Lab) -> Result<(), String> {
 /// What each fake node holds: 8 GPUs of one product, as on an 8-GPU server.
 pub const GPUS_PER_NODE: u32 = 8;
 
-/// `n` kwok nodes with GPUs in capacity and allocatable and the labels GPU feature discovery
-/// and node feature discovery write on a real GPU node, no taints (pods need no tolerations).
-pub fn gpu_nodes(n: usize) -> String {
-    (0..n).map(gpu_node).collect::<Vec<_>>().join("---\n")
+/// kwok nodes `lab-gpu-<i>` for each `i` of `ids`, with GPUs in capacity and allocatable and the
+/// labels GPU feature discovery and node feature discovery write on a real GPU node, no taints
+/// (pods need no tolerations).
+pub fn gpu_nodes(ids: std::ops::Range<usize>) -> String {
+    ids.map(gpu_node).collect::<Vec<_>>().join("---\n")
 }
 
 fn gpu_node(i: usize) -> String {
@@ -273,7 +288,15 @@ status:
 
 /// The fake nodes created and Ready (kwok's heartbeat stage marks them).
 pub fn nodes(lab: &Lab, kwok: &Proc, n: usize) -> Result<(), String> {
-    apply(lab, "nodes", &gpu_nodes(n))?;
+    // Only those not there yet (`lab bench` adds to a running lab): the controller manager
+    // owns the TTL annotation of the others once the cluster grows, and applying them again
+    // would conflict.
+    let have = lab
+        .kubectl_out(&["get", "nodes", "-l", "type=kwok", "-o", "name"])
+        .map_or(0, |o| o.lines().count());
+    if have < n {
+        apply(lab, "nodes", &gpu_nodes(have..n))?;
+    }
     procs::wait(
         &lab.dir,
         kwok,

@@ -9,7 +9,7 @@ use super::{Tier, down, lab, live_tests, up};
 use std::time::Instant;
 
 pub fn replay() -> Result<(), String> {
-    let started = up(Tier::Bare, 0)?;
+    let started = up(Tier::Bare, 0, false)?;
     let lab = lab();
     let start = Instant::now();
     let result = live_tests(&lab, &["lab_replay::"]);
