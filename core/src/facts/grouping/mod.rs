@@ -127,6 +127,25 @@ fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
         .and_then(Value::as_str)
 }
 
+/// What a failed creation names, by the controllers' words: the LWS controller's worker
+/// StatefulSet is named after its leader pod, the StatefulSet controller names the pod.
+const MADE_NAMES: &[(&str, &str)] = &[("for leader pod ", "StatefulSet"), ("create Pod ", "Pod")];
+
+/// Whether the object a failed creation names is in the bundle: the controller retried and
+/// made it (the real LWS controller reports a worker StatefulSet it then creates on its next
+/// pass), so the failure is past.
+fn made_since(ix: &Index, namespace: Option<&str>, message: &str) -> bool {
+    MADE_NAMES.iter().any(|(marker, kind)| {
+        let name = message
+            .find(marker)
+            .map(|i| &message[i + marker.len()..])
+            .and_then(|rest| rest.split([' ', ':', ',']).next())
+            .filter(|n| !n.is_empty());
+        let group = if *kind == "Pod" { "" } else { "apps" };
+        name.is_some_and(|n| ix.get(group, kind, namespace, n).is_some())
+    })
+}
+
 fn quoted_after(msg: &str, marker: &str) -> Option<String> {
     msg.find(marker)
         .map(|i| &msg[i + marker.len()..])
@@ -142,6 +161,7 @@ fn create_failures(ix: &Index, id: ObjId) -> Vec<GroupCreateFailure> {
         .filter(|e| {
             e.type_ == "Warning" && (e.reason == "FailedCreate" || e.reason == "JobCreationFailed")
         })
+        .filter(|e| !made_since(ix, o.namespace(), &e.message))
         .map(|e| GroupCreateFailure {
             kind: o.kind().to_string(),
             name: o.name.clone(),
@@ -152,4 +172,43 @@ fn create_failures(ix: &Index, id: ObjId) -> Vec<GroupCreateFailure> {
             count: e.count.max(1),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::made_since;
+    use crate::bundle::Bundle;
+    use crate::index::Index;
+    use serde_json::json;
+
+    fn index(items: serde_json::Value) -> Index {
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+        Index::new(Bundle::parse(list.to_string()).expect("parses"))
+    }
+
+    #[test]
+    fn a_failed_creation_is_past_once_what_it_names_exists() {
+        // The real LWS controller's words when a pass races the one that creates the worker
+        // StatefulSet (seen in the lab, one run in three).
+        let lws = "Failed to create worker statefulset for leader pod infer-0";
+        let made = index(json!([{"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "infer-0", "namespace": "serve"}}]));
+        assert!(made_since(&made, Some("serve"), lws));
+        assert!(!made_since(&made, Some("other"), lws));
+        let elsewhere = index(json!([{"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": "infer-1", "namespace": "serve"}}]));
+        assert!(!made_since(&elsewhere, Some("serve"), lws));
+        // The StatefulSet controller names the pod it could not create.
+        let sts = "create Pod infer-0-1 in StatefulSet infer-0 failed error: pods \"infer-0-1\" is forbidden";
+        let pod = index(json!([{"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": "infer-0-1", "namespace": "serve"}}]));
+        assert!(made_since(&pod, Some("serve"), sts));
+        assert!(!made_since(&made, Some("serve"), sts));
+        // A message naming nothing it made is never past.
+        assert!(!made_since(
+            &made,
+            Some("serve"),
+            "Error creating: pods is forbidden"
+        ));
+    }
 }
