@@ -392,6 +392,17 @@ fn plain(a: &About) -> Option<Attribution> {
         }
         return Some(at(Layer::Placement, "daemonset-controller"));
     }
+    // A gated pod is held by the gate's owner, in the layer of the decision it waits for
+    // (Kueue's admission, Grove's PodGang); a gate no table row knows was put there at
+    // admission by a webhook, and is admission's (`SchedulingGated` below).
+    if a.reason == "SchedulingGated"
+        && let Some(g) = a
+            .message
+            .strip_prefix(crate::gates::HELD_BY)
+            .and_then(crate::gates::owner)
+    {
+        return Some(at(g.layer, g.owner));
+    }
     // A controller's request the API server found invalid (a name too long, a bad label) is
     // the fault of whoever generated the object: the group above the controller.
     if a.reason == "FailedCreate"
@@ -499,6 +510,19 @@ mod tests {
         assert_eq!(layer(unadvertised), Some(Layer::Placement));
         assert_eq!(layer(r("OutOfcpu")), Some(Layer::Placement));
         assert_eq!(layer(r("SchedulingGated")), Some(Layer::Admission));
+        let gated = |message| About {
+            kind: "Pod",
+            reason: "SchedulingGated",
+            message,
+            ..About::default()
+        };
+        let grove = gated("held by scheduling gate grove.io/podgang-pending-creation");
+        assert_eq!(
+            attribute(&grove).map(|x| (x.layer, x.by)),
+            Some((Layer::Grouping, "grove-operator"))
+        );
+        let unknown = gated("held by scheduling gate checkpoint.example.com/restore");
+        assert_eq!(layer(unknown), Some(Layer::Admission));
         assert_eq!(layer(r("NoSuchReason")), None);
     }
 

@@ -35,6 +35,7 @@ pub mod eval;
 pub mod facts;
 pub mod fit;
 mod fnv;
+pub mod gates;
 pub mod index;
 pub mod json;
 pub mod kinds;

@@ -177,6 +177,7 @@ impl Ctx<'_, '_> {
             "spec": template.get("spec").cloned().unwrap_or_else(|| json!({})),
             "status": {"phase": "Pending"},
         });
+        without_kueue_gates(&mut pod);
         self.claims_from_templates(&mut pod, &uid, name, ns);
         if self.extended_tolerations {
             add_extended_tolerations(&mut pod);
@@ -682,6 +683,7 @@ fn kai_pod_group(ctx: &mut Ctx, objects: &mut Vec<Value>, uid: &str, kind: &str)
 /// A bare Pod is its own work: it is made Pending and unscheduled where it stands.
 fn bare_pod(ctx: &mut Ctx, work: &mut Value, uid: &str) -> (Vec<PodSet>, u64) {
     work["status"] = json!({"phase": "Pending"});
+    without_kueue_gates(work);
     let (name, ns) = name_ns(work);
     ctx.claims_from_templates(work, uid, &name, &ns);
     if ctx.extended_tolerations {
@@ -696,4 +698,28 @@ fn bare_pod(ctx: &mut Ctx, work: &mut Value, uid: &str) -> (Vec<PodSet>, u64) {
         }],
         1,
     )
+}
+
+/// A pod made from a template of work already admitted carries Kueue's gates; Kueue adds and
+/// removes its own as it admits, and fit judges that admission itself (`$.facts.admission`),
+/// so they are not copied. Any other gate stays: the pod would wait for its owner.
+fn without_kueue_gates(pod: &mut Value) {
+    let kueues = |g: &Value| {
+        g["name"]
+            .as_str()
+            .and_then(crate::gates::owner)
+            .is_some_and(|o| o.owner == "kueue")
+    };
+    let Some(spec) = pod.pointer_mut("/spec").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if let Some(gates) = spec
+        .get_mut("schedulingGates")
+        .and_then(Value::as_array_mut)
+    {
+        gates.retain(|g| !kueues(g));
+        if gates.is_empty() {
+            spec.remove("schedulingGates");
+        }
+    }
 }

@@ -109,6 +109,10 @@ pub struct AdmissionFacts {
     pub kueue_gated_pods: Vec<String>,
     /// The pods that carry a gate Kueue does not own.
     pub foreign_gated_pods: Vec<String>,
+    /// For each of those gates whose owner the gate table knows (`core/src/gates.rs`):
+    /// `gate: owner (project), until what it waits for`. Another layer's gates (Grove's) are
+    /// in neither list: that layer's facts judge them.
+    pub foreign_gate_owners: Vec<String>,
     /// For work `fit` placed as if submitted: how Kueue would take it in. Null otherwise.
     pub intake: Option<Intake>,
     /// For the Workload `fit` made (not admitted yet): its pod sets against the ClusterQueue's
@@ -262,6 +266,7 @@ pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
         foreign_gates: gates.foreign,
         kueue_gated_pods: gates.kueue_pods,
         foreign_gated_pods: gates.foreign_pods,
+        foreign_gate_owners: gates.foreign_owners,
         intake: quota_fit::intake(ix, ctx.target),
         quota_fit: quota_fit::quota_fit(ix, sub, ctx.queues),
     })
@@ -306,6 +311,7 @@ struct Gates {
     foreign: Vec<String>,
     kueue_pods: Vec<String>,
     foreign_pods: Vec<String>,
+    foreign_owners: Vec<String>,
 }
 
 fn scheduling_gates(sub: &Map<String, Value>) -> Gates {
@@ -318,6 +324,7 @@ fn scheduling_gates(sub: &Map<String, Value>) -> Gates {
         foreign: Vec::new(),
         kueue_pods: Vec::new(),
         foreign_pods: Vec::new(),
+        foreign_owners: Vec::new(),
     };
     for p in &pods {
         let name = s(p, "/metadata/name").unwrap_or("").to_string();
@@ -330,9 +337,20 @@ fn scheduling_gates(sub: &Map<String, Value>) -> Gates {
             let Some(gate) = g["name"].as_str() else {
                 continue;
             };
+            let owner = crate::gates::owner(gate);
+            // Another layer's gate (Grove's PodGang) is judged by that layer's facts.
+            if owner.is_some_and(|o| o.layer != crate::layer::Layer::Admission) {
+                continue;
+            }
             let (gates, gated) = if gate.starts_with("kueue.x-k8s.io/") {
                 (&mut out.kueue, &mut out.kueue_pods)
             } else {
+                if let Some(o) = owner {
+                    let line = format!("{gate}: {} ({}), until {}", o.owner, o.project, o.until);
+                    if !out.foreign_owners.contains(&line) {
+                        out.foreign_owners.push(line);
+                    }
+                }
                 (&mut out.foreign, &mut out.foreign_pods)
             };
             if !gates.iter().any(|x| x == gate) {
