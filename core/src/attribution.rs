@@ -69,6 +69,20 @@ pub const MESSAGE_MARKERS: &[(&str, Attribution)] = &[
         at(Layer::Runtime, "containerd"),
     ),
     ("no runtime for", at(Layer::Runtime, "containerd")),
+    // containerd could not create a mount's source on the node while building the
+    // container's spec (a hostPath under a read-only /sys): the node's runtime, whoever's pod
+    // it is. (A device path that is missing, `lstat /dev/…`, was handed out by a device
+    // plugin: not this.)
+    (
+        "failed to generate spec: failed to mkdir",
+        at(Layer::Runtime, "containerd"),
+    ),
+    // The scheduler's own words, quoted by whatever object relays them (a Knative Revision, a
+    // serving resource's condition): the scheduler decided.
+    (
+        " nodes are available: ",
+        at(Layer::Placement, "kube-scheduler"),
+    ),
     (
         "unknown or invalid runtime name",
         at(Layer::Runtime, "dockerd"),
@@ -170,6 +184,12 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
     ),
     (
         "scheduling.volcano.sh",
+        None,
+        at(Layer::Placement, "volcano"),
+    ),
+    // kube-batch's and Volcano's first PodGroup API, before `scheduling.volcano.sh`.
+    (
+        "scheduling.incubator.k8s.io",
         None,
         at(Layer::Placement, "volcano"),
     ),
@@ -466,6 +486,33 @@ mod tests {
             ..About::default()
         };
         assert_eq!(layer(rc), Some(Layer::Runtime));
+        // A mount containerd cannot create is the runtime's, even on a device-stack pod; a
+        // device path a plugin handed out is not.
+        let mount = About {
+            kind: "Pod",
+            name: "nvidia-driver-daemonset-7xk2p",
+            reason: "Failed",
+            message: "Error: failed to generate container \"c98\" spec: failed to generate spec: failed to mkdir \"/sys/devices/system/memory/auto_online_blocks\": read-only file system",
+            ..About::default()
+        };
+        assert_eq!(layer(mount), Some(Layer::Runtime));
+        let device = About {
+            kind: "Pod",
+            name: "nvidia-device-plugin-validator-2xq8r",
+            reason: "Failed",
+            message: "Error: failed to generate container \"007\" spec: failed to generate spec: lstat /run/nvidia/driver/dev/nvidiactl: no such file or directory",
+            ..About::default()
+        };
+        assert_eq!(layer(device), Some(Layer::Device));
+        // The scheduler's words relayed by a serving resource are the scheduler's.
+        let relayed = About {
+            group: "serving.knative.dev",
+            kind: "Service",
+            reason: "RevisionFailed",
+            message: "Revision \"counter-gzhj8\" failed with message: 0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate..",
+            ..About::default()
+        };
+        assert_eq!(layer(relayed), Some(Layer::Placement));
     }
 
     #[test]

@@ -65,7 +65,14 @@ pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
         .iter()
         .filter(|s| s.current && (s.on_target || s.kind == "Pod"))
         .collect();
-    candidates.sort_by_key(|s| (!s.on_target, back_off(s), s.message.is_empty()));
+    candidates.sort_by_key(|s| {
+        (
+            count_only(s),
+            !s.on_target,
+            back_off(s),
+            s.message.is_empty(),
+        )
+    });
     let first = candidates
         .into_iter()
         .find_map(|s| failing(s, c.layer).map(|f| (f, s)));
@@ -101,6 +108,13 @@ fn injected(signals: &[Signal]) -> Option<ComponentFact> {
         object: Some(format!("container {} of {}", s.field, s.object)),
         describe: s.describe.clone(),
     })
+}
+
+/// A DaemonSet's or Deployment's count of pods not ready: that they fail, not why. Its pods'
+/// own words (a container the runtime could not create, a scheduler's refusal) say how, so they
+/// come first.
+fn count_only(s: &Signal) -> bool {
+    s.field == "DaemonSet" || s.reason == "MinimumReplicasUnavailable"
 }
 
 /// The kubelet's notice that it waits before restarting a container: it says the container

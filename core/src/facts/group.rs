@@ -240,7 +240,9 @@ pub struct Gang {
 /// does not hold or that has no minimum.
 pub fn gang(ctx: &Ctx) -> Option<Gang> {
     let ix = ctx.ix;
-    let pv = ctx.pod_value()?;
+    let Some(pv) = ctx.pod_value() else {
+        return memberless(ctx);
+    };
     let pns = str_at(&pv, "/metadata/namespace");
     let (mut g, members) = if let Some((name, api_group)) = crate::index::pod_group_of(&pv) {
         let id = ix.get(api_group, "PodGroup", pns, name)?;
@@ -289,6 +291,36 @@ pub fn gang(ctx: &Ctx) -> Option<Gang> {
         && (g.live as u64) < g.min_member
         && g.waiting > 0
         && declared.is_none_or(|d| d < g.min_member);
+    Some(g)
+}
+
+/// A PodGroup target none of whose members exists, which its scheduler already judged
+/// (`Unschedulable=True`: Volcano's `3/0 tasks in gang unschedulable`): the gang waits for pods
+/// its controller never made. A PodGroup not judged yet (made a moment before its pods) is not
+/// reported.
+fn memberless(ctx: &Ctx) -> Option<Gang> {
+    let ix = ctx.ix;
+    let t = ix.object(ctx.target);
+    if t.kind() != "PodGroup" {
+        return None;
+    }
+    let v = ix.value(ctx.target);
+    let min = v
+        .at("/spec/minMember")
+        .and_then(Value::as_u64)
+        .filter(|&m| m > 0)?;
+    let judged = v
+        .at("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Unschedulable" && c["status"] == "True");
+    let ns = t.namespace().unwrap_or("");
+    if !judged || !ix.pods_in_group(ns, &t.name).is_empty() {
+        return None;
+    }
+    let mut g = Gang::named(t.name.to_string(), t.group(), "PodGroup", min);
+    g.short = true;
     Some(g)
 }
 

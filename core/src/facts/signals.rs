@@ -478,6 +478,45 @@ fn read_object<'v>(
     }
 }
 
+/// A node whose capacity names no device resource (none with a vendor prefix) while a device
+/// plugin of the registry runs on it: the plugin found no device it can offer (no kernel
+/// driver for it, a filter that left none), and the node has none for Kubernetes.
+fn plugin_without_devices(ix: &Index, node: &str, v: &Value) -> Option<String> {
+    let capacity = v.at("/status/capacity").and_then(Value::as_object)?;
+    let devices = capacity
+        .keys()
+        .any(|r| r.contains('/') && !r.starts_with("hugepages-"));
+    if devices {
+        return None;
+    }
+    let plugins = ix.once("signals.devicePluginsByNode", || running_plugins(ix));
+    let plugin = plugins.get(node)?;
+    Some(format!(
+        "device plugin pod {plugin} runs on this node, and status.capacity names no device resource"
+    ))
+}
+
+/// Node name → the first running device-plugin pod on it (by the registry's names).
+fn running_plugins(ix: &Index) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for &p in ix.of_kind("Pod") {
+        let Some(node) = ix
+            .pod(p)
+            .filter(|i| i.phase == "Running")
+            .and_then(|i| i.node.clone())
+        else {
+            continue;
+        };
+        let name = &ix.object(p).name;
+        let plugin = crate::components::by_name("Pod", name)
+            .is_some_and(|c| c.layer == Layer::Device && c.id.contains("device-plugin"));
+        if plugin {
+            out.entry(node).or_insert_with(|| name.to_string());
+        }
+    }
+    out
+}
+
 /// The names of a pod's scheduling gates.
 fn gate_names(v: &Value) -> impl Iterator<Item = &str> {
     v.at("/spec/schedulingGates")
@@ -509,6 +548,9 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) 
     let mut notes: Vec<(String, String)> = Vec::new();
     match (o.group(), o.kind().as_str()) {
         ("", "Node") => {
+            if let Some(note) = plugin_without_devices(ix, &o.name, v) {
+                notes.push(("device-plugin".into(), note));
+            }
             let capacity = v.at("/status/capacity").and_then(Value::as_object);
             for (res, cap) in capacity.into_iter().flatten() {
                 if !res.contains('/') {
@@ -533,7 +575,11 @@ fn read_counts(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) 
         ("apps", "DaemonSet") => {
             let n = |k: &str| v.at(&format!("/status/{k}")).and_then(Value::as_u64);
             let (desired, ready) = (n("desiredNumberScheduled"), n("numberReady"));
-            if desired == Some(0) || matches!((desired, ready), (Some(d), Some(r)) if r < d) {
+            // Pods not ready while the bundle holds the pods: their own words say why (a
+            // container its node could not create, a refusal), and the count is only the sum.
+            let short = matches!((desired, ready), (Some(d), Some(r)) if r < d)
+                && ix.descendant_pods(id).is_empty();
+            if desired == Some(0) || short {
                 let mut note = format!(
                     "status.desiredNumberScheduled={}, status.numberReady={}",
                     desired.unwrap_or(0),
@@ -703,7 +749,49 @@ fn read_events(
 
 #[cfg(test)]
 mod tests {
-    use super::label_stem;
+    use super::{label_stem, plugin_without_devices};
+    use crate::bundle::Bundle;
+    use crate::index::Index;
+    use serde_json::{Value, json};
+
+    fn index(items: Value) -> Index {
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+        Index::new(Bundle::parse(list.to_string()).expect("parses"))
+    }
+
+    fn node(capacity: Value) -> Value {
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+            "status": {"capacity": capacity}})
+    }
+
+    fn pod(name: &str, phase: &str) -> Value {
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "kube-system"},
+            "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}, "status": {"phase": phase}})
+    }
+
+    #[test]
+    fn a_running_device_plugin_on_a_node_without_devices_is_named() {
+        let bare = json!({"cpu": "12", "hugepages-2Mi": "0", "pods": "110"});
+        let plugin = pod("intel-gpu-plugin-q7rzt", "Running");
+        let ix = index(json!([node(bare.clone()), plugin.clone()]));
+        let v = ix.value(ix.find("Node", None, "n1").expect("node"));
+        let said = plugin_without_devices(&ix, "n1", &v).expect("named");
+        assert!(said.contains("intel-gpu-plugin-q7rzt"), "{said}");
+        // A node that offers a device, a plugin not running, or no plugin at all: nothing.
+        let gpus = json!({"cpu": "12", "nvidia.com/gpu": "8"});
+        let ix = index(json!([node(gpus), plugin]));
+        let v = ix.value(ix.find("Node", None, "n1").expect("node"));
+        assert_eq!(plugin_without_devices(&ix, "n1", &v), None);
+        let ix = index(json!([
+            node(bare.clone()),
+            pod("intel-gpu-plugin-q7rzt", "Pending")
+        ]));
+        let v = ix.value(ix.find("Node", None, "n1").expect("node"));
+        assert_eq!(plugin_without_devices(&ix, "n1", &v), None);
+        let ix = index(json!([node(bare), pod("trainer-0", "Running")]));
+        let v = ix.value(ix.find("Node", None, "n1").expect("node"));
+        assert_eq!(plugin_without_devices(&ix, "n1", &v), None);
+    }
 
     #[test]
     fn a_labels_stem_is_its_prefix_and_first_word() {

@@ -126,11 +126,27 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
             .map(|n| n.name.clone())
             .collect::<Vec<String>>()
     });
+    // A scheduler that judged the pod (PodScheduled=False, Unschedulable, about anything but
+    // the claim's creation) had its claims: they exist, whatever a pasted pod's status omits.
+    let judged = pv
+        .at("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| {
+            c["type"] == "PodScheduled"
+                && c["reason"] == "Unschedulable"
+                && !c["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("not created yet"))
+        });
     let mut claims = Vec::new();
     let mut missing_classes = BTreeSet::new();
     let mut ungenerated = Vec::new();
     let mut unallocated = Vec::new();
     let mut class_drivers = BTreeSet::new();
+    // Drivers that allocated one of the pod's claims: they were installed and had slices then.
+    let mut allocating_drivers = BTreeSet::new();
     for e in entries {
         let entry = e["name"].as_str().unwrap_or("");
         let template = e["resourceClaimTemplateName"].as_str();
@@ -140,7 +156,7 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
             .as_deref()
             .and_then(|n| ix.find("ResourceClaim", ns, n));
         let generated = claim_name.is_some();
-        if let (Some(t), false) = (template, generated) {
+        if let (Some(t), false, false) = (template, generated, judged) {
             let vars = [
                 ("entry", Value::from(entry.to_string())),
                 ("template", Value::from(t.to_string())),
@@ -161,6 +177,16 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
         let allocated = claim_id
             .map(|id| ix.value(id).at("/status/allocation").is_some())
             .unwrap_or(false);
+        if let Some(id) = claim_id {
+            allocating_drivers.extend(
+                ix.value(id)
+                    .at("/status/allocation/devices/results")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|r| r["driver"].as_str().map(str::to_string)),
+            );
+        }
         if claim_id.is_some() && !allocated {
             unallocated.push(claim_name.clone().unwrap_or_default());
         }
@@ -174,7 +200,9 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
         {
             for c in crate::json::request_device_classes(r) {
                 let (exists, driver) = class_driver(ctx, c);
-                if !exists {
+                // An allocated claim had its class and its driver's devices when the scheduler
+                // allocated it: a bundle without them is a paste that left them out.
+                if !exists && !allocated {
                     missing_classes.insert(c.to_string());
                 }
                 if let Some(d) = &driver {
@@ -223,7 +251,7 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
         .collect();
     let drivers_without_slices = needed
         .iter()
-        .filter(|d| drivers.get(*d).is_none_or(|x| x.0 == 0))
+        .filter(|d| drivers.get(*d).is_none_or(|x| x.0 == 0) && !allocating_drivers.contains(*d))
         .cloned()
         .collect();
     Some(Dra {
