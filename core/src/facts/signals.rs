@@ -459,6 +459,15 @@ fn read_object<'v>(
             );
             push(ix, id, on, raw, out);
         }
+        // KubeRay before v1.3 said where a RayService's serving stands in one word
+        // (`WaitForServeDeploymentReady`, `FailedServeDeploy`, …); anything but `Running` is
+        // serving not reached.
+        if o.kind() == "RayService" && o.group() == "ray.io" {
+            let said = v.at("/status/serviceStatus").and_then(Value::as_str);
+            if let Some(word) = said.filter(|w| !w.is_empty() && *w != "Running") {
+                push(ix, id, on, Raw::status("serviceStatus", word, ""), out);
+            }
+        }
         // KServe says why an InferenceService's model does not load in `status.modelStatus`
         // (no runtime supports it, the load failed), not in a condition.
         if let Some((reason, message)) = model_failure(&v) {
