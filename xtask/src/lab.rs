@@ -264,7 +264,13 @@ fn test(tier: Tier, nodes: usize) -> Result<(), String> {
     // reads of them, which another test's pods would make differ.
     let result = live_tests(
         &lab,
-        &["lab::", "lab_faults::", "lab_course::", "--test-threads=1"],
+        &[
+            "lab::",
+            "lab_faults::",
+            "lab_course::",
+            "lab_doors::",
+            "--test-threads=1",
+        ],
     );
     // The benchmark at CI's size: it runs, and its figures are printed; nothing is asserted.
     let result = result.and_then(|()| {

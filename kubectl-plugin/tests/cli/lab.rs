@@ -184,7 +184,7 @@ pub(super) fn comparable(mut d: Value) -> Value {
 
 /// One pod that cannot fit: no node has 16 GPUs. kwok never runs it, so the image is never
 /// pulled.
-const TOO_BIG_JOB: &str = "apiVersion: batch/v1
+pub(super) const TOO_BIG_JOB: &str = "apiVersion: batch/v1
 kind: Job
 metadata:
   name: too-big

@@ -196,14 +196,14 @@ fn nothing_blocked_writes_zero_totals_and_no_work_series() {
 }
 
 /// A running exporter: its address, and its stderr to follow scan by scan.
-struct Exporter {
+pub(super) struct Exporter {
     child: std::process::Child,
     addr: String,
     log: std::io::Lines<BufReader<std::process::ChildStderr>>,
 }
 
 impl Exporter {
-    fn start(kubeconfig: &std::path::Path, extra: &[&str]) -> Exporter {
+    pub(super) fn start(kubeconfig: &std::path::Path, extra: &[&str]) -> Exporter {
         let mut child = bin()
             .args(["exporter", "--listen", "127.0.0.1:0", "--kubeconfig"])
             .arg(kubeconfig)
@@ -223,7 +223,7 @@ impl Exporter {
     }
 
     /// Wait for the line the exporter writes when scan `n` ends; that line.
-    fn scan_ended(&mut self, n: usize) -> String {
+    pub(super) fn scan_ended(&mut self, n: usize) -> String {
         let prefix = format!("exporter: scan {n} ");
         for line in self.log.by_ref() {
             let line = line.expect("text");
@@ -235,7 +235,7 @@ impl Exporter {
     }
 
     /// GET `path`: (status, body).
-    fn get(&self, path: &str) -> (u16, String) {
+    pub(super) fn get(&self, path: &str) -> (u16, String) {
         let mut s = std::net::TcpStream::connect(&self.addr).expect("connects");
         write!(
             s,
