@@ -326,7 +326,7 @@ pub fn layer_question(
     };
     let id_target = case.target.replace("//", "/");
     let en_text = text(en, engine_en, Lang::En);
-    let headline = headline::check(en, ko, &en_text.prompt, layer);
+    let headline = headline::check(en, ko, &en_text.prompt);
     Some(Question {
         id: format!("layer/{}/{}", case.name, id_target),
         kind: Kind::Layer,

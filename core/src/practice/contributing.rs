@@ -214,7 +214,10 @@ fn situation(
     let text = |lang: Lang| -> Result<Text, RuleError> {
         let words = Words::of(lang);
         let texts: Vec<String> = choices.iter().map(|f| text_of(f, lang).into()).collect();
-        let mut explanation = words.fill("practice.answerIs", &[("answer", &texts[at])]);
+        let mut explanation = words.fill(
+            "practice.answerIs",
+            &[("answer", texts[at].trim_end_matches('.'))],
+        );
         explanation.push('\n');
         explanation.push_str(&project_lines(repo, u, words));
         Ok(Text {

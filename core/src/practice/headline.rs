@@ -7,8 +7,9 @@
 //!    `practice.tools.<layer>` in `rules/ui.yaml`/`ui.ko.yaml` lists them, or the id of one of
 //!    its components in `rules/components.yaml`; and
 //! 2. an *observation term*: a word or number of the tool's own headline that the case shows in
-//!    its prompt (a status, a reason, a node, a count), leaving out the target's own name, the
-//!    layer terms and common words, which say nothing about this case.
+//!    its prompt (a status, a reason, a node, a count), leaving out the target's own name, any
+//!    word holding a layer term of any layer (`router-container` holds `router`: naming it
+//!    would name a layer) and common words, which say nothing about this case.
 //!
 //! Both lists are computed when the bank is generated and written into it (the layer terms once
 //! per layer in `layerTerms`, the observation terms with each layer question), so the CLI and
@@ -116,11 +117,12 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
         .filter(|t| !t.is_empty())
 }
 
-/// The check of a case whose verdict names `layer`: `en` is its English diagnosis, `ko` its
-/// Korean one, `prompt` what the English question shows. None when the headline shares no
+/// The check of a case: `en` is its English diagnosis, `ko` its Korean one, `prompt` what the
+/// English question shows. None when the headline shares no
 /// decisive term with the prompt (a title could not be judged fairly).
-pub fn check(en: &Diagnosis, ko: &Diagnosis, prompt: &str, layer: Layer) -> Option<HeadlineCheck> {
-    let layer_terms = layer_terms(layer);
+pub fn check(en: &Diagnosis, ko: &Diagnosis, prompt: &str) -> Option<HeadlineCheck> {
+    // Every layer's terms: naming a tool (the right one or another) is no observation.
+    let layer_terms: Vec<String> = Layer::ALL.iter().flat_map(|l| layer_terms(*l)).collect();
     let shown = prompt.to_lowercase();
     let target = en.target.name.to_lowercase();
     let mut observation_terms: Vec<String> = Vec::new();
@@ -138,7 +140,7 @@ pub fn check(en: &Diagnosis, ko: &Diagnosis, prompt: &str, layer: Layer) -> Opti
         if !telling
             || names_target
             || COMMON.contains(&lower.as_str())
-            || layer_terms.iter().any(|x| x.eq_ignore_ascii_case(&lower))
+            || layer_terms.iter().any(|x| stands_in(&lower, x))
             || observation_terms
                 .iter()
                 .any(|x| x.eq_ignore_ascii_case(&lower))
