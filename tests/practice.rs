@@ -210,3 +210,133 @@ fn practice_words_are_in_ui_yaml() {
     }
     assert!(used > 15, "the scan found the keys: {used}");
 }
+
+/// Content words of a text: runs of letters of four or more (Hangul of two or more), lowercased.
+fn content_words(s: &str) -> std::collections::BTreeSet<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= if has_hangul(w) { 2 } else { 4 })
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Issue 42's three checks on the whole bank: no prompt twice; no contribution question whose
+/// prompt names the project (or repository) it answers with; no question with two choices of
+/// the same text. And a contribution question's answer is not the choice that shares the most
+/// words with its prompt, so it cannot be found by matching words.
+#[test]
+fn no_prompt_twice_no_answer_named_in_its_prompt_no_choice_twice() {
+    let bank = committed();
+    let mut wrong = Vec::new();
+    for lang in ["en", "ko"] {
+        let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
+        for q in &bank.questions {
+            let t = if lang == "en" { &q.en } else { &q.ko };
+            if let Some(other) = seen.insert(t.prompt.as_str(), q.id.as_str()) {
+                wrong.push(format!("{lang}: {} asks what {other} asks", q.id));
+            }
+            let mut choices = t.choices.clone();
+            choices.sort();
+            choices.dedup();
+            if choices.len() != t.choices.len() {
+                wrong.push(format!("{} ({lang}): two choices read the same", q.id));
+            }
+        }
+    }
+    for q in bank
+        .questions
+        .iter()
+        .filter(|q| q.kind == Kind::Contributing)
+    {
+        for (lang, t) in [("en", &q.en), ("ko", &q.ko)] {
+            let answer = &t.names[q.answer];
+            // The answer is a repository: neither it, its name, nor its project's shows.
+            if let Some(u) =
+                layer_core::render::upstream_for(answer).filter(|_| answer.contains('/'))
+            {
+                let short = answer.rsplit('/').next().unwrap();
+                let project = u.project.split(" (").next().unwrap();
+                for name in [answer.as_str(), short, project] {
+                    if t.prompt.to_lowercase().contains(&name.to_lowercase()) {
+                        wrong.push(format!("{} ({lang}): the prompt names `{name}`", q.id));
+                    }
+                }
+            }
+            if t.prompt.contains(&t.answer_text) {
+                wrong.push(format!("{} ({lang}): the prompt holds the answer", q.id));
+            }
+            let prompt = content_words(&t.prompt);
+            let shared: Vec<usize> = t
+                .choices
+                .iter()
+                .map(|c| content_words(c).intersection(&prompt).count())
+                .collect();
+            let best_other = (0..shared.len())
+                .filter(|i| *i != q.answer)
+                .map(|i| shared[i])
+                .max();
+            if shared[q.answer] > 0 && Some(shared[q.answer]) > best_other {
+                wrong.push(format!(
+                    "{} ({lang}): the answer shares the most words with the prompt: {shared:?}",
+                    q.id
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Every headline check judges its own case: a title with the layer and the first observation
+/// term passes, one with the layer's name alone or the observation alone does not, and the
+/// observation is in the case shown. Most of the tool's own headlines pass their check (the
+/// ones that do not name the layer by a tool leave the judge a term it could add).
+#[test]
+fn headline_checks_judge_their_own_case_and_fail_half_a_title() {
+    let bank = committed();
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for q in bank.questions.iter().filter(|q| q.kind == Kind::Layer) {
+        let Some(h) = &q.headline else { continue };
+        let judge = |t: &str| bank.judge(q, t).unwrap();
+        checked += 1;
+        let layer = Layer::ALL[q.answer].as_str();
+        let observation = &h.observation_terms[0];
+        let both = format!("{layer}: {observation}");
+        if !judge(&both).passes() {
+            wrong.push(format!("{}: `{both}` fails", q.id));
+        }
+        if judge(&format!("the {layer} layer is broken"))
+            .observation
+            .is_some()
+            && !h
+                .observation_terms
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case("broken"))
+        {
+            wrong.push(format!("{}: an empty title names an observation", q.id));
+        }
+        if judge(&format!("{layer} is broken")).passes() || judge(observation).passes() {
+            wrong.push(format!("{}: half a title passes", q.id));
+        }
+        if !q
+            .en
+            .prompt
+            .to_lowercase()
+            .contains(&observation.to_lowercase())
+        {
+            wrong.push(format!(
+                "{}: observation `{observation}` not in the case",
+                q.id
+            ));
+        }
+    }
+    let layers = bank
+        .questions
+        .iter()
+        .filter(|q| q.kind == Kind::Layer)
+        .count();
+    assert!(
+        checked * 4 >= layers * 3,
+        "{checked} of {layers} layer questions have a headline check"
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

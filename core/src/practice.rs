@@ -17,9 +17,14 @@ use crate::diagnosis::{Diagnosis, MomentKind};
 use crate::engine::Engine;
 use crate::lang::{Lang, Words};
 use crate::layer::{Layer, LayerState};
-use crate::render::{Upstream, first_response_line, upstreams};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+mod contributing;
+pub mod headline;
+
+pub use contributing::questions as contributing_questions;
+pub use headline::{HeadlineCheck, Judgement};
 
 /// The bank's format, written into the file.
 pub const BANK_SCHEMA: &str = "kubectl-layer/practice-v1";
@@ -35,6 +40,10 @@ pub const MAX_EVIDENCE: usize = 4;
 #[serde(rename_all = "camelCase")]
 pub struct Bank {
     pub schema_version: String,
+    /// The headline exercise's layer terms, by layer (`headline::layer_terms`): kept once
+    /// here, not with each question.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub layer_terms: BTreeMap<String, Vec<String>>,
     pub questions: Vec<Question>,
 }
 
@@ -71,6 +80,10 @@ pub struct Source {
     /// The incident's upstream thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// Ids of the questions merged into this one because they showed the same evidence
+    /// (issue 42: a prompt is asked once).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 /// One question in one language.
@@ -97,6 +110,14 @@ pub struct Question {
     /// Index into the choices (the same in both languages).
     pub answer: usize,
     pub source: Source,
+    /// What the question asks where other questions ask the same in another setting
+    /// (`situation/dco`: every repository whose situation is its DCO sign-off): a round asks
+    /// each such thing once (see [`round`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asks: Option<String>,
+    /// A layer question's headline exercise: what a title written for the case is judged by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<HeadlineCheck>,
     pub en: Text,
     pub ko: Text,
 }
@@ -113,6 +134,8 @@ pub struct Shown {
     pub answer: ShownAnswer,
     pub explanation: String,
     pub source: Source,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<HeadlineCheck>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -144,7 +167,15 @@ impl Question {
             },
             explanation: t.explanation.clone(),
             source: self.source.clone(),
+            headline: self.headline.clone(),
         }
+    }
+
+    /// The case a layer question shows, without its closing question (the prompt's last line):
+    /// what the headline exercise shows before asking for a title.
+    pub fn case_text(&self, lang: Lang) -> &str {
+        let p = self.text(lang).prompt.trim_end();
+        p.rsplit_once('\n').map_or(p, |(case, _)| case)
     }
 
     /// Which choice an answer names: a number from 1, or a choice's name in either language
@@ -169,8 +200,13 @@ impl Bank {
     /// A bank of these questions, sorted by id.
     pub fn new(mut questions: Vec<Question>) -> Bank {
         questions.sort_by(|a, b| a.id.cmp(&b.id));
+        let layer_terms = Layer::ALL
+            .iter()
+            .map(|l| (l.as_str().to_string(), headline::layer_terms(*l)))
+            .collect();
         Bank {
             schema_version: BANK_SCHEMA.into(),
+            layer_terms,
             questions,
         }
     }
@@ -180,6 +216,44 @@ impl Bank {
         let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
         s.push('\n');
         s
+    }
+
+    /// A bank of these questions in which no prompt is asked twice: questions whose English
+    /// prompts are the same (two cases that show the same evidence) become the first of them by
+    /// id, naming the others in `source.also`. An error when such questions answer differently,
+    /// since then the evidence shown cannot decide.
+    pub fn merged(questions: Vec<Question>) -> Result<Bank, String> {
+        let mut bank = Bank::new(questions);
+        let mut first: BTreeMap<String, usize> = BTreeMap::new();
+        let mut kept: Vec<Question> = Vec::new();
+        for q in bank.questions {
+            match first.get(&q.en.prompt) {
+                Some(&i) if kept[i].answer == q.answer && kept[i].kind == q.kind => {
+                    kept[i].source.also.push(q.id);
+                }
+                Some(&i) => {
+                    return Err(format!(
+                        "{} and {} show the same prompt but answer differently",
+                        kept[i].id, q.id
+                    ));
+                }
+                None => {
+                    first.insert(q.en.prompt.clone(), kept.len());
+                    kept.push(q);
+                }
+            }
+        }
+        bank.questions = kept;
+        Ok(bank)
+    }
+
+    /// A title written for a layer question's case, judged by its headline check and its
+    /// layer's terms; None for a question without a check.
+    pub fn judge(&self, q: &Question, title: &str) -> Option<Judgement> {
+        let check = q.headline.as_ref()?;
+        let layer = Layer::ALL.get(q.answer)?.as_str();
+        let terms = self.layer_terms.get(layer).map_or(&[][..], Vec::as_slice);
+        Some(check.judge(terms, title))
     }
 
     pub fn parse(text: &str) -> Result<Bank, String> {
@@ -192,6 +266,21 @@ impl Bank {
         }
         Ok(b)
     }
+}
+
+/// A round of at most `count` from `questions`, taken in their order, asking each thing once:
+/// a question is left out when one before it has the same prompt or asks the same thing
+/// (`asks`) in another setting.
+pub fn round<'a>(
+    questions: impl IntoIterator<Item = &'a Question>,
+    count: usize,
+) -> Vec<&'a Question> {
+    let mut seen = std::collections::BTreeSet::new();
+    questions
+        .into_iter()
+        .filter(|q| seen.insert(q.asks.clone().unwrap_or_else(|| q.en.prompt.clone())))
+        .take(count)
+        .collect()
 }
 
 /// A case a layer question is asked of.
@@ -236,6 +325,8 @@ pub fn layer_question(
         }
     };
     let id_target = case.target.replace("//", "/");
+    let en_text = text(en, engine_en, Lang::En);
+    let headline = headline::check(en, ko, &en_text.prompt);
     Some(Question {
         id: format!("layer/{}/{}", case.name, id_target),
         kind: Kind::Layer,
@@ -245,8 +336,11 @@ pub fn layer_question(
             name: case.name.clone(),
             target: Some(case.target.clone()),
             url: case.url.clone(),
+            also: Vec::new(),
         },
-        en: text(en, engine_en, Lang::En),
+        asks: None,
+        headline,
+        en: en_text,
         ko: text(ko, engine_ko, Lang::Ko),
     })
 }
@@ -395,119 +489,46 @@ fn unwrapped(s: &str) -> String {
         .join("\n")
 }
 
-/// One question per repository that rules name as `upstream:` and whose project has recorded
-/// contribution rules: the choices are every such project's rules, in `upstreams.yaml`'s key
-/// order. `engine_en`/`engine_ko`: the builtin rules in each language.
-pub fn contributing_questions(
-    engine_en: &Engine,
-    engine_ko: &Engine,
-) -> Result<Vec<Question>, crate::error::RuleError> {
-    let all = upstreams()?;
-    let projects: Vec<(&String, &Upstream)> =
-        all.iter().filter(|(_, u)| !u.rules.is_empty()).collect();
-    // Repository → its rules, by id.
-    let mut repos: BTreeMap<&str, Vec<&crate::rule::Rule>> = BTreeMap::new();
-    for r in engine_en.rules() {
-        if let Some(repo) = r.upstream.as_deref() {
-            repos.entry(repo).or_default().push(r);
-        }
-    }
-    let mut out = Vec::new();
-    for (repo, rules) in repos {
-        let Some(upstream) = crate::render::upstream_for(repo) else {
-            continue;
-        };
-        let Some(answer) = projects.iter().position(|(_, u)| **u == upstream) else {
-            continue;
-        };
-        // The rule asked about: one whose fix belongs upstream, else the first by id.
-        let sample = rules
-            .iter()
-            .find(|r| r.fix_in == crate::diagnosis::FixIn::Upstream)
-            .or(rules.first())
-            .copied();
-        let Some(sample) = sample else { continue };
-        let text = |engine: &Engine, lang: Lang| {
-            let words = Words::of(lang);
-            let summary = engine
-                .rule(&sample.id)
-                .map_or(&sample.summary, |r| &r.summary);
-            let rules_of = |u: &Upstream| match lang {
-                Lang::Ko if u.rules_ko.len() == u.rules.len() => u.rules_ko.clone(),
-                _ => u.rules.clone(),
-            };
-            let choices: Vec<String> = projects
-                .iter()
-                .map(|(_, u)| format!("{}: {}", u.project, rules_of(u).join(" ")))
-                .collect();
-            let names: Vec<String> = projects.iter().map(|(_, u)| u.project.clone()).collect();
-            let mut explanation = words.fill("practice.answerIs", &[("answer", &names[answer])]);
-            explanation.push('\n');
-            explanation.push_str(&words.fill(
-                "practice.reportTo",
-                &[("repo", repo), ("project", &upstream.project)],
-            ));
-            explanation.push('\n');
-            for x in rules_of(&upstream) {
-                explanation.push_str("  - ");
-                explanation.push_str(&x);
-                explanation.push('\n');
-            }
-            if let Some(line) = first_response_line(repo, &upstream, lang) {
-                explanation.push_str(&line);
-                explanation.push('\n');
-            }
-            let ids: Vec<&str> = rules.iter().map(|r| r.id.as_str()).collect();
-            explanation.push_str(&words.fill(
-                "practice.otherRules",
-                &[("repo", repo), ("rules", &ids.join(", "))],
-            ));
-            Text {
-                prompt: words.fill(
-                    "practice.contributingPrompt",
-                    &[("rule", &sample.id), ("summary", summary), ("repo", repo)],
-                ),
-                answer_text: choices[answer].clone(),
-                choices,
-                names,
-                explanation,
-            }
-        };
-        out.push(Question {
-            id: format!("contributing/{repo}"),
-            kind: Kind::Contributing,
-            answer,
-            source: Source {
-                kind: "upstreams".into(),
-                name: repo.to_string(),
-                target: None,
-                url: Some(format!("https://github.com/{repo}")),
-            },
-            en: text(engine_en, Lang::En),
-            ko: text(engine_ko, Lang::Ko),
-        });
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn contributing_questions_answer_with_the_repos_own_project() {
+    fn contributing_questions_never_name_a_project_they_answer_with() {
         let en = Engine::builtin().unwrap();
-        let ko = en.in_lang(Lang::Ko).unwrap();
-        let qs = contributing_questions(&en, &ko).unwrap();
-        assert!(qs.len() >= 8, "{}", qs.len());
+        let qs = contributing_questions(&en).unwrap();
+        assert!(qs.len() >= 20, "{}", qs.len());
         for q in &qs {
-            let repo = q.id.trim_start_matches("contributing/");
-            let u = crate::render::upstream_for(repo).unwrap();
-            assert_eq!(q.en.names[q.answer], u.project, "{}", q.id);
-            assert!(q.en.prompt.contains(repo), "{}", q.en.prompt);
-            assert_eq!(q.en.choices.len(), q.ko.choices.len());
+            for t in [&q.en, &q.ko] {
+                let answer = &t.names[q.answer];
+                if let Some(u) = answer
+                    .contains('/')
+                    .then(|| crate::render::upstream_for(answer))
+                    .flatten()
+                {
+                    assert!(!t.prompt.contains(answer.as_str()), "{}", q.id);
+                    assert!(!t.prompt.contains(&u.project), "{}", q.id);
+                }
+                assert!(!t.prompt.contains(&t.answer_text), "{}", q.id);
+            }
             assert_eq!(q.choice_of(&(q.answer + 1).to_string()), Some(q.answer));
-            assert_eq!(q.choice_of(&u.project.to_uppercase()), Some(q.answer));
         }
+    }
+
+    #[test]
+    fn a_round_asks_each_thing_once() {
+        let en = Engine::builtin().unwrap();
+        let qs = contributing_questions(&en).unwrap();
+        let dco = |r: &[&Question]| {
+            r.iter()
+                .filter(|q| q.asks.as_deref() == Some("situation/dco"))
+                .count()
+        };
+        assert!(dco(&qs.iter().collect::<Vec<_>>()) > 1);
+        let all = round(&qs, 1000);
+        assert_eq!(dco(&all), 1);
+        let twice: Vec<Question> = qs.iter().chain(&qs).cloned().collect();
+        assert_eq!(round(&twice, 1000).len(), all.len());
+        assert_eq!(round(&qs, 2).len(), 2);
     }
 }

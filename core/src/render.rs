@@ -21,6 +21,10 @@ pub struct Upstream {
     /// The same rules in the course note's Korean, one for one (`--lang ko`).
     #[serde(default, rename = "rulesKo", skip_serializing_if = "Vec::is_empty")]
     pub rules_ko: Vec<String>,
+    /// What each rule is about (`dco`, `ai-disclosure`…), one for one: the practice bank asks
+    /// situations by topic (`layer_core::practice`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub topics: Vec<String>,
     /// How fast the project's repositories answered outside contributors, when counted.
     #[serde(
         default,

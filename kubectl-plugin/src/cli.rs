@@ -206,6 +206,8 @@ pub const PRACTICE_HELP: &str = "\
 Examples:
   kubectl layer practice
   kubectl layer practice --kind layer --count 5 --seed 42
+  kubectl layer practice --kind headline --count 3
+  printf 'Kueue admitted the workload but the pod is Pending\nq\n' | kubectl layer practice --kind headline
   kubectl layer practice --lang ko
   printf '4\\n2\\nq\\n' | kubectl layer practice --seed 42 --count 3
   kubectl layer practice --export -o json > practice.json
@@ -219,9 +221,12 @@ Exit status:
 pub enum PracticeKind {
     /// Which layer decided a case.
     Layer,
-    /// Where a finding is reported upstream, under which rules.
+    /// What a project's contribution rules ask, and of which repository.
     Contributing,
-    /// Both.
+    /// Write an issue title for a case; it is judged by whether it names the layer (or its
+    /// tool) and the decisive observation, then the tool's own headline is shown.
+    Headline,
+    /// The layer and contributing questions.
     All,
 }
 

@@ -5,7 +5,7 @@
 
 use crate::{Failure, json, written};
 use kubectl_layer::cli::{PracticeArgs, PracticeFormat, PracticeKind};
-use layer_core::practice::{Bank, Kind, Question};
+use layer_core::practice::{Bank, HeadlineCheck, Judgement, Kind, Question, round};
 use layer_core::render::for_terminal;
 use layer_core::{Lang, lang::Words};
 use std::io::{BufRead, Write};
@@ -24,6 +24,7 @@ pub(crate) fn run(
         PracticeKind::All => true,
         PracticeKind::Layer => q.kind == Kind::Layer,
         PracticeKind::Contributing => q.kind == Kind::Contributing,
+        PracticeKind::Headline => q.kind == Kind::Layer && q.headline.is_some(),
     };
     let mut questions: Vec<&Question> = bank.questions.iter().filter(wanted).collect();
     if args.export {
@@ -31,6 +32,7 @@ pub(crate) fn run(
             PracticeFormat::Json => json(&serde_json::json!({
                 "schemaVersion": bank.schema_version,
                 "lang": lang.as_str(),
+                "layerTerms": bank.layer_terms,
                 "questions": questions.iter().map(|q| q.shown(lang)).collect::<Vec<_>>(),
             })),
             PracticeFormat::Text => questions.iter().map(|q| listed(q, lang)).collect(),
@@ -41,8 +43,8 @@ pub(crate) fn run(
     let words = Words::of(lang);
     let seed = args.seed.unwrap_or_else(clock_seed);
     shuffle(&mut questions, seed);
-    questions.truncate(args.count as usize);
-    let say = |out: &mut dyn Write, s: &str| written(out.write_all(s.as_bytes()));
+    // Each thing once in a round: one situation of each rule, never a prompt twice.
+    let questions = round(questions, args.count as usize);
     say(
         out,
         &format!(
@@ -54,51 +56,98 @@ pub(crate) fn run(
         say(out, &format!("{}\n", words.get("practice.none")))?;
         return Ok(0);
     }
-    let total = questions.len().to_string();
+    let (right, asked) = if args.kind == PracticeKind::Headline {
+        headline_round(&bank, &questions, lang, input, out)?
+    } else {
+        choice_round(&questions, lang, input, out)?
+    };
+    let score = if args.kind == PracticeKind::Headline {
+        "practice.headlineScore"
+    } else {
+        "practice.score"
+    };
+    let (right, asked) = (right.to_string(), asked.to_string());
+    say(
+        out,
+        &format!(
+            "{}\n",
+            words.fill(score, &[("right", &right), ("asked", &asked)])
+        ),
+    )?;
+    Ok(0)
+}
+
+fn say(out: &mut impl Write, s: &str) -> Result<(), Failure> {
+    written(out.write_all(s.as_bytes()))
+}
+
+/// "Question n of m (id)", the line each question opens with.
+fn heading(words: Words, n: usize, total: usize, q: &Question) -> String {
+    let mut s = words.fill(
+        "practice.question",
+        &[
+            ("n", &n.to_string()),
+            ("total", &total.to_string()),
+            ("id", &q.id),
+        ],
+    );
+    s.push('\n');
+    s
+}
+
+/// The next non-empty answer, asking `ask` again after an empty line; None at the end of the
+/// input or on `q`.
+fn next_answer(
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    ask: &str,
+) -> Result<Option<String>, Failure> {
+    loop {
+        let Some(line) = read_answer(input) else {
+            say(out, "\n")?;
+            return Ok(None);
+        };
+        let a = line.trim();
+        if a.eq_ignore_ascii_case("q") {
+            return Ok(None);
+        }
+        if !a.is_empty() {
+            return Ok(Some(a.to_string()));
+        }
+        say(out, ask)?;
+    }
+}
+
+/// A round of choice questions (layer, contributing): (right, asked).
+fn choice_round(
+    questions: &[&Question],
+    lang: Lang,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<(usize, usize), Failure> {
+    let words = Words::of(lang);
     let (mut right, mut asked) = (0usize, 0usize);
     'round: for (i, q) in questions.iter().enumerate() {
         let t = q.text(lang);
-        let mut s = words.fill(
-            "practice.question",
-            &[
-                ("n", &(i + 1).to_string()),
-                ("total", &total),
-                ("id", &q.id),
-            ],
-        );
-        s.push('\n');
+        let mut s = heading(words, i + 1, questions.len(), q);
         s.push_str(&shown(&t.prompt));
         for (n, c) in t.choices.iter().enumerate() {
             s.push_str(&format!("  {}. {}\n", n + 1, for_terminal(c)));
         }
-        let ask = words.fill("practice.ask", &[("count", &t.choices.len().to_string())]);
+        let count = t.choices.len().to_string();
+        let ask = words.fill("practice.ask", &[("count", &count)]);
         s.push_str(&ask);
         say(out, &s)?;
         let _ = out.flush();
         let choice = loop {
-            let Some(line) = read_answer(input) else {
-                say(out, "\n")?;
+            let Some(a) = next_answer(input, out, &ask)? else {
                 break 'round;
             };
-            let a = line.trim();
-            if a.eq_ignore_ascii_case("q") {
-                break 'round;
-            }
-            if a.is_empty() {
-                say(out, &ask)?;
-                continue;
-            }
-            match q.choice_of(a) {
+            match q.choice_of(&a) {
                 Some(c) => break c,
                 None => {
-                    let count = t.choices.len().to_string();
-                    say(
-                        out,
-                        &format!(
-                            "{}\n{ask}",
-                            words.fill("practice.unclear", &[("count", &count)])
-                        ),
-                    )?;
+                    let unclear = words.fill("practice.unclear", &[("count", &count)]);
+                    say(out, &format!("{unclear}\n{ask}"))?;
                 }
             }
         };
@@ -109,30 +158,112 @@ pub(crate) fn run(
         } else {
             words.get("practice.notQuite")
         };
-        let source = match &q.source.url {
-            Some(url) => format!("{} {} ({url})", q.source.kind, q.source.name),
-            None => format!("{} {}", q.source.kind, q.source.name),
-        };
         say(
             out,
             &format!(
                 "{verdict}\n{}{}\n\n",
                 shown(&t.explanation),
-                for_terminal(&words.fill("practice.source", &[("source", &source)]))
+                source_line(q, words)
             ),
         )?;
     }
-    say(
-        out,
-        &format!(
+    Ok((right, asked))
+}
+
+/// A round of the headline exercise: the case, a title read from the input, the judgement by
+/// the bank's written rules (`layer_core::practice::headline`), the tool's own headline and
+/// the real diagnosis. (good titles, titles written)
+fn headline_round(
+    bank: &Bank,
+    questions: &[&Question],
+    lang: Lang,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<(usize, usize), Failure> {
+    let words = Words::of(lang);
+    let ask = words.get("practice.headlineAsk");
+    let (mut good, mut asked) = (0usize, 0usize);
+    for (i, q) in questions.iter().enumerate() {
+        let Some(check) = &q.headline else {
+            continue;
+        };
+        let mut s = heading(words, i + 1, questions.len(), q);
+        s.push_str(&shown(q.case_text(lang)));
+        s.push_str(&format!("{}\n{ask}", words.get("practice.writeHeadline")));
+        say(out, &s)?;
+        let _ = out.flush();
+        let Some(title) = next_answer(input, out, ask)? else {
+            break;
+        };
+        let j = bank.judge(q, &title).unwrap_or(Judgement {
+            layer: None,
+            observation: None,
+        });
+        asked += 1;
+        good += usize::from(j.passes());
+        let mut s = judged(bank, q, check, &j, words);
+        // The headline quotes the bundle: made safe for the terminal like every bank text.
+        s.push_str(&shown(
+            &words.fill("practice.headlineTool", &[("headline", &check.headline)]),
+        ));
+        if let (Lang::Ko, Some(ko)) = (lang, &check.headline_ko) {
+            s.push_str(&shown(&format!("  {ko}")));
+        }
+        s.push_str(&shown(&q.text(lang).explanation));
+        s.push_str(&source_line(q, words));
+        say(out, &format!("{s}\n\n"))?;
+    }
+    Ok((good, asked))
+}
+
+/// What the judge said of a title: one line when it names both, else a line per rule.
+fn judged(bank: &Bank, q: &Question, check: &HeadlineCheck, j: &Judgement, words: Words) -> String {
+    let layer = layer_core::Layer::ALL[q.answer].as_str();
+    // Examples in the reader's language: Korean terms only to a Korean reader.
+    let examples = |terms: &[String]| {
+        let fits = |t: &&String| words.lang() == Lang::Ko || t.is_ascii();
+        let some: Vec<&str> = terms
+            .iter()
+            .filter(fits)
+            .take(3)
+            .map(String::as_str)
+            .collect();
+        some.join(", ")
+    };
+    if let (Some(l), Some(o)) = (&j.layer, &j.observation) {
+        return format!(
             "{}\n",
-            words.fill(
-                "practice.score",
-                &[("right", &right.to_string()), ("asked", &asked.to_string())]
-            )
+            words.fill("practice.headlinePass", &[("layer", l), ("observation", o)])
+        );
+    }
+    let layer_terms = bank.layer_terms.get(layer).map_or(&[][..], Vec::as_slice);
+    let layer_line = match &j.layer {
+        Some(t) => words.fill("practice.headlineLayerOk", &[("term", t)]),
+        None => words.fill(
+            "practice.headlineLayerMissing",
+            &[("terms", &examples(layer_terms))],
         ),
-    )?;
-    Ok(0)
+    };
+    let observation_line = match &j.observation {
+        Some(t) => words.fill("practice.headlineObservationOk", &[("term", t)]),
+        None => words.fill(
+            "practice.headlineObservationMissing",
+            &[("terms", &examples(&check.observation_terms))],
+        ),
+    };
+    format!(
+        "{}\n{layer_line}\n{observation_line}\n",
+        words.get("practice.notQuite")
+    )
+}
+
+/// "Source: …", where a question comes from.
+fn source_line(q: &Question, words: Words) -> String {
+    let source = match &q.source.url {
+        Some(url) => format!("{} {} ({url})", q.source.kind, q.source.name),
+        None => format!("{} {}", q.source.kind, q.source.name),
+    };
+    for_terminal(&words.fill("practice.source", &[("source", &source)])).into_owned()
 }
 
 /// The most of one answer line kept: a choice's name is a few words. The rest of a longer

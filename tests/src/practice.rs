@@ -2,7 +2,9 @@
 //! verdict blocks or warns becomes a "which layer?" question, and every upstream repository a
 //! rule names a "contributing" one (`layer_core::practice` builds each). `cargo xtask docs`
 //! writes it to `rules/practice.json`, which the CLI embeds; a test holds the file equal to what
-//! this makes now, so the quiz never drifts from the diagnoses it teaches.
+//! this makes now, so the quiz never drifts from the diagnoses it teaches. Layer questions also
+//! carry their headline exercise (`layer_core::practice::headline`); contribution questions
+//! ask situations and rules, never naming the project they answer with (issue 42).
 
 use layer_core::practice::{Bank, Case, contributing_questions, layer_question};
 use layer_core::{Bundle, Engine, Index, Lang, Options, TargetSpec};
@@ -49,8 +51,9 @@ pub fn bank() -> Result<Bank, String> {
         }
         questions.extend(layer_question(&case, &d_en, &d_ko, &en, &ko));
     }
-    questions.extend(contributing_questions(&en, &ko).map_err(|e| e.to_string())?);
-    Ok(Bank::new(questions))
+    questions.extend(contributing_questions(&en).map_err(|e| e.to_string())?);
+    // Cases that show the same evidence are asked once (issue 42).
+    Bank::merged(questions)
 }
 
 fn index(path: &std::path::Path) -> Result<Index, String> {

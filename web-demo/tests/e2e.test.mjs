@@ -853,6 +853,57 @@ test('practice: a round asks from the bank, scores right and wrong answers, filt
   await page.click('#tab-diagnose');
 });
 
+test('practice: the headline kind judges a typed title by the bank\'s written rules and shows the tool\'s headline, in English and Korean', async () => {
+  const bank = JSON.parse(readFileSync(join(dist, 'practice.json'), 'utf8'));
+  const byId = new Map(bank.questions.map((q) => [q.id, q]));
+  const layers = ['device', 'admission', 'grouping', 'placement', 'runtime', 'serving'];
+  const current = async () => byId.get(await page.getAttribute('[data-testid="practice"]', 'data-question'));
+  const caseOf = (text) => text.prompt.trimEnd().split('\n').slice(0, -1).join('\n');
+  const write = async (title) => {
+    await page.fill('[data-testid="practice-title"]', title);
+    await page.press('[data-testid="practice-title"]', 'Enter');
+    return page.textContent('[data-testid="practice-verdict"]');
+  };
+  await page.click('#tab-practice');
+  await page.waitForSelector('[data-testid="practice"][data-question]');
+  await page.selectOption('[data-testid="practice-kind"]', 'headline');
+  // The layer and the observation: a good title; then the tool's own headline and the diagnosis.
+  let q = await current();
+  assert.ok(q.kind === 'layer' && q.headline, q.id);
+  assert.equal(await page.textContent('[data-testid="practice-prompt"]'), caseOf(q.en));
+  assert.equal(await page.isVisible('[data-testid="practice-explanation"]'), false);
+  let verdict = await write(`${layers[q.answer]}: ${q.headline.observationTerms[0]}`);
+  assert.equal(await page.getAttribute('[data-testid="practice-verdict"]', 'data-right'), 'true');
+  assert.ok(verdict.startsWith('A good title'), verdict);
+  assert.ok((await page.textContent('[data-testid="practice-tool-headline"]')).includes(q.headline.headline));
+  assert.equal(await page.textContent('[data-testid="practice-explanation"]'), q.en.explanation);
+  assert.equal(await page.textContent('[data-testid="practice-score"]'), 'Titles that name both: 1 of 1');
+  // The layer without the observation, then the observation without the layer.
+  await page.click('[data-testid="practice-next"]');
+  q = await current();
+  verdict = await write(`${layers[q.answer]} is broken`);
+  assert.equal(await page.getAttribute('[data-testid="practice-verdict"]', 'data-right'), 'false');
+  assert.ok(verdict.includes('Layer: named') && verdict.includes('Observation: missing.'), verdict);
+  await page.click('[data-testid="practice-next"]');
+  q = await current();
+  verdict = await write(q.headline.observationTerms[0]);
+  assert.ok(verdict.includes('Layer: not named.') && verdict.includes('Observation: named'), verdict);
+  assert.equal(await page.textContent('[data-testid="practice-score"]'), 'Titles that name both: 1 of 3');
+  // In Korean: the case and the judgement in Korean, the upstream headline still English.
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await page.click('[data-testid="lang-switch"]');
+  await page.waitForSelector('body[data-ready="true"][data-lang="ko"]', { state: 'attached' });
+  assert.equal(await page.textContent('[data-testid="practice-prompt"]'), caseOf(q.ko));
+  assert.ok((await page.textContent('[data-testid="practice-verdict"]')).includes('층: 빠졌습니다.'));
+  assert.ok((await page.textContent('[data-testid="practice-tool-headline"]')).includes(q.headline.headline));
+  assert.equal(await page.textContent('[data-testid="practice-score"]'), '둘 다 말한 제목: 3개 중 1개');
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await page.click('[data-testid="lang-switch"]');
+  await page.waitForSelector('body[data-ready="true"][data-lang="en"]', { state: 'attached' });
+  await page.selectOption('[data-testid="practice-kind"]', 'all');
+  await page.click('#tab-diagnose');
+});
+
 // Screenshots of the picture for a person to look at (KL_SHOTS, outside the repository; `cargo
 // xtask web-test` sets it to <target dir>/shots), at a desktop's and a phone's width.
 test('screenshots of the picture at 1280 and 390 px', { skip: !process.env.KL_SHOTS && 'KL_SHOTS is not set' }, async () => {

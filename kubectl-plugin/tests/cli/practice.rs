@@ -169,3 +169,68 @@ fn bad_usage_is_exit_2() {
         "{help}"
     );
 }
+
+/// `--kind headline` through a pipe: a title with the layer and the observation passes, one
+/// without the layer or without the observation is told which is missing; every case ends with
+/// the tool's own headline; the score counts good titles; Korean asks in Korean.
+#[test]
+fn a_piped_headline_round_judges_each_title_by_the_written_rules() {
+    let bank = bank();
+    let args = ["--kind", "headline", "--seed", "11", "--count", "3"];
+    let o = play(&args, "q\n");
+    let qs = asked(&stdout(&o), &bank);
+    assert_eq!(qs.len(), 1, "q ends the round");
+    let o = play(&args, "x\nx\nx\n");
+    let qs = asked(&stdout(&o), &bank);
+    assert_eq!(qs.len(), 3);
+    let layer = |q: &Question| layer_core::Layer::ALL[q.answer].as_str().to_string();
+    let observation = |q: &Question| q.headline.as_ref().unwrap().observation_terms[0].clone();
+    let titles = format!(
+        "{}: {}\n{}\n{} is broken\n",
+        layer(qs[0]),
+        observation(qs[0]),
+        observation(qs[1]),
+        layer(qs[2]),
+    );
+    let o = play(&args, &titles);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let again: Vec<&str> = asked(&text, &bank).iter().map(|q| q.id.as_str()).collect();
+    assert_eq!(again, qs.iter().map(|q| q.id.as_str()).collect::<Vec<_>>());
+    assert_eq!(text.matches("A good title: it names the layer").count(), 1, "{text}");
+    assert_eq!(text.matches("Layer: not named.").count(), 1, "{text}");
+    assert_eq!(text.matches("Observation: missing.").count(), 1, "{text}");
+    for q in &qs {
+        let h = &q.headline.as_ref().unwrap().headline;
+        assert!(text.contains(&format!("The tool's headline: {h}")), "{text}");
+        // The case is shown, its "which layer?" line is not.
+        assert!(text.contains(q.case_text(layer_core::Lang::En)), "{text}");
+    }
+    assert!(!text.contains("Which layer decided this?"), "{text}");
+    assert!(text.trim_end().ends_with("Titles that name both: 1 of 3."), "{text}");
+    let ko = stdout(&play(&[&args[..], &["--lang", "ko"]].concat(), &titles));
+    assert!(ko.contains("이슈 제목을 한 줄로") && ko.contains("둘 다 말한 제목: 3개 중 1개."), "{ko}");
+}
+
+/// A round asks each thing once: no prompt twice, and one situation of each rule however many
+/// repositories share it.
+#[test]
+fn a_round_never_asks_the_same_thing_twice() {
+    let bank = bank();
+    for kind in ["contributing", "all"] {
+        let answers = "1\n".repeat(400);
+        let o = play(&["--kind", kind, "--seed", "3", "--count", "400"], &answers);
+        let qs = asked(&stdout(&o), &bank);
+        let mut keys: Vec<String> = qs
+            .iter()
+            .map(|q| q.asks.clone().unwrap_or_else(|| q.en.prompt.clone()))
+            .collect();
+        let n = keys.len();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), n, "{kind}: a round asked something twice");
+        let situations = qs.iter().filter(|q| q.asks.is_some()).count();
+        let in_bank = bank.questions.iter().filter(|q| q.asks.is_some()).count();
+        assert!(situations > 0 && situations < in_bank, "{kind}: {situations} of {in_bank}");
+    }
+}
