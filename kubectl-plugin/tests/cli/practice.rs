@@ -197,19 +197,32 @@ fn a_piped_headline_round_judges_each_title_by_the_written_rules() {
     let text = stdout(&o);
     let again: Vec<&str> = asked(&text, &bank).iter().map(|q| q.id.as_str()).collect();
     assert_eq!(again, qs.iter().map(|q| q.id.as_str()).collect::<Vec<_>>());
-    assert_eq!(text.matches("A good title: it names the layer").count(), 1, "{text}");
+    assert_eq!(
+        text.matches("A good title: it names the layer").count(),
+        1,
+        "{text}"
+    );
     assert_eq!(text.matches("Layer: not named.").count(), 1, "{text}");
     assert_eq!(text.matches("Observation: missing.").count(), 1, "{text}");
     for q in &qs {
         let h = &q.headline.as_ref().unwrap().headline;
-        assert!(text.contains(&format!("The tool's headline: {h}")), "{text}");
+        assert!(
+            text.contains(&format!("The tool's headline: {h}")),
+            "{text}"
+        );
         // The case is shown, its "which layer?" line is not.
         assert!(text.contains(q.case_text(layer_core::Lang::En)), "{text}");
     }
     assert!(!text.contains("Which layer decided this?"), "{text}");
-    assert!(text.trim_end().ends_with("Titles that name both: 1 of 3."), "{text}");
+    assert!(
+        text.trim_end().ends_with("Titles that name both: 1 of 3."),
+        "{text}"
+    );
     let ko = stdout(&play(&[&args[..], &["--lang", "ko"]].concat(), &titles));
-    assert!(ko.contains("이슈 제목을 한 줄로") && ko.contains("둘 다 말한 제목: 3개 중 1개."), "{ko}");
+    assert!(
+        ko.contains("이슈 제목을 한 줄로") && ko.contains("둘 다 말한 제목: 3개 중 1개."),
+        "{ko}"
+    );
 }
 
 /// A round asks each thing once: no prompt twice, and one situation of each rule however many
@@ -231,6 +244,9 @@ fn a_round_never_asks_the_same_thing_twice() {
         assert_eq!(keys.len(), n, "{kind}: a round asked something twice");
         let situations = qs.iter().filter(|q| q.asks.is_some()).count();
         let in_bank = bank.questions.iter().filter(|q| q.asks.is_some()).count();
-        assert!(situations > 0 && situations < in_bank, "{kind}: {situations} of {in_bank}");
+        assert!(
+            situations > 0 && situations < in_bank,
+            "{kind}: {situations} of {in_bank}"
+        );
     }
 }
