@@ -5,6 +5,7 @@
 //! scheduler that is not allowed to look at it.
 
 use crate::layer::Layer;
+use serde_json::Value;
 
 /// One gate (or every gate under a prefix ending in `/`) and its owner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +63,20 @@ pub fn owner(gate: &str) -> Option<&'static GateOwner> {
             gate == g.gate
         }
     })
+}
+
+/// The names of a pod's scheduling gates, as its JSON holds them.
+pub fn on_pod(pod: &Value) -> impl Iterator<Item = &str> {
+    pod.pointer("/spec/schedulingGates")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g["name"].as_str())
+}
+
+/// Whether Kueue owns `gate` (its admission, topology and elastic-job gates).
+pub fn kueues(gate: &str) -> bool {
+    owner(gate).is_some_and(|o| o.owner == "kueue")
 }
 
 /// How a signal about a gated pod words the gate, so attribution can read it back.

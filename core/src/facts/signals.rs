@@ -361,15 +361,19 @@ fn read_object<'v>(
         if !reason.is_empty() || !message.is_empty() {
             push(ix, id, on, Raw::status("status", reason, message), out);
         }
-        // Each gate names who holds the pod (`gates`): its own signal, in that owner's layer,
-        // instead of the scheduler's `SchedulingGated` condition, which names none.
-        for gate in gate_names(&v) {
-            let held = format!("{}{gate}", crate::gates::HELD_BY);
-            let raw = Raw::status("schedulingGates", "SchedulingGated", &held);
-            push(ix, id, on, raw, out);
-        }
     }
-    let gated = is_pod && gate_names(&v).next().is_some();
+    // Each gate names who holds the pod (`gates`): its own signal, in that owner's layer,
+    // instead of the scheduler's `SchedulingGated` condition, which names none.
+    let gates: Vec<&str> = match is_pod {
+        true => crate::gates::on_pod(&v).collect(),
+        false => Vec::new(),
+    };
+    let gated = !gates.is_empty();
+    for gate in gates {
+        let held = format!("{}{gate}", crate::gates::HELD_BY);
+        let raw = Raw::status("schedulingGates", "SchedulingGated", &held);
+        push(ix, id, on, raw, out);
+    }
     // Gateway API routes and InferencePool v1 report per parent (each Gateway).
     let per_parent = v
         .at("/status/parents")
@@ -524,15 +528,6 @@ fn running_plugins(ix: &Index) -> BTreeMap<String, String> {
         }
     }
     out
-}
-
-/// The names of a pod's scheduling gates.
-fn gate_names(v: &Value) -> impl Iterator<Item = &str> {
-    v.at("/spec/schedulingGates")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|g| g["name"].as_str())
 }
 
 /// KServe's `status.modelStatus.lastFailureInfo` while the model is not up to date

@@ -704,12 +704,6 @@ fn bare_pod(ctx: &mut Ctx, work: &mut Value, uid: &str) -> (Vec<PodSet>, u64) {
 /// removes its own as it admits, and fit judges that admission itself (`$.facts.admission`),
 /// so they are not copied. Any other gate stays: the pod would wait for its owner.
 fn without_kueue_gates(pod: &mut Value) {
-    let kueues = |g: &Value| {
-        g["name"]
-            .as_str()
-            .and_then(crate::gates::owner)
-            .is_some_and(|o| o.owner == "kueue")
-    };
     let Some(spec) = pod.pointer_mut("/spec").and_then(Value::as_object_mut) else {
         return;
     };
@@ -717,7 +711,7 @@ fn without_kueue_gates(pod: &mut Value) {
         .get_mut("schedulingGates")
         .and_then(Value::as_array_mut)
     {
-        gates.retain(|g| !kueues(g));
+        gates.retain(|g| !g["name"].as_str().is_some_and(crate::gates::kueues));
         if gates.is_empty() {
             spec.remove("schedulingGates");
         }

@@ -328,21 +328,13 @@ fn scheduling_gates(sub: &Map<String, Value>) -> Gates {
     };
     for p in &pods {
         let name = s(p, "/metadata/name").unwrap_or("").to_string();
-        for g in p
-            .at("/spec/schedulingGates")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let Some(gate) = g["name"].as_str() else {
-                continue;
-            };
+        for gate in crate::gates::on_pod(p) {
             let owner = crate::gates::owner(gate);
             // Another layer's gate (Grove's PodGang) is judged by that layer's facts.
             if owner.is_some_and(|o| o.layer != crate::layer::Layer::Admission) {
                 continue;
             }
-            let (gates, gated) = if gate.starts_with("kueue.x-k8s.io/") {
+            let (gates, gated) = if crate::gates::kueues(gate) {
                 (&mut out.kueue, &mut out.kueue_pods)
             } else {
                 if let Some(o) = owner {
