@@ -118,9 +118,18 @@ pub(super) fn json(o: &Output, what: &str) -> Value {
 #[test]
 fn a_job_wanting_more_gpus_than_any_node_is_placement_live_and_offline() {
     let Some(lab) = lab() else { return };
-    let ns = Namespace(&lab, format!("lab-too-big-{}", std::process::id()));
+    let (ns, dir, _) = too_big_job(&lab, "lab-too-big");
+    let live = same_live_and_offline(&lab, &dir, &ns.1, "job/too-big", "pods,nodes,events,jobs");
+    assert_eq!(live["verdict"]["layer"], "placement", "{}", live["verdict"]);
+}
+
+/// [`TOO_BIG_JOB`] applied in a namespace of its own (`<tag>-<pid>`), once the real scheduler
+/// has refused its pod for `nvidia.com/gpu`: the namespace, a directory for the test's files and
+/// the manifest's file in it.
+pub(super) fn too_big_job<'a>(lab: &'a Lab, tag: &str) -> (Namespace<'a>, TempDir, PathBuf) {
+    let ns = Namespace(lab, format!("{tag}-{}", std::process::id()));
     lab.kubectl_ok(&["create", "namespace", &ns.1]);
-    let dir = TempDir::new("lab");
+    let dir = TempDir::new(tag);
     let job = dir.0.join("job.yaml");
     std::fs::write(&job, TOO_BIG_JOB).unwrap();
     lab.kubectl_ok(&["apply", "-n", &ns.1, "-f", &job.to_string_lossy()]);
@@ -137,9 +146,7 @@ fn a_job_wanting_more_gpus_than_any_node_is_placement_live_and_offline() {
             })
         },
     );
-
-    let live = same_live_and_offline(&lab, &dir, &ns.1, "job/too-big", "pods,nodes,events,jobs");
-    assert_eq!(live["verdict"]["layer"], "placement", "{}", live["verdict"]);
+    (ns, dir, job)
 }
 
 /// `why <target>` live as the reader equals `why` offline on `kubectl get <kinds> -A -o json` of
@@ -184,7 +191,7 @@ pub(super) fn comparable(mut d: Value) -> Value {
 
 /// One pod that cannot fit: no node has 16 GPUs. kwok never runs it, so the image is never
 /// pulled.
-pub(super) const TOO_BIG_JOB: &str = "apiVersion: batch/v1
+const TOO_BIG_JOB: &str = "apiVersion: batch/v1
 kind: Job
 metadata:
   name: too-big

@@ -3,7 +3,7 @@
 //! exporter as the least-privileged reader, give what `why` and `scan` give, live and offline.
 //! `lab.rs` holds `why` live against offline; the replay (`lab_replay.rs`) holds `scan -A`.
 
-use super::lab::{Lab, Namespace, json, lab_of, same_live_and_offline};
+use super::lab::{Lab, json, lab_of, same_live_and_offline, too_big_job};
 use super::metrics::Exporter;
 use super::{TempDir, bin, stderr, stdout};
 use serde_json::{Value, json};
@@ -14,24 +14,7 @@ fn bundle_fit_mcp_and_the_exporter_agree_with_why_live() {
     let Some(lab) = lab_of(&["core", "full"]) else {
         return;
     };
-    let ns = Namespace(&lab, format!("lab-doors-{}", std::process::id()));
-    lab.kubectl_ok(&["create", "namespace", &ns.1]);
-    let dir = TempDir::new("lab-doors");
-    let job = dir.0.join("job.yaml");
-    std::fs::write(&job, super::lab::TOO_BIG_JOB).unwrap();
-    lab.kubectl_ok(&["apply", "-n", &ns.1, "-f", &job.to_string_lossy()]);
-    lab.wait_for(
-        "the scheduler's FailedScheduling event",
-        &["get", "events", "-n", &ns.1, "-o", "json"],
-        180,
-        |v| {
-            v["items"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .any(|e| e["reason"] == "FailedScheduling" && e["involvedObject"]["kind"] == "Pod")
-        },
-    );
+    let (ns, dir, job) = too_big_job(&lab, "lab-doors");
     let live = same_live_and_offline(&lab, &dir, &ns.1, "job/too-big", "pods,nodes,events,jobs");
     assert_eq!(live["verdict"]["layer"], "placement", "{}", live["verdict"]);
     let now = live["now"]["time"].as_str().expect("now").to_string();
