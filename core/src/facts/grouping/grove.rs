@@ -2,9 +2,7 @@
 //! it is in the bundle, and which pods still wait for it behind Grove's scheduling gate.
 
 use super::{Ctx, label};
-use crate::json::At as _;
 use serde::Serialize;
-use serde_json::Value;
 
 /// The scheduling gate Grove puts on its pods until it has created their PodGang.
 const GATE: &str = "grove.io/podgang-pending-creation";
@@ -32,10 +30,7 @@ pub(super) fn grove(ctx: &Ctx) -> Option<GroveGang> {
     let mut gang: Option<(String, Option<String>)> = None;
     let mut gated = Vec::new();
     for &(p, v) in &pods {
-        let has_gate = v
-            .at("/spec/schedulingGates")
-            .and_then(Value::as_array)
-            .is_some_and(|g| g.iter().any(|x| x["name"] == GATE));
+        let has_gate = crate::gates::on_pod(v).any(|g| g == GATE);
         let name = label(v, "grove.io/podgang");
         if !has_gate && name.is_none() {
             continue;

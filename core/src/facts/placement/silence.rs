@@ -30,7 +30,7 @@ pub(super) fn silence(ctx: &Ctx, pod: ObjId, pv: &Value) -> Silence {
     let scheduler = s(pv, "/spec/schedulerName").unwrap_or("default-scheduler");
     let pending = s(pv, "/status/phase") == Some("Pending");
     let bound = s(pv, "/spec/nodeName").is_some();
-    let gated = arr(pv, "/spec/schedulingGates").next().is_some();
+    let gated = crate::gates::on_pod(pv).next().is_some();
     let has_cond = arr(pv, "/status/conditions").any(|c| c["type"] == "PodScheduled");
     // Any word from a scheduler about the pod or its PodGroup (the view's events cover both).
     let answered = |r: &str| {
