@@ -300,6 +300,8 @@ pub struct About<'a> {
     pub component: &'a str,
     /// API group of the object's top owner (a StatefulSet's LeaderWorkerSet), `""` if none.
     pub owner_group: &'a str,
+    /// Kind of that top owner, `""` if none.
+    pub owner_kind: &'a str,
     pub reason: &'a str,
     pub message: &'a str,
     /// The container name or condition type the signal was read from.
@@ -423,13 +425,14 @@ fn plain(a: &About) -> Option<Attribution> {
     {
         return Some(at(g.layer, g.owner));
     }
-    // A controller's request the API server found invalid (a name too long, a bad label) is
-    // the fault of whoever generated the object: the group above the controller.
-    if a.reason == "FailedCreate"
-        && a.message.contains(" is invalid: ")
+    // A controller's request the API server found invalid (a name too long, a bad label), or a
+    // device request in a pod template its owner never asked for, is the fault of whoever
+    // generated the object: the group above the controller.
+    let generated = a.reason == "FailedCreate" && a.message.contains(" is invalid: ");
+    if (generated || a.reason == crate::facts::drift::NOT_FROM_OWNER)
         && let Some(at) = group_row(&About {
             group: a.owner_group,
-            kind: "",
+            kind: a.owner_kind,
             ..*a
         })
     {

@@ -15,6 +15,17 @@
 
 use serde_json::Value;
 
+/// An extended resource: a name with a domain outside Kubernetes' own (`kubernetes.io` and its
+/// subdomains), not a quota name (`requests.…`): the devices and their shares. The API server
+/// allows it only whole, and never overcommitted.
+pub fn extended(name: &str) -> bool {
+    let Some((domain, _)) = name.split_once('/') else {
+        return false;
+    };
+    let native = domain == "kubernetes.io" || domain.ends_with(".kubernetes.io");
+    !native && !name.starts_with("requests.")
+}
+
 /// Parse a quantity string. `None` when Kubernetes would reject it.
 pub fn parse(s: &str) -> Option<f64> {
     read(s, true)

@@ -286,6 +286,7 @@ fn attributed(r: &ObjectRef, reason: &str, message: &str, component: &str) -> Op
         name: &r.name,
         component,
         owner_group: "",
+        owner_kind: "",
         reason,
         message,
         field: "",

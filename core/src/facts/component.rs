@@ -47,16 +47,21 @@ pub struct ComponentFact {
     pub describe: Vec<String>,
 }
 
-/// `$.facts.component`: none when the target is no component.
-pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
+/// The registry's entry the target is, by its name, its owner's, its labels and its images.
+pub(super) fn of_target(ctx: &Ctx) -> Option<&'static crate::components::Component> {
     let t = ctx.ix.object(ctx.target);
     let owner = ctx
         .ix
         .owner_chain(ctx.target)
         .first()
         .map_or(String::new(), |&o| ctx.ix.object(o).name.to_string());
+    crate::components::of(t.kind(), &t.name, &owner, &ctx.value(ctx.target))
+}
+
+/// `$.facts.component`: none when the target is no component.
+pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
     let signals = &ctx.signals().signals;
-    let Some(c) = crate::components::of(t.kind(), &t.name, &owner, &ctx.value(ctx.target)) else {
+    let Some(c) = of_target(ctx) else {
         return injected(signals);
     };
     // The target's own words first, then its pods'; among them, what the component said (a

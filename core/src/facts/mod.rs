@@ -7,6 +7,7 @@
 pub mod admission;
 pub mod component;
 pub mod device;
+pub mod drift;
 pub mod fake_gpu;
 pub mod group;
 pub mod grouping;

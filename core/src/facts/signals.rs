@@ -255,16 +255,15 @@ struct On {
 fn push(ix: &Index, id: ObjId, on: On, r: Raw, out: &mut Vec<Signal>) {
     let current = on.current;
     let o = ix.object(id);
-    let owner_group = ix
-        .owner_chain(id)
-        .last()
-        .map_or("", |&top| ix.object(top).group());
+    let top = ix.owner_chain(id).last().map(|&top| ix.object(top));
+    let (owner_group, owner_kind) = top.map_or(("", ""), |t| (t.group(), t.kind().as_str()));
     let about = About {
         group: o.group(),
         kind: o.kind(),
         name: &o.name,
         component: r.component,
         owner_group,
+        owner_kind,
         reason: r.reason,
         message: r.message,
         field: r.field,
@@ -477,18 +476,63 @@ fn read_object<'v>(
         if let Some((reason, message)) = model_failure(&v) {
             push(ix, id, on, Raw::status("modelStatus", reason, message), out);
         }
-        let state = v.at("/status/state").and_then(Value::as_str).unwrap_or("");
-        if state.eq_ignore_ascii_case("failed") || state.eq_ignore_ascii_case("error") {
+        // A device request lost on its way: pruned by the API server, or written by the
+        // controller that makes this object without its owner asking (facts/drift.rs).
+        if let Some(path) = super::drift::pruned_device_request(&v) {
+            let message = format!(
+                "{path} is in the last-applied configuration and not in the stored object: the API \
+                 server dropped it (the kind's schema has no such field)"
+            );
+            push(
+                ix,
+                id,
+                on,
+                Raw::status("spec", "DeviceRequestPruned", &message),
+                out,
+            );
+        }
+        if let Some(message) = super::drift::request_not_from_owner(ix, id, &v) {
+            let raw = Raw::status("spec.template", super::drift::NOT_FROM_OWNER, &message);
+            push(ix, id, on, raw, out);
+        }
+        if let Some((field, word)) = failed_status_word(&v) {
             // KubeRay writes why in `status.reason`, others in `status.message`.
             let message = v
                 .at("/status/message")
                 .or_else(|| v.at("/status/reason"))
                 .and_then(Value::as_str)
+                .filter(|m| *m != word)
                 .unwrap_or("");
-            let raw = Raw::status("state", state, message);
-            push(ix, id, on, raw, out);
+            push(ix, id, on, Raw::status(field, word, message), out);
         }
     }
+}
+
+/// The first of an object's top-level status words that says its controller failed: a
+/// `state` of `Failed` or `Error` (NIM, Dynamo), or in any top-level status field a word that
+/// names a failed step (`ValidationFailed`, `FailedServeDeploy`): a controller's own phase
+/// that could not be done, which waiting does not change. A bare `Failed` elsewhere (a
+/// `phase`, a job's status) is often the work's own outcome, so it is left to the conditions
+/// and the pods.
+fn failed_status_word(v: &Value) -> Option<(&str, &str)> {
+    let status = v.get("status")?.as_object()?;
+    if let Some(state) = status.get("state").and_then(Value::as_str)
+        && (state.eq_ignore_ascii_case("failed") || state.eq_ignore_ascii_case("error"))
+    {
+        return Some(("state", state));
+    }
+    status.iter().find_map(|(field, word)| {
+        let word = word.as_str()?;
+        // The step is one CamelCase word of its own: `Validation`, `ServeDeploy`.
+        let step = |rest: &str| {
+            rest.len() > 2
+                && rest.starts_with(|c: char| c.is_ascii_uppercase())
+                && rest.chars().all(|c| c.is_ascii_alphabetic())
+        };
+        let named = word.strip_suffix("Failed").is_some_and(step)
+            || word.strip_prefix("Failed").is_some_and(step);
+        named.then_some((field.as_str(), word))
+    })
 }
 
 /// A node whose capacity names no device resource (none with a vendor prefix) while a device
@@ -753,7 +797,7 @@ fn read_events(
 
 #[cfg(test)]
 mod tests {
-    use super::{label_stem, plugin_without_devices};
+    use super::{failed_status_word, label_stem, plugin_without_devices};
     use crate::bundle::Bundle;
     use crate::index::Index;
     use serde_json::{Value, json};
@@ -812,5 +856,32 @@ mod tests {
         assert_ne!(stem, label_stem("example.com/pci-10de.present"));
         // No prefix, no labeller to tell apart.
         assert_eq!(label_stem("pool"), None);
+    }
+
+    #[test]
+    fn a_failed_step_in_a_status_word_is_read_and_a_bare_outcome_is_not() {
+        let status = |s: Value| json!({"status": s});
+        let ray = status(json!({"jobDeploymentStatus": "ValidationFailed", "message": "m"}));
+        assert_eq!(
+            failed_status_word(&ray),
+            Some(("jobDeploymentStatus", "ValidationFailed"))
+        );
+        let serve = status(json!({"serviceStatus": "FailedServeDeploy"}));
+        assert_eq!(
+            failed_status_word(&serve),
+            Some(("serviceStatus", "FailedServeDeploy"))
+        );
+        let nim = status(json!({"state": "Failed"}));
+        assert_eq!(failed_status_word(&nim), Some(("state", "Failed")));
+        for quiet in [
+            json!({"phase": "Failed"}),
+            json!({"jobStatus": "FAILED"}),
+            json!({"state": "Running", "reason": "AllGood"}),
+            json!({"reason": "Failed"}),
+            json!({"message": "the validation Failed"}),
+            json!({"reason": "xFailed"}),
+        ] {
+            assert_eq!(failed_status_word(&status(quiet.clone())), None, "{quiet}");
+        }
     }
 }

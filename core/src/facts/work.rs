@@ -7,6 +7,7 @@ use super::Ctx;
 use crate::index::{Index, ObjId};
 use crate::json::At as _;
 use crate::json::str_at;
+use crate::layer::Layer;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -50,7 +51,9 @@ pub fn target(ctx: &Ctx) -> TargetFact {
         settled: ctx.state.settled,
         is_pod: t.kind() == "Pod",
         pod_count: ctx.pods.len(),
-        device_stack: crate::attribution::is_device_stack(t.kind(), &t.name),
+        // Known by its labels and images too: a DRA driver's daemon is named after the claim.
+        device_stack: matches!(t.kind().as_str(), "Pod" | "DaemonSet")
+            && super::component::of_target(ctx).is_some_and(|c| c.layer == Layer::Device),
         requests_without_limits: ctx
             .subjects
             .get("target")
@@ -280,7 +283,13 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
                 .iter()
                 .filter_map(|&p| ix.pod(p))
                 .all(|i| i.settled || i.terminal());
-            (status, settled && members_settled)
+            // A rollout that cannot finish keeps the old replicas ready and counts the new
+            // ones unavailable: the change asked for is not running.
+            let rolling = v
+                .at("/status/unavailableReplicas")
+                .and_then(Value::as_u64)
+                .is_some_and(|n| n > 0);
+            (status, settled && members_settled && !rolling)
         }
         // A DaemonSet that should run nowhere is not settled: the device stack's DaemonSets
         // are what this tool is asked about, and "desired 0" is their failure.

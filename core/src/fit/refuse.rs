@@ -79,7 +79,7 @@ fn resources(r: &Value, at: &str) -> Result<(), Refusal> {
     for (name, request, shown) in &request_values {
         let field = format!("{at}.requests[{name}]");
         let limit = limit_values.iter().find(|(n, _, _)| n == name);
-        match (extended(name), limit) {
+        match (crate::quantity::extended(name), limit) {
             (true, None) => {
                 return Err((
                     format!("{at}.limits[{name}]"),
@@ -124,23 +124,12 @@ fn quantities(m: &Map<String, Value>, at: &str) -> Result<Vec<(String, f64, Stri
             if q < 0.0 {
                 return refuse("must be greater than or equal to 0");
             }
-            if extended(name) && q.fract() != 0.0 {
+            if crate::quantity::extended(name) && q.fract() != 0.0 {
                 return refuse("must be an integer");
             }
             Ok((name.clone(), q, shown))
         })
         .collect()
-}
-
-/// An extended resource: a name with a domain outside Kubernetes' own (`kubernetes.io` and its
-/// subdomains), not a quota name (`requests.…`). The API server allows it only whole, and
-/// never overcommitted.
-fn extended(name: &str) -> bool {
-    let Some((domain, _)) = name.split_once('/') else {
-        return false;
-    };
-    let native = domain == "kubernetes.io" || domain.ends_with(".kubernetes.io");
-    !native && !name.starts_with("requests.")
 }
 
 #[cfg(test)]

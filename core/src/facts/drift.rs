@@ -1,0 +1,229 @@
+//! Device requests that did not arrive where they were asked for.
+//!
+//! A GPU request travels: a person writes it in a custom resource, the API server stores what
+//! the kind's schema keeps, and the controller writes it again into the pod template of the
+//! object it makes. Two quiet failures sit on that road, and neither leaves a condition or an
+//! event: the API server drops a field its schema does not have (the request never reached the
+//! stored object), and the controller writes a request its owner does not ask for (a merge that
+//! kept an old one). Both are read here as the object's own words, so the layer of the object's
+//! kind (the serving controller's, for an InferenceService) is where they count.
+
+use crate::index::{Index, ObjId};
+use crate::json::At as _;
+use crate::quantity::extended;
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+/// The annotation `kubectl apply` keeps the applied object in.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The first path under `spec` that the last applied configuration holds with a device request
+/// in it and the stored object does not: the API server pruned it. Compared only when both are
+/// of the same apiVersion (a conversion renames fields).
+pub fn pruned_device_request(v: &Value) -> Option<String> {
+    let applied = v
+        .at("/metadata/annotations")
+        .and_then(|a| a.get(LAST_APPLIED))
+        .and_then(Value::as_str)?;
+    let applied: Value = serde_json::from_str(applied).ok()?;
+    if applied.get("apiVersion") != v.get("apiVersion") {
+        return None;
+    }
+    let mut path = vec!["spec".to_string()];
+    missing(applied.get("spec")?, v.get("spec")?, &mut path)
+}
+
+/// Depth-first: the first subtree of `applied` absent from `stored` that names a device.
+fn missing(applied: &Value, stored: &Value, path: &mut Vec<String>) -> Option<String> {
+    match (applied, stored) {
+        (Value::Object(a), Value::Object(s)) => a.iter().find_map(|(k, sub)| {
+            path.push(k.clone());
+            let found = match s.get(k) {
+                None => names_device(sub).map(|d| format!("{} ({d})", path.join("."))),
+                Some(stored_sub) => missing(sub, stored_sub, path),
+            };
+            path.pop();
+            found
+        }),
+        // Lists are compared item by item only when nothing was added or removed.
+        (Value::Array(a), Value::Array(s)) if a.len() == s.len() => {
+            a.iter().zip(s).enumerate().find_map(|(i, (x, y))| {
+                path.push(format!("[{i}]"));
+                let found = missing(x, y, path);
+                path.pop();
+                found
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The first device resource named as a key anywhere in `v`.
+fn names_device(v: &Value) -> Option<String> {
+    match v {
+        Value::Object(m) => m.iter().find_map(|(k, sub)| match extended(k) {
+            true => Some(k.clone()),
+            false => names_device(sub),
+        }),
+        Value::Array(a) => a.iter().find_map(names_device),
+        _ => None,
+    }
+}
+
+/// The reason of a signal about a device request the owner did not ask for.
+pub const NOT_FROM_OWNER: &str = "DeviceRequestNotFromOwner";
+
+/// A device the object's pod template asks for that its controlling owner, which does ask for
+/// devices in its own spec, names nowhere: the controller wrote a request nobody asked for.
+pub fn request_not_from_owner(ix: &Index, id: ObjId, v: &Value) -> Option<String> {
+    let template = v.at("/spec/template/spec")?;
+    let owner = ix.owners(id).first().copied()?;
+    // Kubernetes' own controllers copy a template as it is; what drifts is another's writing.
+    if matches!(ix.object(owner).group(), "" | "apps" | "batch") {
+        return None;
+    }
+    let owner_spec = ix.value(owner).get("spec").cloned()?;
+    let mut asked = BTreeSet::new();
+    devices_in(&owner_spec, &mut asked);
+    if asked.is_empty() {
+        return None;
+    }
+    let mut written = BTreeSet::new();
+    for c in template["containers"].as_array().into_iter().flatten() {
+        devices_in(&c["resources"], &mut written);
+    }
+    let extra: Vec<&String> = written.difference(&asked).collect();
+    let first = extra.first()?;
+    let o = ix.object(owner);
+    Some(format!(
+        "the pod template asks for {first}, which {} {} does not ask for (it asks for {})",
+        o.kind(),
+        o.name,
+        asked.iter().cloned().collect::<Vec<_>>().join(", ")
+    ))
+}
+
+/// Every device resource named under a `limits` or `requests` map anywhere in `v`.
+fn devices_in(v: &Value, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, sub) in m {
+                match (k.as_str(), sub) {
+                    ("limits" | "requests", Value::Object(r)) => {
+                        out.extend(r.keys().filter(|r| extended(r)).cloned());
+                    }
+                    _ => devices_in(sub, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| devices_in(x, out)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn applied(last: Value, stored_spec: Value) -> Value {
+        json!({
+            "apiVersion": "serving.kserve.io/v1beta1",
+            "metadata": {"annotations": {LAST_APPLIED: last.to_string()}},
+            "spec": stored_spec,
+        })
+    }
+
+    #[test]
+    fn a_pruned_device_request_is_named_by_its_path() {
+        let last = json!({"apiVersion": "serving.kserve.io/v1beta1",
+            "spec": {"predictor": {"workerSpec": {"resources": {"limits": {"nvidia.com/gpu": "1"}}}}}});
+        let v = applied(last, json!({"predictor": {"workerSpec": {}}}));
+        assert_eq!(
+            pruned_device_request(&v).as_deref(),
+            Some("spec.predictor.workerSpec.resources (nvidia.com/gpu)")
+        );
+    }
+
+    #[test]
+    fn pruning_without_a_device_or_across_versions_is_not_reported() {
+        let last = json!({"apiVersion": "serving.kserve.io/v1beta1",
+            "spec": {"predictor": {"typo": {"cpu": "1"}}}});
+        assert_eq!(
+            pruned_device_request(&applied(last, json!({"predictor": {}}))),
+            None
+        );
+        let other = json!({"apiVersion": "serving.kserve.io/v1alpha1",
+            "spec": {"predictor": {"resources": {"limits": {"nvidia.com/gpu": "1"}}}}});
+        assert_eq!(
+            pruned_device_request(&applied(other, json!({"predictor": {}}))),
+            None
+        );
+        let kept = json!({"apiVersion": "serving.kserve.io/v1beta1",
+            "spec": {"predictor": {"resources": {"limits": {"nvidia.com/gpu": "1"}}}}});
+        let stored = json!({"predictor": {"resources": {"limits": {"nvidia.com/gpu": "1"}}}});
+        assert_eq!(pruned_device_request(&applied(kept, stored)), None);
+    }
+
+    fn index(items: Value) -> Index {
+        let list = json!({"apiVersion": "v1", "kind": "List", "items": items});
+        Index::new(crate::bundle::Bundle::parse(list.to_string()).expect("parses"))
+    }
+
+    fn made(owner: (&str, &str), limits: Value) -> Value {
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "p", "namespace": "ns", "ownerReferences": [
+                {"apiVersion": owner.0, "kind": owner.1, "name": "o", "uid": "u1", "controller": true}]},
+            "spec": {"template": {"spec": {"containers": [
+                {"name": "c", "resources": {"limits": limits}}]}}}})
+    }
+
+    fn owner(api: &str, kind: &str, limits: Value) -> Value {
+        json!({"apiVersion": api, "kind": kind, "metadata": {"name": "o", "namespace": "ns", "uid": "u1"},
+            "spec": {"predictor": {"containers": [{"name": "c", "resources": {"limits": limits}}]}}})
+    }
+
+    fn said(items: Value) -> Option<String> {
+        let ix = index(items);
+        let id = ix.find("Deployment", Some("ns"), "p").expect("deployment");
+        request_not_from_owner(&ix, id, &ix.value(id))
+    }
+
+    #[test]
+    fn a_device_the_owner_does_not_ask_for_is_named() {
+        let api = "serving.kserve.io/v1beta1";
+        let both = json!({"amd.com/gpu": "1", "nvidia.com/gpu": "1"});
+        let extra = said(json!([
+            owner(api, "InferenceService", json!({"amd.com/gpu": "1"})),
+            made((api, "InferenceService"), both.clone()),
+        ]))
+        .expect("named");
+        assert!(
+            extra.contains("nvidia.com/gpu") && extra.contains("InferenceService o"),
+            "{extra}"
+        );
+        // The same request as the owner's, an owner that asks for no device in its own words
+        // (its controller chooses), or Kubernetes' own controller copying a template: nothing.
+        let same = json!({"amd.com/gpu": "1"});
+        assert_eq!(
+            said(json!([
+                owner(api, "InferenceService", same.clone()),
+                made((api, "InferenceService"), same)
+            ])),
+            None
+        );
+        let none = json!({"cpu": "1"});
+        assert_eq!(
+            said(json!([
+                owner(api, "InferenceService", none),
+                made((api, "InferenceService"), both.clone())
+            ])),
+            None
+        );
+        let rs = owner("apps/v1", "ReplicaSet", json!({"amd.com/gpu": "1"}));
+        assert_eq!(
+            said(json!([rs, made(("apps/v1", "ReplicaSet"), both)])),
+            None
+        );
+    }
+}
