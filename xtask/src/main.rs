@@ -26,8 +26,10 @@ cargo xtask <task>
                 scenario, then the verdicts by layer
   wasm          build the npm package into wasm/pkg/ (installs the wasm32 target and the
                 wasm-bindgen-cli of Cargo.lock where missing)
-  wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
-                Node against the native CLI
+  wasm-test     pack it; publint and attw on the tarball; install it in a fresh project and
+                use it from ES modules, CommonJS, TypeScript (node16, nodenext, bundler) and
+                a Vite build in Chromium; replay every scenario in Node against the native
+                CLI (the tools pinned in wasm/npm-check/)
   mcp-test      `kubectl layer mcp` through the MCP TypeScript SDK's client in Node: every
                 tool on every scenario against the CLI, errors, a live call, the README's
                 client configuration

@@ -234,12 +234,7 @@ pub fn test(record: bool) -> Result<(), String> {
         "gen-cluster",
     ]))?;
     let big = big_bundle()?;
-    let chromium = crate::tools::chromium();
-    if std::env::var_os("CHROMIUM").is_none() {
-        crate::tools::ensure(&[crate::tools::Tool::Chromium])?;
-    } else if !Path::new(&chromium).exists() {
-        return Err(format!("CHROMIUM={chromium}: no such file"));
-    }
+    let chromium = crate::tools::chromium_ready()?;
     let demo = root().join("web-demo");
     run(Command::new("npm")
         .args(["ci", "--no-audit", "--no-fund", "--silent"])
