@@ -33,19 +33,28 @@ let server, origin, context, page;
 const requests = [];
 const consoleErrors = [];
 
+// KL_PAGES=1: the page as GitHub Pages serves it (pages.yml runs the tests so before it
+// publishes): under /<repo>/, with no Content-Security-Policy header, so the policy in the
+// page's own <meta> tag must hold on its own.
+const pages = process.env.KL_PAGES === '1';
+const base = pages ? '/kubectl-layer/' : '/';
+const policyHeader = pages ? {} : { 'Content-Security-Policy': CSP };
+let pageUrl;
+
 before(async () => {
   server = http.createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    const file = resolve(dist, path === '/' ? 'index.html' : `.${path}`);
+    const file = path.startsWith(base) ? resolve(dist, path === base ? 'index.html' : `./${path.slice(base.length)}`) : '';
     if (!file.startsWith(dist) || !existsSync(file)) {
-      res.writeHead(404, { 'Content-Security-Policy': CSP });
+      res.writeHead(404, policyHeader);
       return res.end('not found');
     }
-    res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
+    res.writeHead(200, { 'Content-Type': MIME[extname(file)] ?? 'application/octet-stream', ...policyHeader, 'Cache-Control': 'no-store' });
     res.end(readFileSync(file));
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   origin = `http://127.0.0.1:${server.address().port}`;
+  pageUrl = `${origin}${base}`;
   context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'kl-chromium-')), {
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
@@ -56,7 +65,7 @@ before(async () => {
   page = context.pages()[0] ?? (await context.newPage());
   page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(m.text()); });
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
-  await page.goto(origin);
+  await page.goto(pageUrl);
   await page.waitForSelector('body[data-ready="true"]', { state: 'attached' });
 });
 
@@ -668,7 +677,7 @@ test('tabs: the rules have their own tab, kept in the fragment beside other keys
   assert.equal(await page.evaluate(() => document.body.dataset.tab), 'practice');
   await page.keyboard.press('Home');
   // A link opens the tab it names.
-  await page.goto(`${origin}/#tab=rules&lang=ko`);
+  await page.goto(`${pageUrl}#tab=rules&lang=ko`);
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]', { state: 'attached' });
   assert.equal(await page.isVisible('#rules'), true);

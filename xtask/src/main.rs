@@ -26,18 +26,22 @@ cargo xtask <task>
                 scenario, then the verdicts by layer
   wasm          build the npm package into wasm/pkg/ (installs the wasm32 target and the
                 wasm-bindgen-cli of Cargo.lock where missing)
-  wasm-test     pack it, install the tarball in a scratch project, replay every scenario in
-                Node against the native CLI
+  wasm-test     pack it; publint and attw on the tarball; install it in a fresh project and
+                use it from ES modules, CommonJS, TypeScript (node16, nodenext, bundler) and
+                a Vite build in Chromium; replay every scenario in Node against the native
+                CLI (the tools pinned in wasm/npm-check/)
   mcp-test      `kubectl layer mcp` through the MCP TypeScript SDK's client in Node: every
                 tool on every scenario against the CLI, errors, a live call, the README's
                 client configuration
   web           build the offline page into web-demo/dist/ (builds the npm package first)
   serve [--port N]  build and serve it on 127.0.0.1 (default 8080) with its
                 Content-Security-Policy
-  web-test [--record]  browser tests: Debian's Chromium (installed where missing) +
-                playwright-core through every scenario, and the page's paste-to-verdict time
-                on a 20 MB gen-cluster bundle against the release CLI's `why` (--record:
-                that ratio into docs/benchmarks.md)
+  web-test [--record] [--pages]  browser tests: Debian's Chromium (installed where
+                missing) + playwright-core through every scenario, and the page's
+                paste-to-verdict time on a 20 MB gen-cluster bundle against the release CLI's
+                `why` (--record: that ratio into docs/benchmarks.md; --pages: the page served
+                as GitHub Pages serves it, under /kubectl-layer/ with no CSP header, so its
+                <meta> policy alone must hold)
   gen-cluster --nodes N --pods M [--seed S] [--shape SHAPE] [--out FILE]
                 a realistic synthetic cluster (kubectl List JSON), deterministic for a seed
   bench [--quick]  scan/why/memory/growth on gen-cluster bundles against serde_json in the
@@ -77,7 +81,10 @@ fn main() -> ExitCode {
                 .and_then(|p| p.parse().ok())
                 .unwrap_or(8080),
         ),
-        Some("web-test") => web::test(args.iter().any(|a| a == "--record")),
+        Some("web-test") => web::test(
+            args.iter().any(|a| a == "--record"),
+            args.iter().any(|a| a == "--pages"),
+        ),
         Some("gen-cluster") => run(cargo()
             .args([
                 "run",
@@ -224,7 +231,7 @@ fn ci() -> Result<(), String> {
     // The MCP server through a real MCP client.
     mcp::test()?;
     // The offline page in a real browser, every scenario.
-    web::test(false)?;
+    web::test(false, false)?;
     // Benchmarks report, never fail on timings; CI runs them small so they keep working.
     bench::bench(true)?;
     // The fuzz targets, 45 s each: a crash or a hang fails CI with its input.

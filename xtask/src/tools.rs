@@ -215,3 +215,15 @@ pub fn go_version() -> Result<String, String> {
 pub fn chromium() -> String {
     std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
 }
+
+/// [`chromium`], there to be driven: Debian's is installed where missing; a `$CHROMIUM` that
+/// names no file is an error, never replaced.
+pub fn chromium_ready() -> Result<String, String> {
+    let chromium = chromium();
+    if std::env::var_os("CHROMIUM").is_none() {
+        ensure(&[Tool::Chromium])?;
+    } else if !std::path::Path::new(&chromium).exists() {
+        return Err(format!("CHROMIUM={chromium}: no such file"));
+    }
+    Ok(chromium)
+}

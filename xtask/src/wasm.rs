@@ -453,11 +453,17 @@ export class Bundle {
 
 /// Build the package, pack it, and install the tarball into a fresh scratch project, as a user
 /// would. Returns the project directory (its parent is the scratch area to delete).
-pub fn scratch_consumer(tag: &str) -> Result<std::path::PathBuf, String> {
+pub fn scratch_consumer(tag: &str) -> Result<PathBuf, String> {
+    install_fresh(&pack(tag)?)
+}
+
+/// Build the package and `npm pack` it into a new scratch area (the tarball's parent, to
+/// delete); returns the tarball.
+fn pack(tag: &str) -> Result<PathBuf, String> {
     build()?;
     let work = std::env::temp_dir().join(format!("kubectl-layer-npm-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(work.join("consumer")).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     let packed = crate::output(
         Command::new("npm")
             .args(["pack", "--json", "--silent", "--pack-destination"])
@@ -465,8 +471,14 @@ pub fn scratch_consumer(tag: &str) -> Result<std::path::PathBuf, String> {
             .current_dir(root().join("wasm/pkg")),
         "npm pack",
     )?;
-    let tarball = work.join(packed_tarball(&String::from_utf8_lossy(&packed))?);
-    let consumer = work.join("consumer");
+    Ok(work.join(packed_tarball(&String::from_utf8_lossy(&packed))?))
+}
+
+/// A new project beside `tarball` with only the tarball installed, offline: the package needs
+/// nothing from the registry.
+fn install_fresh(tarball: &Path) -> Result<PathBuf, String> {
+    let consumer = tarball.with_file_name("consumer");
+    std::fs::create_dir_all(&consumer).map_err(|e| format!("{}: {e}", consumer.display()))?;
     write(
         &consumer.join("package.json"),
         "{\"name\": \"consumer\", \"private\": true, \"type\": \"module\"}\n",
@@ -479,7 +491,7 @@ pub fn scratch_consumer(tag: &str) -> Result<std::path::PathBuf, String> {
             "--offline",
             "--silent",
         ])
-        .arg(&tarball)
+        .arg(tarball)
         .current_dir(&consumer))?;
     Ok(consumer)
 }
@@ -511,51 +523,67 @@ fn packed_tarball(pack_json: &str) -> Result<String, String> {
         .ok_or_else(|| format!("npm pack --json named no tarball: {pack_json}"))
 }
 
-/// `cargo xtask wasm-test`: pack the package, install the tarball into a throwaway consumer
-/// project, type-check a TypeScript consumer, and replay every scenario through it against the
-/// native CLI (node:test).
+/// `cargo xtask wasm-test`: pack the package; lint the tarball (publint, attw); install it
+/// into a fresh project and use it there from ES modules, CommonJS, TypeScript and a Vite build
+/// in Chromium (`wasm/npm-check/fresh.test.mjs`, with the tools pinned beside it); and replay
+/// every scenario through it against the native CLI (node:test).
 pub fn test() -> Result<(), String> {
-    let consumer = scratch_consumer("test")?;
-    let work = consumer.parent().expect("scratch area").to_path_buf();
-    run(crate::cargo().args(["build", "-p", "kubectl-layer"]))?;
-    for f in ["package.test.mjs", "consumer.ts"] {
-        std::fs::copy(root().join("wasm/tests").join(f), consumer.join(f))
-            .map_err(|e| format!("{f}: {e}"))?;
-    }
-    // The declarations must type-check for a strict TypeScript consumer.
+    let checks = root().join("wasm/npm-check");
     run(Command::new("npm")
-        .args([
-            "install",
-            "--no-audit",
-            "--no-fund",
-            "--silent",
-            "typescript@5",
-        ])
-        .current_dir(&consumer))?;
-    run(Command::new("npx")
-        .args([
-            "--no-install",
-            "tsc",
-            "--noEmit",
-            "--strict",
-            "--target",
-            "es2022",
-            "--module",
-            "nodenext",
-            "--moduleResolution",
-            "nodenext",
-            "--lib",
-            "es2022,dom",
-            "consumer.ts",
-        ])
-        .current_dir(&consumer))?;
+        .args(["ci", "--no-audit", "--no-fund", "--silent"])
+        .current_dir(&checks))?;
+    require_esm_node()?;
+    let chromium = tools::chromium_ready()?;
+    run(crate::cargo().args(["build", "-p", "kubectl-layer"]))?;
+    let tarball = pack("test")?;
     let result = run(Command::new("node")
-        .args(["--test", "--test-reporter=spec", "package.test.mjs"])
-        .env("KL_SCENARIOS", root().join("tests/scenarios"))
-        .env("KL_CLI", target_dir().join("debug/kubectl-layer"))
-        .current_dir(&consumer));
-    let _ = std::fs::remove_dir_all(&work);
+        .arg("lint.mjs")
+        .arg(&tarball)
+        .current_dir(&checks))
+    .and_then(|()| install_fresh(&tarball))
+    .and_then(|consumer| {
+        std::fs::copy(
+            root().join("wasm/tests/package.test.mjs"),
+            consumer.join("package.test.mjs"),
+        )
+        .map_err(|e| format!("package.test.mjs: {e}"))?;
+        let scenarios = root().join("tests/scenarios");
+        run(Command::new("node")
+            .args(["--test", "--test-reporter=spec", "package.test.mjs"])
+            .env("KL_SCENARIOS", &scenarios)
+            .env("KL_CLI", target_dir().join("debug/kubectl-layer"))
+            .current_dir(&consumer))?;
+        run(Command::new("node")
+            .args(["--test", "--test-reporter=spec", "fresh.test.mjs"])
+            .env("KL_CONSUMER", &consumer)
+            .env("KL_SCENARIOS", &scenarios)
+            .env("CHROMIUM", &chromium)
+            .current_dir(&checks))
+    });
+    if let Some(work) = tarball.parent() {
+        let _ = std::fs::remove_dir_all(work);
+    }
     result
+}
+
+/// The Node on PATH must load ES modules with `require` by default (Node ^20.19 or 22.12+, as
+/// the package's README says and Vite 8 needs): the CommonJS test relies on it.
+fn require_esm_node() -> Result<(), String> {
+    let out = crate::output(
+        Command::new("node").args([
+            "-p",
+            "`${process.version} ${process.features.require_module === true}`",
+        ]),
+        "node",
+    )?;
+    let out = String::from_utf8_lossy(&out);
+    match out.trim().split_once(' ') {
+        Some((_, "true")) => Ok(()),
+        _ => Err(format!(
+            "wasm-test needs Node ^20.19.0 or >=22.12.0 (require(esm) on by default); PATH has {}",
+            out.trim()
+        )),
+    }
 }
 
 #[cfg(test)]

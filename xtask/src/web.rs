@@ -82,8 +82,37 @@ pub fn build() -> Result<PathBuf, String> {
         serde_json::to_string_pretty(&index).map_err(|e| e.to_string())?,
     )
     .map_err(|e| e.to_string())?;
+    check_meta_policy(&dist.join("index.html"))?;
     eprintln!("==> web-demo/dist built ({} examples)", index.len());
     Ok(dist)
+}
+
+/// The page must carry [`CSP`] in its own `<meta>` tag: where it is published (GitHub Pages)
+/// no server sends the header, so the tag is the policy.
+fn check_meta_policy(index: &Path) -> Result<(), String> {
+    let html = std::fs::read_to_string(index).map_err(|e| format!("{}: {e}", index.display()))?;
+    match meta_policy(&html) {
+        Some(p) if p == CSP => Ok(()),
+        Some(p) => Err(format!(
+            "{}: the <meta> Content-Security-Policy is {p:?}, not the served one {CSP:?}",
+            index.display()
+        )),
+        None => Err(format!(
+            "{}: no <meta http-equiv=\"Content-Security-Policy\"> (GitHub Pages sends no header)",
+            index.display()
+        )),
+    }
+}
+
+/// The `content` of the page's `<meta http-equiv="Content-Security-Policy">`, if it has one.
+fn meta_policy(html: &str) -> Option<&str> {
+    let tag = html.split('<').find(|t| {
+        t.starts_with("meta ")
+            && t.to_ascii_lowercase()
+                .contains("http-equiv=\"content-security-policy\"")
+    })?;
+    let content = tag.split("content=\"").nth(1)?;
+    content.split('"').next()
 }
 
 /// What the example list shows for a scenario: its README's first heading. A missing README,
@@ -218,7 +247,9 @@ fn big_bundle() -> Result<PathBuf, String> {
 /// Browser tests: Debian's Chromium driven by playwright-core (installed from web-demo's lock),
 /// with the page timed against the release CLI on a 20 MB bundle; `record` writes that ratio
 /// into docs/benchmarks.md.
-pub fn test(record: bool) -> Result<(), String> {
+/// `pages`: serve it as GitHub Pages will (under `/kubectl-layer/`, no CSP header), so the
+/// tests prove the published page and its `<meta>` policy.
+pub fn test(record: bool, pages: bool) -> Result<(), String> {
     build()?;
     // Release builds: the page is compared with the CLI as users run it.
     run(crate::cargo().args([
@@ -234,12 +265,7 @@ pub fn test(record: bool) -> Result<(), String> {
         "gen-cluster",
     ]))?;
     let big = big_bundle()?;
-    let chromium = crate::tools::chromium();
-    if std::env::var_os("CHROMIUM").is_none() {
-        crate::tools::ensure(&[crate::tools::Tool::Chromium])?;
-    } else if !Path::new(&chromium).exists() {
-        return Err(format!("CHROMIUM={chromium}: no such file"));
-    }
+    let chromium = crate::tools::chromium_ready()?;
     let demo = root().join("web-demo");
     run(Command::new("npm")
         .args(["ci", "--no-audit", "--no-fund", "--silent"])
@@ -256,6 +282,9 @@ pub fn test(record: bool) -> Result<(), String> {
         .current_dir(&demo);
     if record {
         node.env("KL_RECORD", root().join("docs/benchmarks.md"));
+    }
+    if pages {
+        node.env("KL_PAGES", "1");
     }
     run(&mut node)
 }
@@ -286,6 +315,23 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         std::fs::write(dir.join("index.html"), "<p>hi</p>").expect("index");
         dir.canonicalize().expect("canonical")
+    }
+
+    #[test]
+    fn the_page_s_meta_policy_is_read_from_its_tag() {
+        let page = format!(
+            "<head><meta charset=\"utf-8\">\n<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">"
+        );
+        assert_eq!(meta_policy(&page), Some(CSP));
+        assert_eq!(
+            meta_policy("<meta charset=\"utf-8\"><p>content=\"x\"</p>"),
+            None
+        );
+        let shipped = std::fs::read_to_string(root().join("web-demo/src/index.html")).unwrap();
+        assert_eq!(meta_policy(&shipped), Some(CSP), "web-demo/src/index.html");
+        let dir = site();
+        let e = check_meta_policy(&dir.join("index.html")).unwrap_err();
+        assert!(e.contains("no <meta"), "{e}");
     }
 
     #[test]
