@@ -578,6 +578,10 @@ impl Engine {
             timeline: crate::timeline::build(ix, view),
             lang: None,
             incomplete,
+            queue: view
+                .value
+                .pointer("/facts/admission/queue/standing")
+                .and_then(|v| serde_json::from_value(v.clone()).ok()),
         };
         (diagnosis, matched)
     }
