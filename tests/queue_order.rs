@@ -244,3 +244,70 @@ fn the_outlook_comes_from_admissions_the_bundle_proves() {
     assert!(text.contains("no wait estimate"), "{text}");
     assert!(!text.contains("roughly"), "{text}");
 }
+
+fn kai_pod_group(name: &str, class: &str, created: i64) -> Value {
+    json!({"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "t", "uid": format!("uid-{name}"),
+                     "creationTimestamp": at(created)},
+        "spec": {"queue": "team", "priorityClassName": class, "minMember": 1}})
+}
+
+/// A pod of a KAI PodGroup; bound to `node` (scheduled at `scheduled`) or pending.
+fn kai_pod(group: &str, bound: Option<(&str, i64)>) -> Value {
+    let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": format!("{group}-0"), "namespace": "t",
+                     "annotations": {"pod-group-name": group}, "creationTimestamp": at(0)},
+        "spec": {"schedulerName": "kai-scheduler",
+                 "containers": [{"name": "c", "image": "i",
+                                 "resources": {"limits": {"nvidia.com/gpu": 1}}}]},
+        "status": {"phase": "Pending"}});
+    if let Some((node, t)) = bound {
+        p["spec"]["nodeName"] = json!(node);
+        p["status"] = json!({"phase": "Running", "conditions": [
+            {"type": "PodScheduled", "status": "True", "lastTransitionTime": at(t)}]});
+    }
+    p
+}
+
+/// KAI orders the PodGroups waiting in a Queue by their PriorityClass's value, then creation;
+/// a PodGroup whose pods are bound does not wait, and its binding counts as an admission.
+#[test]
+fn kai_orders_a_queue_by_priority_then_creation() {
+    let class = |name: &str, value: i64| {
+        json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+               "metadata": {"name": name}, "value": value})
+    };
+    let ix = index(
+        vec![
+            class("train", 50),
+            class("inference", 125),
+            json!({"apiVersion": "scheduling.run.ai/v2", "kind": "Queue",
+                   "metadata": {"name": "team"}, "spec": {"resources": {"gpu": {"limit": -1}}}}),
+            kai_pod_group("pg-a", "train", 0),
+            kai_pod_group("pg-b", "inference", 60),
+            kai_pod_group("pg-c", "train", 120),
+            kai_pod_group("pg-x", "no-such-class", 180),
+            kai_pod_group("pg-done", "train", -600),
+            kai_pod("pg-a", None),
+            kai_pod("pg-b", None),
+            kai_pod("pg-c", None),
+            kai_pod("pg-x", None),
+            kai_pod("pg-done", Some(("gpu-1", -300))),
+        ],
+        Some(600),
+    );
+    let q = standing(&ix, "Pod/t/pg-c-0").expect("a waiting KAI pod has a place");
+    assert_eq!(q.by, "kai-scheduler");
+    assert_eq!(q.queue.as_deref(), Some("team"));
+    // pg-b (inference) first, then pg-a, pg-c and pg-x (train, and KAI's default 50) by age.
+    assert_eq!((q.position, q.of, q.ahead_by_priority), (Some(3), Some(4), Some(1)));
+    assert_eq!(q.priority, Some(50));
+    assert_eq!(q.partial, vec!["queuesByFairShare".to_string()]);
+    // One binding in the hour: too few for a rate.
+    let w = q.wait.unwrap();
+    assert_eq!((w.admissions, w.minutes), (1, None));
+    let x = standing(&ix, "Pod/t/pg-x-0").unwrap();
+    assert_eq!(x.position, Some(4));
+    assert!(x.partial.contains(&"priorityClassMissing".to_string()));
+    assert_eq!(standing(&ix, "Pod/t/pg-done-0"), None);
+}

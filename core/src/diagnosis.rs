@@ -592,7 +592,7 @@ mod tests {
             "lang": "ko",
             "incomplete": {"nothingJudged": false, "reads": [{"read": missing, "layers": ["device"],
                            "workUnlisted": false, "unjudged": "u"}]},
-            "queue": {"by": "kueue", "clusterQueue": "c", "localQueue": "n/l", "position": 2,
+            "queue": {"by": "kueue", "clusterQueue": "c", "localQueue": "n/l", "queue": "q", "position": 2,
                       "of": 3, "positionInLocalQueue": 1, "ofLocalQueue": 1, "source": "bundle",
                       "strategy": "StrictFIFO", "priority": 5, "priorityClass": "p",
                       "orderedBy": "creation", "orderedAt": "t", "aheadByPriority": 1,

@@ -21,6 +21,9 @@ pub struct QueueStanding {
     /// The LocalQueue as `namespace/name`.
     #[serde(default)]
     pub local_queue: Option<String>,
+    /// KAI's Queue the position counts in (`spec.queue` of the PodGroup); null for Kueue.
+    #[serde(default)]
+    pub queue: Option<String>,
     /// 1-based place in the ClusterQueue in the scheduler's order (the visibility API's
     /// `positionInClusterQueue` + 1); null without a ClusterQueue.
     #[serde(default)]
@@ -66,7 +69,9 @@ pub struct QueueStanding {
     /// ClusterQueue reports more pending Workloads than the bundle holds), `noClusterQueue`
     /// (the bundle lacks the ClusterQueue, so nothing says how many it holds),
     /// `fairSharing` (admission fair sharing orders LocalQueues by their usage first, which
-    /// this order does not model).
+    /// this order does not model), `queuesByFairShare` (KAI's Queues take turns by fair
+    /// share: the position counts within the Queue), `priorityClassMissing` (the PodGroup's
+    /// PriorityClass is not in the bundle, so its priority is KAI's default).
     #[serde(default)]
     pub partial: Vec<String>,
     /// The wait outlook; null when no position is known.
@@ -111,6 +116,7 @@ impl QueueStanding {
         [
             &mut self.cluster_queue,
             &mut self.local_queue,
+            &mut self.queue,
             &mut self.strategy,
             &mut self.priority_class,
             &mut self.ordered_by,
@@ -166,6 +172,14 @@ pub fn outlook(admitted: &[i64], now: Option<i64>, position: u64) -> WaitOutlook
 pub fn line(q: &QueueStanding, words: crate::lang::Words) -> String {
     let n = |v: Option<u64>| v.map_or_else(|| "?".to_string(), |v| v.to_string());
     let mut out = match (&q.cluster_queue, q.position) {
+        (None, Some(_)) if q.queue.is_some() => words.fill(
+            "queue.positionKai",
+            &[
+                ("position", &n(q.position)),
+                ("of", &n(q.of)),
+                ("queue", q.queue.as_deref().unwrap_or("?")),
+            ],
+        ),
         (Some(cq), Some(_)) => words.fill(
             "queue.position",
             &[("position", &n(q.position)), ("of", &n(q.of)), ("queue", cq)],
@@ -201,8 +215,13 @@ pub fn line(q: &QueueStanding, words: crate::lang::Words) -> String {
         Some("BestEffortFIFO") => out.push_str(words.get("queue.strategy.BestEffortFIFO")),
         _ => {}
     }
-    if q.partial.iter().any(|p| p == "fairSharing") {
-        out.push_str(words.get("queue.fairSharing"));
+    for (code, key) in [
+        ("fairSharing", "queue.fairSharing"),
+        ("queuesByFairShare", "queue.queuesByFairShare"),
+    ] {
+        if q.partial.iter().any(|p| p == code) {
+            out.push_str(words.get(key));
+        }
     }
     if let Some(w) = &q.wait {
         out.push_str("; ");

@@ -49,16 +49,9 @@ impl Key {
 #[derive(serde::Deserialize, Default)]
 #[serde(default)]
 pub(super) struct Lite {
-    metadata: LiteMeta,
+    metadata: crate::facts::MetaLite,
     spec: LiteSpec,
     pub(super) status: LiteStatus,
-}
-
-#[derive(serde::Deserialize, Default)]
-#[serde(default, rename_all = "camelCase")]
-struct LiteMeta {
-    uid: Option<String>,
-    creation_timestamp: Option<String>,
 }
 
 #[derive(serde::Deserialize, Default)]
@@ -238,6 +231,7 @@ pub(super) fn standing(
         by: "kueue".into(),
         cluster_queue: cluster_queue.map(str::to_string),
         local_queue: queue.map(|q| format!("{}/{q}", obj.namespace().unwrap_or(""))),
+        queue: None,
         position,
         of: cq_len.map(u64::from),
         position_in_local_queue: Some(u64::from(place.in_lq) + 1),
