@@ -311,3 +311,34 @@ fn kai_orders_a_queue_by_priority_then_creation() {
     assert!(x.partial.contains(&"priorityClassMissing".to_string()));
     assert_eq!(standing(&ix, "Pod/t/pg-done-0"), None);
 }
+
+/// A Workload evicted by a PodsReady timeout is requeued at its eviction time (Kueue's default
+/// `requeuingStrategy.timestamp: Eviction`), at its creation when Kueue's Configuration in the
+/// bundle says `Creation`.
+#[test]
+fn pods_ready_eviction_orders_as_kueue_is_configured() {
+    let mut timed_out = pending("a", "timed-out", "lq", None, 0);
+    timed_out["status"]["conditions"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "Evicted", "status": "True", "reason": "PodsReadyTimeout",
+                     "lastTransitionTime": at(600)}));
+    let items = vec![
+        cluster_queue("cq", None, None),
+        local_queue("a", "lq", "cq"),
+        timed_out,
+        pending("a", "later", "lq", None, 60),
+    ];
+    let ix = index(items.clone(), None);
+    let q = standing(&ix, "Workload/a/timed-out").unwrap();
+    assert_eq!((q.position, q.ordered_by.as_deref()), (Some(2), Some("eviction")));
+
+    let mut configured = items;
+    configured.push(json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"},
+        "data": {"controller_manager_config.yaml":
+            "waitForPodsReady:\n  enable: true\n  requeuingStrategy:\n    timestamp: Creation\n"}}));
+    let ix = index(configured, None);
+    let q = standing(&ix, "Workload/a/timed-out").unwrap();
+    assert_eq!((q.position, q.ordered_by.as_deref()), (Some(1), Some("creation")));
+}

@@ -26,6 +26,8 @@ struct Place {
 /// Every pending Workload's place, and the length of each line.
 #[derive(Default)]
 pub(super) struct Orders {
+    /// Whether a PodsReady-timeout eviction orders (Kueue's Configuration, read once).
+    eviction: bool,
     at: HashMap<ObjId, Place>,
     cq_len: HashMap<String, u32>,
     lq_len: HashMap<(Option<String>, Option<String>), u32>,
@@ -148,7 +150,10 @@ pub(super) fn orders(ix: &Index) -> std::sync::Arc<Orders> {
         let mut keyed: Vec<(Key, &PendingWorkload)> =
             pending.iter().map(|w| (key(ix, w.id, eviction), w)).collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut o = Orders::default();
+        let mut o = Orders {
+            eviction,
+            ..Orders::default()
+        };
         // One walk in order: each Workload's place is how many of its line came before it.
         // Per line and priority, how many came so far: those ahead with a higher priority are
         // the rest of the line before it (the order puts higher priorities first).
@@ -191,7 +196,7 @@ pub(super) fn standing(
     let o = orders(ix);
     let place = *o.at.get(&id)?;
     let w: Lite = ix.typed(id).unwrap_or_default();
-    let (at, by_eviction) = queue_time(&w, eviction_orders(ix));
+    let (at, by_eviction) = queue_time(&w, o.eviction);
     let obj = ix.object(id);
     let queue = w.spec.queue_name.clone();
     let lq_len = o
