@@ -19,7 +19,8 @@ fn admitted_at(w: &Lite) -> Option<i64> {
     since("QuotaReserved").or_else(|| since("Admitted"))
 }
 
-/// Each ClusterQueue's admission times, epoch seconds, ascending.
+/// Each ClusterQueue's admission times, epoch seconds, in index order (the outlook counts
+/// them, so their order does not matter).
 pub(super) fn by_cluster_queue(ix: &Index) -> std::sync::Arc<HashMap<String, Vec<i64>>> {
     ix.once("admission.admissionTimes", || {
         let mut out: HashMap<String, Vec<i64>> = HashMap::new();
@@ -34,9 +35,6 @@ pub(super) fn by_cluster_queue(ix: &Index) -> std::sync::Arc<HashMap<String, Vec
             if let (Some(cq), Some(t)) = (cq, admitted_at(&w)) {
                 out.entry(cq).or_default().push(t);
             }
-        }
-        for times in out.values_mut() {
-            times.sort_unstable();
         }
         out
     })
