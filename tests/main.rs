@@ -11,6 +11,7 @@ mod lab_bundles;
 mod picture;
 mod practice;
 mod properties;
+mod queue_order;
 mod references;
 mod rule_fixtures;
 mod support;

@@ -244,6 +244,11 @@ pub struct Diagnosis {
     /// every read worked, or the input is a file without the reader's record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<Incomplete>,
+    /// For work a scheduler's queue holds (a Kueue Workload without quota yet): its place in
+    /// the queue and the wait outlook, as the bundle (or Kueue's visibility API, read live)
+    /// shows them. Absent for work no queue holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<crate::standing::QueueStanding>,
 }
 
 /// Every string of a diagnosis: what [`Diagnosis::without_credentials`] cleans. A field added
@@ -308,6 +313,9 @@ impl Diagnosis {
         self.incomplete
             .iter_mut()
             .for_each(Incomplete::without_credentials);
+        self.queue
+            .iter_mut()
+            .for_each(crate::standing::QueueStanding::without_credentials);
     }
 }
 
@@ -583,7 +591,14 @@ mod tests {
                                       "kind": "event", "text": "t", "count": 2}], "earlier": 0},
             "lang": "ko",
             "incomplete": {"nothingJudged": false, "reads": [{"read": missing, "layers": ["device"],
-                           "workUnlisted": false, "unjudged": "u"}]}
+                           "workUnlisted": false, "unjudged": "u"}]},
+            "queue": {"by": "kueue", "clusterQueue": "c", "localQueue": "n/l", "queue": "q", "position": 2,
+                      "of": 3, "positionInLocalQueue": 1, "ofLocalQueue": 1, "source": "bundle",
+                      "strategy": "StrictFIFO", "priority": 5, "priorityClass": "p",
+                      "orderedBy": "creation", "orderedAt": "t", "aheadByPriority": 1,
+                      "reportedPending": 4, "partial": ["fewerThanReported"],
+                      "wait": {"windowMinutes": 60, "admissions": 0, "perMinute": 0.5,
+                               "minutes": 4, "missing": "m"}}
         })
     }
 

@@ -53,6 +53,7 @@ pub mod render;
 pub mod rule;
 pub mod scan_json;
 pub mod scan_lines;
+pub mod standing;
 pub mod target;
 pub mod template;
 pub mod time;

@@ -339,6 +339,10 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
             " ".repeat(display_width(words.get("headline")))
         );
     }
+    if let Some(q) = &d.queue {
+        let line = crate::standing::line(q, words);
+        let _ = writeln!(out, "{}", words.fill("queue.line", &[("line", &line)]));
+    }
     let shown: Vec<_> = d
         .findings
         .iter()
@@ -551,6 +555,10 @@ pub fn markdown(d: &Diagnosis) -> String {
     );
     if let Some(i) = &d.incomplete {
         out.push_str(&incomplete_markdown(i, words));
+    }
+    if let Some(q) = &d.queue {
+        let line = for_markdown(&crate::standing::line(q, words));
+        let _ = writeln!(out, "{}\n", words.fill("md.queue", &[("line", &line)]));
     }
     if let Some(m) = &d.verdict.misalignment {
         let _ = writeln!(

@@ -254,6 +254,14 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The metadata a queue order reads of an object: its UID and creation time.
+#[derive(serde::Deserialize, Default)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct MetaLite {
+    pub(crate) uid: Option<String>,
+    pub(crate) creation_timestamp: Option<String>,
+}
+
 /// A quantity in a fact: written as an integer when whole (GPU counts read `4`, not `4.0`), as
 /// [`num`] writes it into JSON.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Default)]

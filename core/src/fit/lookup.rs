@@ -242,10 +242,5 @@ impl Lookup<'_> {
 }
 
 /// The key of Kueue's ConfigMap that holds its Configuration.
-pub(super) const CONFIG_KEY: &str = "controller_manager_config.yaml";
-
-/// Kueue's Configuration from a ConfigMap of the bundle that holds it.
-fn config_of(configmap: &Value) -> Option<Value> {
-    let text = configmap.at("/data")?.get(CONFIG_KEY)?.as_str()?;
-    serde_yaml_ng::from_str::<Value>(text).ok()
-}
+pub(super) use crate::facts::admission::CONFIG_KEY;
+use crate::facts::admission::configuration as config_of;

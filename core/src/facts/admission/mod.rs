@@ -4,8 +4,12 @@
 //! Every field is documented on [`AdmissionFacts`] and its parts, from which `docs/view.md` and the
 //! schema rule paths are checked against are generated.
 
+mod admissions;
 mod api;
+mod config;
+pub use config::{CONFIG_KEY, configuration};
 mod flavor;
+mod order;
 mod queue;
 pub use queue::AHEAD_NAMES;
 mod quota;
@@ -253,7 +257,10 @@ pub fn facts(ctx: &Ctx) -> Option<AdmissionFacts> {
             .filter(|w| {
                 cond_true(w, "QuotaReserved").is_none() && cond_true(w, "Finished").is_none()
             })
-            .and_then(|w| queue::position(ix, ctx.queues, w, ctx.now)),
+            .and_then(|w| {
+                let cq_object = sub.get("clusterQueue");
+                queue::position(ix, ctx.queues, w, cq_object, ctx.now)
+            }),
         evicted: wl.and_then(|w| workload::reason_message(cond_true(w, "Evicted"))),
         preempted: wl.and_then(|w| workload::reason_message(cond_true(w, "Preempted"))),
         preempted_by: wl.and_then(|w| workload::preempted_by(ix, w)),

@@ -3,6 +3,7 @@
 use crate::index::{Index, ObjId};
 use crate::json::str_at as s;
 use serde::Serialize;
+use crate::standing::QueueStanding;
 use serde_json::Value;
 
 /// Where a Workload without a quota reservation stands in its queue.
@@ -19,6 +20,10 @@ pub struct QueuePosition {
     pub ahead: usize,
     /// The oldest of them as `namespace/name`, oldest first, at most [`AHEAD_NAMES`].
     pub ahead_names: Vec<String>,
+    /// Its place in Kueue's own order (priority, queue-order time, UID) in its ClusterQueue
+    /// and LocalQueue, and the wait outlook: see [`QueueStanding`]. Null when the Workload is
+    /// not in a line (its queue fields do not read).
+    pub standing: Option<QueueStanding>,
 }
 
 /// The queue standing of a Workload, or None when neither its ClusterQueue nor its LocalQueue is
@@ -27,6 +32,7 @@ pub(super) fn position(
     ix: &Index,
     queues: &super::QueueNames,
     wl: &Value,
+    cq_object: Option<&Value>,
     now: Option<i64>,
 ) -> Option<QueuePosition> {
     // Compare by ClusterQueue when the bundle names it, else by LocalQueue (same namespace).
@@ -68,10 +74,14 @@ pub(super) fn position(
             .map(|w| shown(ix, w.id).collect())
             .collect();
     }
+    let standing = ix
+        .get(KUEUE, "Workload", my_ns, my_name)
+        .and_then(|id| super::order::standing(ix, id, cq.as_deref(), cq_object, now));
     Some(QueuePosition {
         cluster_queue: cq,
         ahead,
         ahead_names: names,
+        standing,
     })
 }
 
@@ -180,17 +190,17 @@ fn pending_by_queue(ix: &Index) -> std::sync::Arc<Lines> {
     })
 }
 
-struct PendingWorkload {
-    id: ObjId,
-    namespace: Option<String>,
+pub(super) struct PendingWorkload {
+    pub(super) id: ObjId,
+    pub(super) namespace: Option<String>,
     created: Option<i64>,
-    queue: Option<String>,
+    pub(super) queue: Option<String>,
     /// The ClusterQueue its LocalQueue points at.
-    cluster_queue: Option<String>,
+    pub(super) cluster_queue: Option<String>,
 }
 
 /// Every Workload waiting for quota, in id order, with the ClusterQueue its LocalQueue names.
-fn pending_workloads(ix: &Index) -> Vec<PendingWorkload> {
+pub(super) fn pending_workloads(ix: &Index) -> Vec<PendingWorkload> {
     let mut lq_cq: std::collections::HashMap<(Option<String>, String), Option<String>> =
         std::collections::HashMap::new();
     let mut out = Vec::new();

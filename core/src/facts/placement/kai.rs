@@ -24,6 +24,9 @@ pub struct Kai {
     /// For work `fit` placed as if submitted: its PodGroup's GPUs against the queue's limit.
     /// Null otherwise, and without a queue in the bundle.
     pub queue_fit: Option<KaiQueueFit>,
+    /// For a KAI PodGroup that waits (fewer than `minMember` pods bound): its place in its
+    /// Queue in KAI's order (priority, creation, UID) and the wait outlook; null otherwise.
+    pub standing: Option<crate::standing::QueueStanding>,
 }
 
 /// A not-yet-submitted PodGroup's GPUs against its KAI queue's limit.
@@ -158,6 +161,10 @@ pub(super) fn kai(ctx: &Ctx) -> Option<Kai> {
         pod_group_stale: has_cond && running >= min,
         pod_group_condition_reasons: reasons,
         queue_fit,
+        standing: ctx
+            .id("podGroup")
+            .filter(|_| is_kai)
+            .and_then(|id| super::kai_order::standing(ctx.ix, id, ctx.now)),
     })
 }
 

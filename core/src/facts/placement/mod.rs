@@ -6,6 +6,7 @@
 
 mod containers;
 mod kai;
+mod kai_order;
 pub mod nodefit;
 mod selector;
 mod silence;
