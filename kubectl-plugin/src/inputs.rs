@@ -175,6 +175,10 @@ pub(crate) fn read(
     } = g;
     let mut merged: Option<Bundle> = None;
     for t in texts {
+        if sources[t.source].tree && empty_list(&t.text) {
+            sources[t.source].entries[t.entry].outcome = Outcome::Read(0);
+            continue;
+        }
         let outcome = match Bundle::read_all([(Some(t.name), t.text)], limits) {
             Ok(b) => {
                 let n = b.objects().len();
@@ -195,6 +199,26 @@ pub(crate) fn read(
         Some(b) => Ok((b, sources)),
         None => Err(nothing_read(&sources)),
     }
+}
+
+/// A List with no items, as `cluster-info dump` writes one for each kind a namespace has none
+/// of (`"items": null`, Go's empty slice): in a tree that is a file read, not an error. Only
+/// small texts are looked at, and only their top-level fields; the tool's own bundle (a List
+/// with `kubectlLayer`) is the core's to read, empty or not.
+fn empty_list(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        kind: Option<String>,
+        items: Option<Vec<serde::de::IgnoredAny>>,
+        #[serde(rename = "kubectlLayer")]
+        kubectl_layer: Option<serde::de::IgnoredAny>,
+    }
+    text.len() <= 4096
+        && serde_json::from_str::<Head>(text).is_ok_and(|h| {
+            h.kind.is_some_and(|k| k.ends_with("List"))
+                && h.items.is_none_or(|i| i.is_empty())
+                && h.kubectl_layer.is_none()
+        })
 }
 
 /// No file held an object: the summary and every file's fate, under the error.
@@ -252,13 +276,15 @@ impl Gatherer {
                 return self.archive(Cursor::new(head).chain(gz), name);
             }
             let text = self.take_text(Cursor::new(head).chain(gz), name)?;
-            return Ok(self.single(name, text));
+            self.single(name, text);
+            return Ok(());
         }
         if is_tar(head) {
             return self.archive(whole, name);
         }
         let text = self.take_text(whole, name)?;
-        Ok(self.single(name, text))
+        self.single(name, text);
+        Ok(())
     }
 
     /// A file named by the user: read whatever it is called. Reported only when it is a

@@ -76,6 +76,13 @@ fn dump_tree(bundle_text: &str) -> Tree {
         };
         tree.push((path, body));
     }
+    // A kind the namespace has none of: kubectl writes its List with `"items": null`.
+    let empty = json!({"kind": "ReplicationControllerList", "apiVersion": "v1",
+                       "metadata": {"resourceVersion": "1"}, "items": null});
+    tree.push((
+        "ml/replication-controllers.json".into(),
+        empty.to_string().into_bytes(),
+    ));
     if let Some(meta) = bundle.meta() {
         let list = json!({"apiVersion": "v1", "kind": "List", "items": [], "kubectlLayer": meta});
         tree.push(("kubectl-layer.json".into(), list.to_string().into_bytes()));
