@@ -6,6 +6,10 @@ use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 use layer_core::ReadLimits;
 use std::time::Duration;
 
+/// Default `--max-input-files`: a `cluster-info dump -A` of a cluster of about 50,000 pods
+/// (a directory and a `logs.txt` each).
+pub const DEFAULT_MAX_INPUT_FILES: usize = 100_000;
+
 pub const EXIT_HELP: &str = "\
 Exit status:
   0  diagnosed, and nothing blocks or warns
@@ -259,16 +263,29 @@ pub enum PracticeFormat {
 pub struct Input {
     /// Read the bundle from FILE instead of the cluster (`-` for standard input). Accepts
     /// `kubectl get … -o json` or `-o yaml` output (Lists, single objects, several documents
-    /// one after another) and `kubectl layer bundle` files. Repeat to merge several files.
-    #[arg(short = 'f', long = "filename", value_name = "FILE", value_hint = ValueHint::FilePath)]
+    /// one after another), `kubectl layer bundle` files, and a directory or a .tar.gz, .tgz or
+    /// .tar of such files: `kubectl cluster-info dump --output-directory`, the GPU Operator's
+    /// must-gather. In a directory or archive, .json, .yaml and .yml files are read, logs,
+    /// tables and other files skipped; standard error says which (--verbose: each file).
+    /// Repeat to merge several.
+    #[arg(short = 'f', long = "filename", value_name = "FILE", value_hint = ValueHint::AnyPath)]
     pub files: Vec<String>,
+    /// List every file of a -f directory or archive on standard error: read (with its number
+    /// of objects) or skipped (with the reason).
+    #[arg(short, long)]
+    pub verbose: bool,
     /// Reason as if it were this time (RFC 3339). Default: the bundle's collection time, else
     /// its newest timestamp.
     #[arg(long, value_name = "TIME", value_parser = parse_now)]
     pub now: Option<String>,
-    /// Refuse inputs larger than this many bytes.
+    /// Refuse inputs larger than this many bytes: everything -f reads together, an archive
+    /// counted whole as it is decompressed (the logs it skips too).
     #[arg(long, value_name = "BYTES", default_value_t = 2 << 30)]
     pub max_input_bytes: usize,
+    /// Refuse -f directories and archives with more entries than this (files, directories and
+    /// links of all of them together).
+    #[arg(long, value_name = "N", default_value_t = crate::cli::DEFAULT_MAX_INPUT_FILES)]
+    pub max_input_files: usize,
     /// Refuse inputs that nest arrays and objects deeper than this (Kubernetes objects stay
     /// far below the default; at most 512 for JSON, 128 for YAML).
     #[arg(long, value_name = "LEVELS", default_value_t = ReadLimits::DEFAULT_MAX_DEPTH,
@@ -328,9 +345,16 @@ pub struct BundleArgs {
     #[arg(required_unless_present = "files")]
     pub target: Option<String>,
     /// Redact FILE instead of reading the cluster (`-` for standard input): a dump you already
-    /// have, made safe to attach. Repeat to merge several files.
-    #[arg(short = 'f', long = "filename", value_name = "FILE", value_hint = ValueHint::FilePath)]
+    /// have, made safe to attach; a directory or .tar.gz/.tgz/.tar as `why -f` reads it.
+    /// Repeat to merge several.
+    #[arg(short = 'f', long = "filename", value_name = "FILE", value_hint = ValueHint::AnyPath)]
     pub files: Vec<String>,
+    /// List every file of a -f directory or archive on standard error: read or skipped, and why.
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Refuse -f directories and archives with more entries than this.
+    #[arg(long, value_name = "N", default_value_t = crate::cli::DEFAULT_MAX_INPUT_FILES)]
+    pub max_input_files: usize,
     /// Namespace of the target (default: the context's).
     #[arg(short, long)]
     pub namespace: Option<String>,

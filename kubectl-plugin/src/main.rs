@@ -5,6 +5,7 @@
 
 mod exporter;
 mod httpd;
+mod inputs;
 mod live;
 mod mcp;
 mod mcp_lines;
@@ -17,7 +18,7 @@ use clap::Parser;
 use kubectl_layer::cli::{Cli, Command, Format, Input, ListFormat, Live, ScanFormat};
 use layer_core::render::{self, Style};
 use layer_core::{Bundle, Engine, Index, LayerState, Options, ReadLimits, TargetSpec};
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -248,6 +249,8 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
                 files: args.files.clone(),
                 now: None,
                 max_input_bytes: args.max_input_bytes,
+                max_input_files: args.max_input_files,
+                verbose: args.verbose,
                 max_depth: ReadLimits::DEFAULT_MAX_DEPTH,
                 threads: 0,
             };
@@ -480,23 +483,6 @@ fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
     s
 }
 
-/// All of `from`, refused once it passes `limit`: pipes and special files (`/dev/zero`, a FIFO)
-/// have no size to check first, so at most one byte past the limit is ever held.
-fn read_bounded(from: impl Read, name: &str, limit: usize) -> Result<String, Failure> {
-    let mut s = String::new();
-    from.take(limit as u64 + 1)
-        .read_to_string(&mut s)
-        .map_err(|e| Failure::new(2, "io", format!("{name}: {e}")))?;
-    if s.len() > limit {
-        return Err(layer_core::Error::from(layer_core::BundleError::In {
-            input: name.to_string(),
-            error: Box::new(layer_core::BundleError::StreamTooLarge { limit }),
-        })
-        .into());
-    }
-    Ok(s)
-}
-
 pub(crate) fn read_index(input: &Input) -> Result<Index, Failure> {
     Ok(Index::build(read_bundle(input)?, input.threads))
 }
@@ -599,49 +585,26 @@ fn read_manifest(path: &str, input: &Input) -> Result<Bundle, Failure> {
         files: vec![path.to_string()],
         now: None,
         max_input_bytes: input.max_input_bytes,
+        max_input_files: input.max_input_files,
+        verbose: input.verbose,
         max_depth: input.max_depth,
         threads: 0,
     };
     read_bundle(&manifest_input)
 }
 
-/// Every `-f` input read as one bundle.
+/// Every `-f` input read as one bundle (`inputs.rs`), and what it read of each directory or
+/// archive said on standard error, which the diagnosis does not use.
 fn read_bundle(input: &Input) -> Result<Bundle, Failure> {
-    let limits = input.limits();
-    // Read first, then one reader for all (the npm package's too).
-    let mut texts: Vec<(Option<String>, String)> = Vec::with_capacity(input.files.len());
-    for f in &input.files {
-        let name = if f == "-" { "standard input" } else { f };
-        let text = if f == "-" {
-            read_bounded(std::io::stdin(), name, input.max_input_bytes)?
-        } else {
-            let meta =
-                std::fs::metadata(f).map_err(|e| Failure::new(2, "io", format!("{f}: {e}")))?;
-            if meta.is_dir() {
-                return Err(Failure::new(
-                    2,
-                    "usage",
-                    format!(
-                        "{f} is a directory: -f takes a file (repeat -f for several, or pipe \
-                         them in with `cat {f}/*.json | kubectl layer … -f -`)"
-                    ),
-                ));
-            }
-            // A regular file says its size; refuse it before reading a byte.
-            if meta.len() as usize > input.max_input_bytes {
-                return Err(layer_core::Error::from(layer_core::BundleError::TooLarge {
-                    size: meta.len() as usize,
-                    limit: input.max_input_bytes,
-                })
-                .into());
-            }
-            let file =
-                std::fs::File::open(f).map_err(|e| Failure::new(2, "io", format!("{f}: {e}")))?;
-            read_bounded(file, name, input.max_input_bytes)?
-        };
-        texts.push((Some(name.to_string()), text));
+    let bounds = inputs::Bounds {
+        max_bytes: input.max_input_bytes,
+        max_files: input.max_input_files,
+    };
+    let (bundle, sources) = inputs::read(&input.files, bounds, input.limits())?;
+    for line in inputs::report_lines(&sources, input.verbose) {
+        eprintln!("{}", layer_core::render::for_terminal(&line));
     }
-    Ok(Bundle::read_all(texts, limits).map_err(layer_core::Error::from)?)
+    Ok(bundle)
 }
 
 const LAYERS: &str = "\

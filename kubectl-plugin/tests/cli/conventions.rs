@@ -94,15 +94,11 @@ fn a_mistyped_kind_or_name_ends_in_a_command_that_works() {
 }
 
 #[test]
-fn a_directory_and_an_impossible_depth_are_usage_errors_that_say_so() {
-    let dir = std::env::temp_dir();
-    let o = run(&["why", "x", "-f", dir.to_str().unwrap()]);
+fn a_missing_file_and_an_impossible_depth_are_errors_that_say_so() {
+    let o = run(&["why", "x", "-f", "no-such-bundle.json"]);
     assert_eq!(o.status.code(), Some(2));
     let e = stderr(&o);
-    assert!(
-        e.contains("is a directory") && !e.contains("os error"),
-        "{e}"
-    );
+    assert!(e.contains("error[io]: no-such-bundle.json: "), "{e}");
     let path = scenario_path("healthy-gpu-job");
     let o = run(&["why", "x", "-f", &path, "--max-depth", "100000"]);
     assert_eq!(o.status.code(), Some(2));

@@ -123,6 +123,59 @@ fn a_job_wanting_more_gpus_than_any_node_is_placement_live_and_offline() {
     assert_eq!(live["verdict"]["layer"], "placement", "{}", live["verdict"]);
 }
 
+/// `kubectl cluster-info dump --output-directory` of the lab by the real kubectl (a typed JSON
+/// List per kind and namespace, `"items": null` for the kinds it has none of, a `logs.txt` per
+/// pod), read as the directory and as a `.tar.gz` of it: `why` on the refused pod gives the
+/// verdict it gives live, and the two give the same diagnosis. (The same dump printed to
+/// standard output is one text, which the core's reader refuses for its `"items": null`
+/// Lists: not held here until the reader reads those as empty.)
+#[test]
+fn a_cluster_info_dump_is_diagnosed_as_live() {
+    let Some(lab) = lab() else { return };
+    let (ns, dir, _) = too_big_job(&lab, "lab-dump");
+    let pods = lab.kubectl_ok(&["get", "pods", "-n", &ns.1, "-o", "json"]);
+    let pods: Value = serde_json::from_str(&pods).unwrap();
+    let target = format!(
+        "pod/{}",
+        pods["items"][0]["metadata"]["name"].as_str().unwrap()
+    );
+    let out = dir.0.join("dump");
+    let out_s = out.to_string_lossy().to_string();
+    lab.kubectl_ok(&[
+        "cluster-info",
+        "dump",
+        "--namespaces",
+        &ns.1,
+        "--output-directory",
+        &out_s,
+    ]);
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::fast(),
+    ));
+    tar.append_dir_all("dump", &out).unwrap();
+    let tgz = dir.0.join("dump.tar.gz");
+    std::fs::write(&tgz, tar.into_inner().unwrap().finish().unwrap()).unwrap();
+    let why = |from: &std::path::Path| {
+        bin()
+            .args(["why", &target, "-n", &ns.1, "-o", "json", "-f"])
+            .arg(from)
+            .output()
+            .unwrap()
+    };
+    let off_o = why(&out);
+    let off = json(&off_o, "the dump's directory");
+    assert!(stderr(&off_o).contains("logs: 1"), "{}", stderr(&off_o));
+    let now = off["now"]["time"].as_str().unwrap().to_string();
+    let live_o = lab.layer(&["why", &target, "-n", &ns.1, "--now", &now, "-o", "json"]);
+    let live = json(&live_o, "live");
+    assert_eq!(live_o.status.code(), off_o.status.code(), "exit codes");
+    assert_eq!(live["verdict"], off["verdict"], "live and dumped verdicts");
+    assert_eq!(off["verdict"]["layer"], "placement", "{}", off["verdict"]);
+    let o = why(&tgz);
+    assert_eq!(stdout(&o), stdout(&off_o), "{}", stderr(&o));
+}
+
 /// [`TOO_BIG_JOB`] applied in a namespace of its own (`<tag>-<pid>`), once the real scheduler
 /// has refused its pod for `nvidia.com/gpu`: the namespace, a directory for the test's files and
 /// the manifest's file in it.

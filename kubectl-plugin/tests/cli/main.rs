@@ -10,6 +10,7 @@ mod conventions;
 mod credentials;
 mod failed_reads;
 mod fit;
+mod inputs;
 mod lab;
 mod lab_course;
 mod lab_doors;
