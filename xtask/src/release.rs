@@ -42,13 +42,13 @@ pub const PLATFORMS: [Platform; 5] = [
         triple: "x86_64-apple-darwin",
         os: "darwin",
         arch: "amd64",
-        runner: "macos-13",
+        runner: "macos-15-intel",
     },
     Platform {
         triple: "aarch64-apple-darwin",
         os: "darwin",
         arch: "arm64",
-        runner: "macos-14",
+        runner: "macos-15",
     },
     Platform {
         triple: "x86_64-pc-windows-msvc",
