@@ -33,6 +33,7 @@ cargo xtask <task>
                 tool on every scenario against the CLI, errors, a live call, the README's
                 client configuration, the tools' read-only annotations; and server.json
                 against the MCP registry's schema (its Go module, pinned)
+  server-json   only that server.json check
   web           build the offline page into web-demo/dist/ (builds the npm package first)
   serve [--port N]  build and serve it on 127.0.0.1 (default 8080) with its
                 Content-Security-Policy
@@ -80,6 +81,7 @@ fn main() -> ExitCode {
         Some("wasm") => wasm::build(),
         Some("wasm-test") => wasm::test(),
         Some("mcp-test") => mcp::test(),
+        Some("server-json") => mcp::server_json(),
         Some("web") => web::build().map(|_| ()),
         Some("serve") => web::serve(
             args.iter()
