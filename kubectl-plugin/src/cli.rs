@@ -178,6 +178,11 @@ pub enum Command {
     Rbac,
     /// Print the six layers: the question each answers, who decides, where it shows.
     Layers,
+    /// Print the version, the commit it was built from and how many rules it applies.
+    ///
+    /// The commit is the one `git` reported when the binary was built (`unknown` when it was
+    /// built outside a git checkout); the rule count is that of the built-in rules.
+    Version,
     /// List the rules (id, layer, severity, summary).
     Rules {
         /// Only the rules of this layer.

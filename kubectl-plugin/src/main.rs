@@ -321,6 +321,18 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             write(out, LAYERS)?;
             Ok(0)
         }
+        Command::Version => {
+            let rules = engine_in(layer_core::Lang::En)?.rules().len();
+            write(
+                out,
+                &format!(
+                    "kubectl-layer {}\ncommit  {}\nrules   {rules}\n",
+                    env!("CARGO_PKG_VERSION"),
+                    env!("KUBECTL_LAYER_COMMIT"),
+                ),
+            )?;
+            Ok(0)
+        }
         Command::Rules { layer, output } => {
             let engine = engine_in(cli.lang)?;
             let rules: Vec<&layer_core::rule::Rule> = engine

@@ -13,7 +13,7 @@
 //! `down` stops what `up` started, by the ids in the pid file.
 
 mod bench;
-mod build;
+pub mod build;
 mod cluster;
 mod controllers;
 mod pki;

@@ -5,6 +5,7 @@ mod bench;
 mod fuzz;
 mod lab;
 mod mcp;
+mod release;
 mod tools;
 mod wasm;
 mod web;
@@ -19,8 +20,8 @@ cargo xtask <task>
   ci            every check CI runs: fmt, clippy (warnings denied, natively and for the
                 module's build), the scenario consistency check, tests, docs --check, the
                 core built for wasm32-unknown-unknown (installs the target if missing),
-                wasm-test, mcp-test, web-test, bench --quick and fuzz --seconds 45, then demo;
-                installs what a fresh machine lacks (wasm32 target, wasm-bindgen-cli,
+                krew-test, wasm-test, mcp-test, web-test, bench --quick and fuzz --seconds 45,
+                then demo; installs what a fresh machine lacks (wasm32 target, wasm-bindgen-cli,
                 Chromium, kubectl, PyYAML, prometheus-client, Node and npm, cargo-fuzz)
   demo          the main job with no cluster: the release CLI on every built-in example
                 scenario, then the verdicts by layer
@@ -32,7 +33,9 @@ cargo xtask <task>
                 CLI (the tools pinned in wasm/npm-check/)
   mcp-test      `kubectl layer mcp` through the MCP TypeScript SDK's client in Node: every
                 tool on every scenario against the CLI, errors, a live call, the README's
-                client configuration
+                client configuration, the tools' read-only annotations; and server.json
+                against the MCP registry's schema (its Go module, pinned)
+  server-json   only that server.json check
   web           build the offline page into web-demo/dist/ (builds the npm package first)
   serve [--port N]  build and serve it on 127.0.0.1 (default 8080) with its
                 Content-Security-Policy
@@ -59,6 +62,15 @@ cargo xtask <task>
   lab up|down|status|env|test|build|replay [--tier bare|core|full] [--nodes N]
                 a real control plane on 127.0.0.1 for the live tests, built with Go from
                 the module proxy into ~/.cache/kubectl-layer-lab (`cargo xtask lab help`)
+  release [--local | --target TRIPLE | --plan [--json] | --manifest]
+                the release archives krew installs (kubectl-layer, kubectl_complete-layer,
+                LICENSE; deterministic .tar.gz), their sha256 and .krew.yaml rendered for
+                them, in <target-dir>/dist/; --local: this machine's only, checked, with a
+                manifest whose URI is the file (`cargo xtask release --help`)
+  krew-test     the local archive through real krew (built from its Go module into the lab's
+                cache): validate-krew-manifest, `kubectl krew install --manifest --archive`
+                into a new KREW_ROOT without network, then `kubectl layer version` and `why`
+                on every scenario through the lab's kubectl
   docs [--check]  regenerate docs/rules/, docs/view.md, docs/schema/ and the README's sample
                 output from rules/, core/src/catalog.rs, the Rust types and a real run; with --check, fail when the committed
                 files are stale
@@ -73,6 +85,7 @@ fn main() -> ExitCode {
         Some("wasm") => wasm::build(),
         Some("wasm-test") => wasm::test(),
         Some("mcp-test") => mcp::test(),
+        Some("server-json") => mcp::server_json(),
         Some("web") => web::build().map(|_| ()),
         Some("serve") => web::serve(
             args.iter()
@@ -109,6 +122,8 @@ fn main() -> ExitCode {
         Some("bench") => bench::bench(args.iter().any(|a| a == "--quick")),
         Some("fuzz") => fuzz::from_args(&args[1..]),
         Some("lab") => lab::from_args(&args[1..]),
+        Some("release") => release::from_args(&args[1..]),
+        Some("krew-test") => release::krew_test(),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -216,6 +231,8 @@ fn ci() -> Result<(), String> {
     lab::from_args(&["test".into(), "--tier".into(), "full".into()])?;
     // Every bundle written into a bare lab's real API server and read back (docs/lab.md).
     lab::from_args(&["replay".into()])?;
+    // The release archive installed by real krew and run through kubectl (the lab built kubectl).
+    release::krew_test()?;
     // The real-incident corpus: the share of right layers must hold its floor.
     incidents(true, None)?;
     docs(true)?;

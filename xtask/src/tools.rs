@@ -31,6 +31,8 @@ pub enum Tool {
     Node,
     /// cargo-fuzz, for the fuzz targets.
     CargoFuzz,
+    /// The Python `jsonschema`, which validates server.json against the MCP registry's schema.
+    JsonSchema,
     /// zsh, for the completion tests (bash is the image's own).
     Zsh,
     /// bash-completion's library, which kubectl's own bash completion script is built on.
@@ -55,6 +57,7 @@ pub const ALL: &[Tool] = &[
     Tool::PrometheusClient,
     Tool::Node,
     Tool::CargoFuzz,
+    Tool::JsonSchema,
     Tool::Zsh,
     Tool::BashCompletion,
 ];
@@ -92,6 +95,7 @@ fn present(t: Tool) -> Result<bool, String> {
             node_major().is_some_and(|v| v >= 18) && succeeds(Command::new("npm").arg("--version"))
         }
         Tool::CargoFuzz => crate::fuzz::installed(),
+        Tool::JsonSchema => succeeds(Command::new("python3").args(["-c", "import jsonschema"])),
         Tool::Zsh => succeeds(Command::new("zsh").args(["-c", "exit 0"])),
         Tool::BashCompletion => Path::new("/usr/share/bash-completion/bash_completion").exists(),
         Tool::Go => succeeds(Command::new("go").arg("version")),
@@ -117,21 +121,14 @@ fn install(t: Tool) -> Result<(), String> {
         }
         Tool::Chromium => apt("chromium"),
         Tool::Kubectl => apt("kubernetes-client"),
-        Tool::PyYaml => {
-            run(Command::new("python3").args(["-m", "pip", "install", "--quiet", "pyyaml"]))
-        }
-        Tool::PrometheusClient => run(Command::new("python3").args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "prometheus-client",
-        ])),
+        Tool::PyYaml => pip("pyyaml"),
+        Tool::PrometheusClient => pip("prometheus-client"),
         Tool::Node => {
             apt("nodejs")?;
             apt("npm")
         }
         Tool::CargoFuzz => crate::fuzz::ensure(),
+        Tool::JsonSchema => pip("jsonschema"),
         Tool::Zsh => apt("zsh"),
         Tool::BashCompletion => apt("bash-completion"),
         Tool::Go => Err(format!(
@@ -142,6 +139,10 @@ fn install(t: Tool) -> Result<(), String> {
         Tool::Openssl => apt("openssl"),
         Tool::GnuTime => apt("time"),
     }
+}
+
+fn pip(package: &str) -> Result<(), String> {
+    run(Command::new("python3").args(["-m", "pip", "install", "--quiet", package]))
 }
 
 fn apt(package: &str) -> Result<(), String> {

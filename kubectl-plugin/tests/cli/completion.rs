@@ -258,6 +258,7 @@ const SUBCOMMANDS: &[&str] = &[
     "completion",
     "rbac",
     "layers",
+    "version",
     "rules",
     "practice",
     "explain",

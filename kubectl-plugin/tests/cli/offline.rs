@@ -406,3 +406,29 @@ fn security_md_names_only_tests_that_exist() {
         "SECURITY.md names tests that do not exist: {absent:?}"
     );
 }
+
+/// `version`: the package version, the commit git names for this checkout (or `unknown`
+/// outside one) and the built-in rule count, as three lines.
+#[test]
+fn version_names_the_version_the_commit_and_the_rule_count() {
+    let o = run(&["version"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rules = layer_core::Engine::builtin().unwrap().rules().len();
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|g| g.status.success())
+        .map_or("unknown".to_string(), |g| {
+            String::from_utf8_lossy(&g.stdout).trim().to_string()
+        });
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "kubectl-layer {}\ncommit  {commit}\nrules   {rules}\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    assert!(rules > 100, "the built-in rules, not a subset: {rules}");
+}

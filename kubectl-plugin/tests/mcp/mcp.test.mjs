@@ -118,6 +118,21 @@ test('the tools, their schemas, and every tool on every scenario against the CLI
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name).sort(), ['explain', 'fit', 'rules', 'scan', 'why']);
 
+    await t.test('the tool list says that no tool writes or deletes anything', () => {
+      // What an agent host reads before it lets a tool run without asking: every tool only
+      // reads, may be repeated, and only the ones that may read the live cluster reach beyond
+      // the call's own arguments.
+      const live = new Set(['why', 'scan', 'fit']);
+      for (const tool of tools) {
+        const a = tool.annotations ?? {};
+        assert.equal(a.readOnlyHint, true, `${tool.name}: readOnlyHint`);
+        assert.equal(a.destructiveHint, false, `${tool.name}: destructiveHint`);
+        assert.equal(a.idempotentHint, true, `${tool.name}: idempotentHint`);
+        assert.equal(a.openWorldHint, live.has(tool.name), `${tool.name}: openWorldHint`);
+        assert.ok(a.title, `${tool.name}: a title`);
+      }
+    });
+
     await t.test('every schema is a JSON Schema 2020-12 object schema', () => {
       const ajv = newAjv();
       for (const tool of tools) {

@@ -22,6 +22,10 @@ pub const KUEUE: &str = "v0.17.0";
 pub const JOBSET: &str = "v0.11.1";
 pub const LWS: &str = "v0.8.0";
 
+/// krew and its manifest validator, for `cargo xtask krew-test` (the proxy lists no later tag
+/// of the module; krew's v0.4.4 and v0.4.5 are not published as module versions).
+pub const KREW: &str = "v0.4.3";
+
 /// A module whose zip holds CRD manifests, and the folder in it that holds them.
 pub const CRD_MODULES: [(&str, &str, &str); 3] = [
     ("sigs.k8s.io/kueue", KUEUE, "config/components/crd/bases"),
@@ -55,6 +59,23 @@ const CONTROLLERS: [Single; 3] = [
     ),
     ("jobset", "sigs.k8s.io/jobset", JOBSET, "sigs.k8s.io/jobset"),
     ("lws", "sigs.k8s.io/lws", LWS, "sigs.k8s.io/lws/cmd"),
+];
+
+/// krew as kubectl runs it (a plugin named `kubectl-krew`) and `validate-krew-manifest`, the
+/// check krew's index runs on every manifest submitted to it.
+const KREW_BINS: [Single; 2] = [
+    (
+        "kubectl-krew",
+        "sigs.k8s.io/krew",
+        KREW,
+        "sigs.k8s.io/krew/cmd/krew",
+    ),
+    (
+        "validate-krew-manifest",
+        "sigs.k8s.io/krew",
+        KREW,
+        "sigs.k8s.io/krew/cmd/validate-krew-manifest",
+    ),
 ];
 
 /// The binaries a tier runs, each in its cache folder, once built.
@@ -113,19 +134,42 @@ fn singles(tier: Tier) -> Vec<Single> {
 
 /// Build (or find in the cache) every binary `tier` runs.
 pub fn ensure(tier: Tier) -> Result<Bins, String> {
-    tools::ensure(&[tools::Tool::Go])?;
-    let go = tools::go_version()?;
-    let dir = |name: &str, version: &str| cache_root().join(format!("{name}-{version}-{go}/bin"));
     let mut dirs = Vec::new();
     for s in singles(tier) {
-        let bin = dir(s.0, s.2);
-        single(&bin, s)?;
-        dirs.push((s.0, bin));
+        dirs.push((s.0, built(s)?));
     }
-    let k8s = dir("kubernetes", KUBERNETES);
+    let k8s = bin_dir("kubernetes", KUBERNETES)?;
     kubernetes(&k8s, k8s_binaries(tier))?;
     dirs.extend(k8s_binaries(tier).iter().map(|b| (*b, k8s.clone())));
     Ok(Bins { dirs })
+}
+
+/// The cache folder of a component's binaries at `version`, built with this machine's Go.
+fn bin_dir(name: &str, version: &str) -> Result<PathBuf, String> {
+    tools::ensure(&[tools::Tool::Go])?;
+    let go = tools::go_version()?;
+    Ok(cache_root().join(format!("{name}-{version}-{go}/bin")))
+}
+
+/// `s` built (or found in the cache); the binary's folder.
+fn built(s: Single) -> Result<PathBuf, String> {
+    let bin = bin_dir(s.0, s.2)?;
+    single(&bin, s)?;
+    Ok(bin)
+}
+
+/// The lab's kubectl alone (the Kubernetes build of [`ensure`]), for tests that drive plugins
+/// through it.
+pub fn kubectl() -> Result<PathBuf, String> {
+    let k8s = bin_dir("kubernetes", KUBERNETES)?;
+    kubernetes(&k8s, &["kubectl"])?;
+    Ok(k8s.join("kubectl"))
+}
+
+/// (`kubectl-krew`, `validate-krew-manifest`), built at [`KREW`] (or found in the cache).
+pub fn krew() -> Result<(PathBuf, PathBuf), String> {
+    let [krew, validate] = KREW_BINS;
+    Ok((built(krew)?.join(krew.0), built(validate)?.join(validate.0)))
 }
 
 /// `go` with the settings every lab build shares: the local toolchain only (a pin that needs a
