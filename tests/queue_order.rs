@@ -129,8 +129,10 @@ fn ties_by_uid_and_eviction_requeues_at_the_back() {
     evicted["status"]["conditions"]
         .as_array_mut()
         .unwrap()
-        .push(json!({"type": "Evicted", "status": "True", "reason": "AdmissionCheck",
-                     "lastTransitionTime": at(600)}));
+        .push(
+            json!({"type": "Evicted", "status": "True", "reason": "AdmissionCheck",
+                     "lastTransitionTime": at(600)}),
+        );
     let ix = index(
         vec![
             cluster_queue("cq", None, None),
@@ -167,7 +169,10 @@ fn a_bundle_that_lacks_part_of_the_queue_says_so() {
         None,
     );
     let q = standing(&ix, "Workload/a/two").unwrap();
-    assert_eq!((q.position, q.of, q.reported_pending), (Some(2), Some(2), Some(536)));
+    assert_eq!(
+        (q.position, q.of, q.reported_pending),
+        (Some(2), Some(2), Some(536))
+    );
     assert_eq!(q.partial, vec!["fewerThanReported".to_string()]);
 
     let ix = index(
@@ -202,7 +207,10 @@ fn no_place_for_work_kueue_does_not_hold() {
     );
     assert_eq!(standing(&ix, "Workload/a/running"), None);
     assert_eq!(standing(&ix, "Pod/a/plain"), None);
-    assert_eq!(standing(&ix, "Workload/a/waiting").unwrap().position, Some(1));
+    assert_eq!(
+        standing(&ix, "Workload/a/waiting").unwrap().position,
+        Some(1)
+    );
 }
 
 /// With admissions in the last hour before "now", a rate and a number of minutes; with too
@@ -220,7 +228,10 @@ fn the_outlook_comes_from_admissions_the_bundle_proves() {
     let ix = index(items.clone(), Some(7_200));
     let q = standing(&ix, "Workload/a/w-2").unwrap();
     let w = q.wait.clone().unwrap();
-    assert_eq!((w.admissions, w.per_minute, w.minutes), (12, Some(0.2), Some(15)));
+    assert_eq!(
+        (w.admissions, w.per_minute, w.minutes),
+        (12, Some(0.2), Some(15))
+    );
     let (d, _) = diagnose(&ix, "Workload/a/w-2");
     let text = layer_core::render::text(&d, layer_core::render::Style { color: false });
     assert!(
@@ -300,7 +311,10 @@ fn kai_orders_a_queue_by_priority_then_creation() {
     assert_eq!(q.by, "kai-scheduler");
     assert_eq!(q.queue.as_deref(), Some("team"));
     // pg-b (inference) first, then pg-a, pg-c and pg-x (train, and KAI's default 50) by age.
-    assert_eq!((q.position, q.of, q.ahead_by_priority), (Some(3), Some(4), Some(1)));
+    assert_eq!(
+        (q.position, q.of, q.ahead_by_priority),
+        (Some(3), Some(4), Some(1))
+    );
     assert_eq!(q.priority, Some(50));
     assert_eq!(q.partial, vec!["queuesByFairShare".to_string()]);
     // One binding in the hour: too few for a rate.
@@ -321,8 +335,10 @@ fn pods_ready_eviction_orders_as_kueue_is_configured() {
     timed_out["status"]["conditions"]
         .as_array_mut()
         .unwrap()
-        .push(json!({"type": "Evicted", "status": "True", "reason": "PodsReadyTimeout",
-                     "lastTransitionTime": at(600)}));
+        .push(
+            json!({"type": "Evicted", "status": "True", "reason": "PodsReadyTimeout",
+                     "lastTransitionTime": at(600)}),
+        );
     let items = vec![
         cluster_queue("cq", None, None),
         local_queue("a", "lq", "cq"),
@@ -331,7 +347,10 @@ fn pods_ready_eviction_orders_as_kueue_is_configured() {
     ];
     let ix = index(items.clone(), None);
     let q = standing(&ix, "Workload/a/timed-out").unwrap();
-    assert_eq!((q.position, q.ordered_by.as_deref()), (Some(2), Some("eviction")));
+    assert_eq!(
+        (q.position, q.ordered_by.as_deref()),
+        (Some(2), Some("eviction"))
+    );
 
     let mut configured = items;
     configured.push(json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -340,5 +359,8 @@ fn pods_ready_eviction_orders_as_kueue_is_configured() {
             "waitForPodsReady:\n  enable: true\n  requeuingStrategy:\n    timestamp: Creation\n"}}));
     let ix = index(configured, None);
     let q = standing(&ix, "Workload/a/timed-out").unwrap();
-    assert_eq!((q.position, q.ordered_by.as_deref()), (Some(1), Some("creation")));
+    assert_eq!(
+        (q.position, q.ordered_by.as_deref()),
+        (Some(1), Some("creation"))
+    );
 }

@@ -578,11 +578,14 @@ impl Engine {
             timeline: crate::timeline::build(ix, view),
             lang: None,
             incomplete,
-            queue: ["/facts/admission/queue/standing", "/facts/placement/kai/standing"]
-                .iter()
-                .filter_map(|at| view.value.pointer(at))
-                .find(|v| !v.is_null())
-                .and_then(|v| serde_json::from_value(v.clone()).ok()),
+            queue: [
+                "/facts/admission/queue/standing",
+                "/facts/placement/kai/standing",
+            ]
+            .iter()
+            .filter_map(|at| view.value.pointer(at))
+            .find(|v| !v.is_null())
+            .and_then(|v| serde_json::from_value(v.clone()).ok()),
         };
         (diagnosis, matched)
     }

@@ -182,7 +182,11 @@ pub fn line(q: &QueueStanding, words: crate::lang::Words) -> String {
         ),
         (Some(cq), Some(_)) => words.fill(
             "queue.position",
-            &[("position", &n(q.position)), ("of", &n(q.of)), ("queue", cq)],
+            &[
+                ("position", &n(q.position)),
+                ("of", &n(q.of)),
+                ("queue", cq),
+            ],
         ),
         _ => words.fill(
             "queue.positionLocal",
@@ -278,9 +282,15 @@ mod tests {
         assert_eq!(w.missing, None);
 
         let few = outlook(&times[..2], Some(now), 14);
-        assert_eq!((few.admissions, few.per_minute, few.minutes), (2, None, None));
+        assert_eq!(
+            (few.admissions, few.per_minute, few.minutes),
+            (2, None, None)
+        );
         assert_eq!(few.missing.as_deref(), Some("fewAdmissions"));
         let no_now = outlook(&times, None, 14);
-        assert_eq!((no_now.per_minute, no_now.missing.as_deref()), (None, Some("noNow")));
+        assert_eq!(
+            (no_now.per_minute, no_now.missing.as_deref()),
+            (None, Some("noNow"))
+        );
     }
 }

@@ -31,7 +31,11 @@ pub(super) fn by_cluster_queue(ix: &Index) -> std::sync::Arc<HashMap<String, Vec
             let Some(w) = ix.typed::<Lite>(id) else {
                 continue;
             };
-            let cq = w.status.admission.as_ref().and_then(|a| a.cluster_queue.clone());
+            let cq = w
+                .status
+                .admission
+                .as_ref()
+                .and_then(|a| a.cluster_queue.clone());
             if let (Some(cq), Some(t)) = (cq, admitted_at(&w)) {
                 out.entry(cq).or_default().push(t);
             }

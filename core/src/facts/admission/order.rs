@@ -147,8 +147,10 @@ pub(super) fn orders(ix: &Index) -> std::sync::Arc<Orders> {
     ix.once("admission.kueueOrder", || {
         let eviction = eviction_orders(ix);
         let pending = pending_workloads(ix);
-        let mut keyed: Vec<(Key, &PendingWorkload)> =
-            pending.iter().map(|w| (key(ix, w.id, eviction), w)).collect();
+        let mut keyed: Vec<(Key, &PendingWorkload)> = pending
+            .iter()
+            .map(|w| (key(ix, w.id, eviction), w))
+            .collect();
         keyed.sort_by(|a, b| a.0.cmp(&b.0));
         let mut o = Orders {
             eviction,
@@ -162,7 +164,11 @@ pub(super) fn orders(ix: &Index) -> std::sync::Arc<Orders> {
             let lq = (w.namespace.clone(), w.queue.clone());
             let in_lq = *o.lq_len.entry(lq).and_modify(|n| *n += 1).or_insert(1) - 1;
             let in_cq = w.cluster_queue.as_ref().map(|cq| {
-                *o.cq_len.entry(cq.clone()).and_modify(|n| *n += 1).or_insert(1) - 1
+                *o.cq_len
+                    .entry(cq.clone())
+                    .and_modify(|n| *n += 1)
+                    .or_insert(1)
+                    - 1
             });
             let line = match &w.cluster_queue {
                 Some(cq) => format!("cq {cq}"),
@@ -204,7 +210,10 @@ pub(super) fn standing(
         .get(&(obj.namespace().map(str::to_string), queue.clone()))
         .copied();
     let cq_len = cluster_queue.and_then(|c| o.cq_len.get(c)).copied();
-    let position = place.in_cq.filter(|_| cq_len.is_some()).map(|p| u64::from(p) + 1);
+    let position = place
+        .in_cq
+        .filter(|_| cq_len.is_some())
+        .map(|p| u64::from(p) + 1);
     let wait = match (cluster_queue, position) {
         (Some(c), Some(p)) => {
             let times = super::admissions::by_cluster_queue(ix);

@@ -2,8 +2,8 @@
 
 use crate::index::{Index, ObjId};
 use crate::json::str_at as s;
-use serde::Serialize;
 use crate::standing::QueueStanding;
+use serde::Serialize;
 use serde_json::Value;
 
 /// Where a Workload without a quota reservation stands in its queue.

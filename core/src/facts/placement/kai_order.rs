@@ -139,7 +139,12 @@ fn orders(ix: &Index) -> std::sync::Arc<Orders> {
         waiting.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
         let mut same: HashMap<(String, i64), u32> = HashMap::new();
         for (queue, key, id, found) in waiting {
-            let at = *o.len.entry(queue.clone()).and_modify(|n| *n += 1).or_insert(1) - 1;
+            let at = *o
+                .len
+                .entry(queue.clone())
+                .and_modify(|n| *n += 1)
+                .or_insert(1)
+                - 1;
             let same_before = same.entry((queue, key.0.0)).or_insert(0);
             let place = Place {
                 at,
@@ -179,7 +184,11 @@ pub(super) fn standing(ix: &Index, id: ObjId, now: Option<i64>) -> Option<QueueS
         strategy: None,
         priority: Some(place.priority),
         priority_class: pg.spec.priority_class_name,
-        ordered_by: pg.metadata.creation_timestamp.as_ref().map(|_| "creation".into()),
+        ordered_by: pg
+            .metadata
+            .creation_timestamp
+            .as_ref()
+            .map(|_| "creation".into()),
         ordered_at: pg.metadata.creation_timestamp,
         ahead_by_priority: Some(u64::from(place.higher_ahead)),
         reported_pending: None,
