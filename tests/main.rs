@@ -5,6 +5,7 @@ mod contract;
 mod expectations;
 mod fits;
 mod gen_cluster;
+mod groups;
 mod input_forms;
 mod korean;
 mod lab_bundles;

@@ -28,10 +28,7 @@ pub struct ObjectRef {
 impl ObjectRef {
     /// `Kind ns/name`, or `Kind name` for cluster-scoped objects.
     pub fn display(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("{} {}/{}", self.kind, ns, self.name),
-            None => format!("{} {}", self.kind, self.name),
-        }
+        named_object(&self.kind, self.namespace.as_deref(), &self.name)
     }
 
     /// The web page's target value: `Kind/namespace/name` (empty namespace when cluster-scoped).
@@ -125,6 +122,90 @@ pub struct Verdict {
     /// `outlook:`); the headline is not changed, renderers say it after the headline.
     #[serde(default)]
     pub outlook: Option<Outlook>,
+    /// The object the verdict's rule rests on, what a scan groups work by
+    /// (see the `groups` module); `None` when nothing blocks or the rule rests on the work's own
+    /// objects only. Not written into a diagnosis (its groups say it): a diagnosis read back
+    /// from JSON has none.
+    #[serde(skip)]
+    #[cfg_attr(feature = "schema", schemars(skip))]
+    pub cause: Option<Cause>,
+}
+
+/// The object a cause rests on, as a scan's groups name it (see the `groups` module).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Cause {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl Cause {
+    /// `Kind ns/name`, or `Kind name` for cluster-scoped objects.
+    pub fn display(&self) -> String {
+        named_object(&self.kind, self.namespace.as_deref(), &self.name)
+    }
+}
+
+/// `Kind ns/name`, or `Kind name` for cluster-scoped objects.
+fn named_object(kind: &str, namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{kind} {ns}/{name}"),
+        None => format!("{kind} {name}"),
+    }
+}
+
+/// One example of a group's work.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Example {
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    pub name: String,
+    pub status: String,
+    pub headline: String,
+}
+
+/// Where a group's work stands in its queue, where the bundle shows it: filled by the queue
+/// position work (issue 40, points 3–4); absent until then.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct GroupQueue {
+    /// The first and last positions of the group's work in its queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positions: Option<(u64, u64)>,
+    /// How many wait in that queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub of: Option<u64>,
+    /// The wait outlook in words, or what the bundle lacks to give one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait: Option<String>,
+}
+
+/// Work that shares a cause.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Group {
+    pub layer: Option<Layer>,
+    pub state: LayerState,
+    pub outlook: Option<Outlook>,
+    pub rule: Option<String>,
+    /// The object the rule rests on; `null` when it rests on the work's own objects only.
+    pub cause: Option<Cause>,
+    /// How many listed pieces of work share this cause.
+    pub count: usize,
+    /// Their namespaces, sorted (cluster-scoped work adds none).
+    pub namespaces: Vec<String>,
+    /// The first few of them in the report's order.
+    pub examples: Vec<Example>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<GroupQueue>,
 }
 
 /// Whether waiting would let blocked work run (see [`Verdict::outlook`]).
@@ -464,7 +545,13 @@ pub struct PodSummary {
 #[serde(rename_all = "camelCase")]
 pub struct ScanReport {
     pub schema_version: String,
+    /// Every listed piece of work's diagnosis; absent from a summary (`scan --summary`).
+    #[serde(default)]
     pub diagnoses: Vec<Diagnosis>,
+    /// The same work grouped by cause (see the `groups` module): every listed diagnosis counted in
+    /// exactly one group.
+    #[serde(default)]
+    pub groups: Vec<Group>,
     /// Reads the scan needed that failed, and what they left unjudged: present, an empty or
     /// short list is not an all-clear.
     #[serde(default, skip_serializing_if = "Option::is_none")]

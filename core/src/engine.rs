@@ -568,6 +568,7 @@ impl Engine {
                 misalignment,
                 rule: verdict_finding.map(|(f, _)| f.rule.id.clone()),
                 outlook,
+                cause: verdict_finding.and_then(|(f, x)| cause_of(view, f.rule, x, t.namespace())),
             },
             layers,
             findings: findings.into_iter().map(|(_, x)| x).collect(),
@@ -729,6 +730,24 @@ fn builtins(ix: &Index, view: &View) -> BTreeMap<String, Vec<Value>> {
     );
     m.insert("status".into(), s(&view.status));
     m
+}
+
+/// The object the verdict's rule rests on ([`crate::groups::rests_on`]): of the objects its
+/// finding cites, then of those its paths read (a capture kept out of the evidence still reads
+/// its object: the ClusterQueue a Workload waits in), the first that is not the work's own.
+fn cause_of(view: &View, rule: &Rule, finding: &Finding, namespace: Option<&str>) -> Option<Cause> {
+    let read = rule.when.tests().into_iter().filter_map(|t| {
+        let subject = t.source.strip_prefix("$.")?;
+        let end = subject.find(['.', '[']).unwrap_or(subject.len());
+        match view.refs.get(&subject[..end])? {
+            SubjectRef::One(r) => Some(r),
+            SubjectRef::Many(_) => None,
+        }
+    });
+    crate::groups::rests_on(
+        finding.evidence.iter().map(|e| &e.object).chain(read),
+        namespace,
+    )
 }
 
 /// Turn view paths into evidence on the object each subject came from.

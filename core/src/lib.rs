@@ -36,6 +36,7 @@ pub mod facts;
 pub mod fit;
 mod fnv;
 pub mod gates;
+pub mod groups;
 pub mod index;
 pub mod json;
 pub mod kinds;

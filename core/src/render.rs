@@ -2,7 +2,9 @@
 //! why`, and Markdown fit for an upstream issue (with where to report and that project's
 //! contribution rules, from `rules/upstreams.yaml`).
 
-use crate::diagnosis::{Diagnosis, Evidence, Incomplete, Missing, Outlook, ScanReport};
+use crate::diagnosis::{
+    Diagnosis, Evidence, Example, Group, Incomplete, Missing, Outlook, ScanReport,
+};
 pub use crate::diagnosis::{RuleInfo, UpstreamInfo};
 pub use crate::escape::for_terminal;
 pub use crate::lang::{Lang, Words};
@@ -923,12 +925,198 @@ pub fn scan_text_to(
     Ok(())
 }
 
+/// How many namespaces a group's line names before "…".
+const GROUP_NAMESPACES: usize = 3;
+
+/// A group's namespaces as its line names them: `in namespace a`, or `in 12 namespaces: a, b,
+/// c, …`; nothing for cluster-scoped work. `clean` makes each name safe for the output.
+fn group_namespaces(g: &Group, words: Words, clean: impl Fn(&str) -> String) -> String {
+    let mut names: Vec<String> = g
+        .namespaces
+        .iter()
+        .take(GROUP_NAMESPACES)
+        .map(|n| clean(n))
+        .collect();
+    if g.namespaces.len() > GROUP_NAMESPACES {
+        names.push("…".into());
+    }
+    let count = g.namespaces.len().to_string();
+    match g.namespaces.len() {
+        0 => String::new(),
+        1 => words.fill("scan.groupNamespace", &[("names", &names.join(", "))]),
+        _ => words.fill(
+            "scan.groupNamespaces",
+            &[("count", &count), ("names", &names.join(", "))],
+        ),
+    }
+}
+
+/// The listing's words, heading and groups, layer by layer: `(heading, groups)` in report
+/// order, each heading in the work's language as [`scan_groups`] names it.
+fn layer_groups(groups: &[Group], words: Words) -> Vec<(&'static str, &[Group])> {
+    let key = |g: &Group| g.layer.ok_or(g.state);
+    groups
+        .chunk_by(move |a, b| key(a) == key(b))
+        .map(|gs| {
+            let heading = match key(&gs[0]) {
+                Ok(layer) => words.layer(layer),
+                Err(state) => words.state(state),
+            };
+            (heading, gs)
+        })
+        .collect()
+}
+
+/// scan's default text: the work grouped by cause ([`crate::groups`]), two lines a cause
+/// under its layer, and a last line that counts it all and says how to list every piece.
+pub fn scan_groups_text_to(
+    out: &mut dyn std::io::Write,
+    r: &ScanLines,
+    style: Style,
+) -> std::io::Result<()> {
+    let words = report_words(r);
+    let mut failed = String::new();
+    if let Some(i) = &r.incomplete {
+        failed = incomplete_text(&cleaned(i), words, style);
+    }
+    if r.lines.is_empty() {
+        return out.write_all(nothing_listed(failed, r).as_bytes());
+    }
+    out.write_all(failed.as_bytes())?;
+    let groups: Vec<Group> = crate::groups::of_lines(&r.lines)
+        .iter()
+        .map(cleaned)
+        .collect();
+    let count_width = column_width(
+        groups
+            .iter()
+            .map(|g| g.count.to_string())
+            .collect::<Vec<_>>()
+            .iter()
+            .map(String::as_str),
+    );
+    for (i, (heading, gs)) in layer_groups(&groups, words).into_iter().enumerate() {
+        let gap = if i > 0 { "\n" } else { "" };
+        writeln!(out, "{gap}{}", style.paint("1", &heading.to_uppercase()))?;
+        for g in gs {
+            let mut head = format!(
+                "{:>count_width$} × {}",
+                g.count,
+                g.rule.as_deref().unwrap_or("-")
+            );
+            if let Some(c) = &g.cause {
+                head.push_str(&words.fill("scan.groupOn", &[("cause", &c.display())]));
+            }
+            if let Some(o) = g.outlook {
+                let _ = write!(head, " ({})", o.as_str());
+            }
+            let namespaces = group_namespaces(g, words, str::to_string);
+            if !namespaces.is_empty() {
+                let _ = write!(head, ", {namespaces}");
+            }
+            writeln!(out, "  {} {head}", style.state(g.state, words))?;
+            if let Some(e) = g.examples.first() {
+                writeln!(
+                    out,
+                    "  {:8} {:count_width$}   {} {}: {}",
+                    "",
+                    "",
+                    words.get("scan.groupExample"),
+                    example_name(e),
+                    e.headline
+                )?;
+            }
+        }
+    }
+    let (count, n) = (r.lines.len().to_string(), groups.len().to_string());
+    writeln!(
+        out,
+        "\n{}",
+        words.fill("scan.groupsFooter", &[("count", &count), ("groups", &n)])
+    )
+}
+
+/// scan's default Markdown: a table of causes per layer.
+pub fn scan_groups_markdown_to(out: &mut dyn std::io::Write, r: &ScanLines) -> std::io::Result<()> {
+    let words = report_words(r);
+    if !scan_markdown_head(out, r, words)? {
+        return Ok(());
+    }
+    let groups = crate::groups::of_lines(&r.lines);
+    for (i, (heading, gs)) in layer_groups(&groups, words).into_iter().enumerate() {
+        let gap = if i > 0 { "\n" } else { "" };
+        writeln!(
+            out,
+            "{gap}#### {heading}\n\n{}\n|---|---|---|---|---|---|",
+            words.get("md.scanGroupTable")
+        )?;
+        for g in gs {
+            let example = g.examples.first().map_or_else(String::new, |e| {
+                format!(
+                    "{}: {}",
+                    md_code(&example_name(e)),
+                    for_markdown(&e.headline)
+                )
+            });
+            writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} |",
+                g.count,
+                g.rule.as_deref().map_or_else(|| "-".to_string(), md_code),
+                g.cause
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |c| for_markdown(&c.display())),
+                match g.outlook {
+                    Some(o) => format!("{} ({})", g.state.as_str(), o.as_str()),
+                    None => g.state.as_str().to_string(),
+                },
+                group_namespaces(g, words, for_markdown),
+                example
+            )?;
+        }
+    }
+    writeln!(out, "\n{}", words.get("md.scanDiagnosedBy"))
+}
+
+/// A scan's Markdown up to its tables: the title (how many pieces of work are not running)
+/// and what failed reads left unjudged; or, when it lists nothing, all it says. True if the
+/// tables follow.
+fn scan_markdown_head(
+    out: &mut dyn std::io::Write,
+    r: &ScanLines,
+    words: Words,
+) -> std::io::Result<bool> {
+    let incomplete = r.incomplete.as_ref().map(|i| incomplete_markdown(i, words));
+    if r.lines.is_empty() {
+        out.write_all(nothing_listed(incomplete.unwrap_or_default(), r).as_bytes())?;
+        return Ok(false);
+    }
+    let title = if r.lines.len() == 1 {
+        words.get("md.scanTitleOne").to_string()
+    } else {
+        words.fill("md.scanTitle", &[("count", &r.lines.len().to_string())])
+    };
+    writeln!(out, "{title}\n")?;
+    out.write_all(incomplete.unwrap_or_default().as_bytes())?;
+    Ok(true)
+}
+
+/// How a group names an example: as scan names a piece of work.
+fn example_name(e: &Example) -> String {
+    kind_namespace_name(&e.kind, e.namespace.as_deref(), &e.name)
+}
+
 /// How scan names a piece of work: `kind/namespace/name`, the kind as kubectl spells it.
 fn work_name(l: &ScanLine) -> String {
-    let kind = l.kind.to_ascii_lowercase();
-    match &l.namespace {
-        Some(ns) => format!("{kind}/{ns}/{}", l.name),
-        None => format!("{kind}/{}", l.name),
+    kind_namespace_name(&l.kind, l.namespace.as_deref(), &l.name)
+}
+
+/// `kind/namespace/name`, or `kind/name` for cluster-scoped objects, the kind in lower case.
+fn kind_namespace_name(kind: &str, namespace: Option<&str>, name: &str) -> String {
+    let kind = kind.to_ascii_lowercase();
+    match namespace {
+        Some(ns) => format!("{kind}/{ns}/{name}"),
+        None => format!("{kind}/{name}"),
     }
 }
 
@@ -950,18 +1138,9 @@ pub fn scan_markdown(r: &ScanReport) -> String {
 pub fn scan_markdown_to(out: &mut dyn std::io::Write, r: &ScanLines) -> std::io::Result<()> {
     // The report's language is its diagnoses' (a scan is made by one engine).
     let words = report_words(r);
-    let incomplete = r.incomplete.as_ref().map(|i| incomplete_markdown(i, words));
-    if r.lines.is_empty() {
-        return out.write_all(nothing_listed(incomplete.unwrap_or_default(), r).as_bytes());
+    if !scan_markdown_head(out, r, words)? {
+        return Ok(());
     }
-    let count = r.lines.len().to_string();
-    let title = if r.lines.len() == 1 {
-        words.get("md.scanTitleOne").to_string()
-    } else {
-        words.fill("md.scanTitle", &[("count", &count)])
-    };
-    writeln!(out, "{title}\n")?;
-    out.write_all(incomplete.unwrap_or_default().as_bytes())?;
     for (i, (group, work)) in scan_groups(&r.lines).enumerate() {
         let gap = if i > 0 { "\n" } else { "" };
         writeln!(

@@ -21,10 +21,12 @@ use crate::diagnosis::{Diagnosis, Incomplete, SCHEMA_VERSION};
 use crate::layer::LayerState;
 use std::io::Write;
 
-/// One listed diagnosis: its verdict's state (for exit statuses and counts) and its compact
-/// JSON, packed against its report's dictionary.
+/// One listed diagnosis: its verdict's state (for exit statuses and counts), its line (what
+/// its group counts: [`crate::groups`]) and its compact JSON, packed against its report's
+/// dictionary.
 pub struct Part {
     pub state: LayerState,
+    pub line: crate::scan_lines::ScanLine,
     packed: Box<[u8]>,
 }
 
@@ -32,6 +34,7 @@ impl Part {
     pub(crate) fn of(d: &Diagnosis, dictionary: &str) -> Part {
         Part {
             state: d.verdict.state,
+            line: crate::scan_lines::ScanLine::of(d),
             packed: lz4_flex::block::compress_prepend_size_with_dict(
                 compact(d).as_bytes(),
                 dictionary.as_bytes(),
@@ -56,6 +59,8 @@ pub struct ScanJson {
     threads: usize,
     /// What failed reads left unjudged, written after the diagnoses.
     incomplete: Option<Incomplete>,
+    /// Whether the per-item diagnoses are left out (`--summary`): the groups say the rest.
+    summary: bool,
 }
 
 impl ScanJson {
@@ -65,6 +70,7 @@ impl ScanJson {
             parts,
             threads,
             incomplete: None,
+            summary: false,
         }
     }
 
@@ -72,6 +78,23 @@ impl ScanJson {
     pub(crate) fn with_incomplete(mut self, incomplete: Option<Incomplete>) -> ScanJson {
         self.incomplete = incomplete;
         self
+    }
+
+    /// The report without its per-item diagnoses (`--summary`): the schema version, the groups
+    /// and what failed reads left unjudged.
+    pub fn summary(mut self) -> ScanJson {
+        self.summary = true;
+        self
+    }
+
+    /// The listed diagnoses grouped by cause ([`crate::groups::of_lines`]).
+    pub fn groups(&self) -> Vec<crate::diagnosis::Group> {
+        crate::groups::of_lines(self.parts.iter().map(|p| &p.line))
+    }
+
+    /// `groups`' member, compact (`[…]`).
+    fn groups_member(&self) -> String {
+        serde_json::to_string(&self.groups()).unwrap_or_default()
     }
 
     /// The listed diagnoses, in the report's order.
@@ -126,20 +149,20 @@ impl ScanJson {
 
     /// The report as serde_json's `to_writer` writes it (compact).
     pub fn write_compact(&self, w: &mut dyn Write) -> std::io::Result<()> {
-        write!(
-            w,
-            "{{\"schemaVersion\":{},\"diagnoses\":[",
-            quoted(SCHEMA_VERSION)
-        )?;
-        let mut buf = Vec::new();
-        for i in 0..self.parts.len() {
-            if i > 0 {
-                w.write_all(b",")?;
+        write!(w, "{{\"schemaVersion\":{}", quoted(SCHEMA_VERSION))?;
+        if !self.summary {
+            w.write_all(b",\"diagnoses\":[")?;
+            let mut buf = Vec::new();
+            for i in 0..self.parts.len() {
+                if i > 0 {
+                    w.write_all(b",")?;
+                }
+                self.unpack(i, &mut buf)?;
+                w.write_all(&buf)?;
             }
-            self.unpack(i, &mut buf)?;
-            w.write_all(&buf)?;
+            w.write_all(b"]")?;
         }
-        w.write_all(b"]")?;
+        write!(w, ",\"groups\":{}", self.groups_member())?;
         if let Some(member) = self.incomplete_member() {
             write!(w, ",\"incomplete\":{member}")?;
         }
@@ -148,11 +171,24 @@ impl ScanJson {
 
     /// The report as serde_json's `to_writer_pretty` writes it (two spaces an indent).
     pub fn write_pretty(&self, w: &mut dyn Write) -> std::io::Result<()> {
-        write!(
-            w,
-            "{{\n  \"schemaVersion\": {},\n  \"diagnoses\": [",
-            quoted(SCHEMA_VERSION)
-        )?;
+        write!(w, "{{\n  \"schemaVersion\": {}", quoted(SCHEMA_VERSION))?;
+        if !self.summary {
+            self.write_pretty_diagnoses(w)?;
+        }
+        let mut out = b",\n  \"groups\": ".to_vec();
+        pretty(self.groups_member().as_bytes(), 1, &mut out);
+        w.write_all(&out)?;
+        if let Some(member) = self.incomplete_member() {
+            let mut out = b",\n  \"incomplete\": ".to_vec();
+            pretty(member.as_bytes(), 1, &mut out);
+            w.write_all(&out)?;
+        }
+        w.write_all(b"\n}")
+    }
+
+    /// The `diagnoses` member of [`ScanJson::write_pretty`], after the one before it.
+    fn write_pretty_diagnoses(&self, w: &mut dyn Write) -> std::io::Result<()> {
+        w.write_all(b",\n  \"diagnoses\": [")?;
         // Unpacked and indented on every thread (indenting is most of the writing: a
         // backlog's report grows from 106 MB to 166 MB) and written in order, with a few parts
         // at a time waiting: the whole report is never held unpacked.
@@ -179,13 +215,7 @@ impl ScanJson {
             b"]"
         } else {
             b"\n  ]"
-        })?;
-        if let Some(member) = self.incomplete_member() {
-            let mut out = b",\n  \"incomplete\": ".to_vec();
-            pretty(member.as_bytes(), 1, &mut out);
-            w.write_all(&out)?;
-        }
-        w.write_all(b"\n}")
+        })
     }
 
     /// The bytes the packed parts hold (without the dictionary).
@@ -329,6 +359,7 @@ mod tests {
             let report = crate::diagnosis::ScanReport {
                 schema_version: SCHEMA_VERSION.into(),
                 diagnoses: Vec::new(),
+                groups: Vec::new(),
                 incomplete,
             };
             let mut out = Vec::new();

@@ -5,7 +5,7 @@
 //! [`ScanReport`], every diagnosis kept as Rust values until the last one was made and sorted
 //! (on a backlog, 14,496 diagnoses of several kilobytes each), and the terminal text then
 //! copied the whole report through a JSON tree to clean its strings: 13.6 times the bundle's
-//! size at the peak, against 2 for the JSON output (`crate::scan_json`). A [`ScanLine`] is made
+//! size at the peak, against 2 for the JSON output (the `scan_json` module). A [`ScanLine`] is made
 //! on the thread that made its diagnosis, which is dropped there, so the listing holds a few
 //! hundred bytes a piece of work, and the renderers write it straight to their writer.
 
@@ -21,6 +21,9 @@ pub struct ScanLine {
     pub outlook: Option<Outlook>,
     /// The rule the verdict rests on.
     pub rule: Option<String>,
+    /// The object that rule rests on: what the `groups` module groups by, with the rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<crate::diagnosis::Cause>,
     pub headline: String,
     /// The target: its kind, namespace, name, API version and status, as the diagnosis says.
     pub kind: String,
@@ -41,6 +44,7 @@ impl ScanLine {
             layer: v.layer,
             outlook: v.outlook,
             rule: v.rule.clone(),
+            cause: v.cause.clone(),
             headline: v.headline.clone(),
             kind: t.kind.clone(),
             namespace: t.namespace.clone(),

@@ -415,9 +415,15 @@ pub fn scan_namespace(
     namespace: Option<&str>,
 ) -> ScanReport {
     let (work, any_work) = scan_work(ix, opts, namespace);
+    let diagnoses = scan_each(engine, ix, opts, &work, |d| d);
+    let lines: Vec<_> = diagnoses
+        .iter()
+        .map(crate::scan_lines::ScanLine::of)
+        .collect();
     ScanReport {
         schema_version: SCHEMA_VERSION.into(),
-        diagnoses: scan_each(engine, ix, opts, &work, |d| d),
+        groups: crate::groups::of_lines(&lines),
+        diagnoses,
         incomplete: crate::reads::of_scan(ix, any_work, Words::of(engine.lang())),
     }
 }

@@ -112,9 +112,11 @@ pub enum Command {
     /// context (read-only, the reads `scan -n` makes), or against a bundle with -f.
     #[command(after_long_help = fit_after_help())]
     Fit(FitArgs),
-    /// List every piece of work that is not running, grouped by the layer that blocks it.
+    /// List the work that is not running, grouped by the layer and the cause that block it.
     ///
-    /// Lists each top-level Job, JobSet, LeaderWorkerSet, Deployment, StatefulSet,
+    /// By default each cause (the rule and the object it rests on: a ClusterQueue, a
+    /// RuntimeClass, a component) is one entry with how much work it holds, the namespaces and
+    /// an example; --all (or -o wide) lists every piece of work. Lists each top-level Job, JobSet, LeaderWorkerSet, Deployment, StatefulSet,
     /// DynamoGraphDeployment and ownerless Workload that is not fully running, and each pod
     /// without such an owner that is neither Running-and-Ready nor Succeeded.
     ///
@@ -457,9 +459,17 @@ pub struct ScanArgs {
     pub input: Input,
     #[command(flatten)]
     pub live: Live,
-    /// Output format.
+    /// Output format. Text and Markdown group the work by cause; `wide` is text listing every
+    /// piece of work (as --all).
     #[arg(short, long, value_enum, default_value_t = ScanFormat::Text)]
     pub output: ScanFormat,
+    /// List every piece of work, one line each, instead of grouping it by cause.
+    #[arg(long)]
+    pub all: bool,
+    /// JSON without the per-item diagnoses: the groups by cause only (for dashboards and
+    /// agents).
+    #[arg(long)]
+    pub summary: bool,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -471,7 +481,11 @@ pub enum Format {
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScanFormat {
+    /// The work grouped by cause (every piece of work with --all).
     Text,
+    /// Every piece of work, one line each (text --all).
+    Wide,
+    /// `diagnoses[]` and `groups[]` (only `groups[]` with --summary).
     Json,
     Markdown,
     /// The Prometheus text exposition format.

@@ -189,6 +189,15 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
         }
         Command::Fit(args) => fit(args, cli.lang, style, out),
         Command::Scan(args) => {
+            if args.summary && args.output != ScanFormat::Json {
+                return Err(Failure::new(
+                    2,
+                    "usage",
+                    String::from(
+                        "--summary: only with -o json (text and Markdown are grouped by cause already)",
+                    ),
+                ));
+            }
             let engine = engine_in(cli.lang)?;
             let mut namespace = args.namespace.clone();
             let ix = if args.input.files.is_empty() {
@@ -215,7 +224,10 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             if args.output == ScanFormat::Json {
                 // Each diagnosis is written as JSON on the thread that made it, and the report
                 // streamed: a backlog's report is larger than its bundle.
-                let report = layer_core::target::scan_json(&engine, &ix, &opts, namespace);
+                let mut report = layer_core::target::scan_json(&engine, &ix, &opts, namespace);
+                if args.summary {
+                    report = report.summary();
+                }
                 let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
                 written(
                     report
@@ -232,13 +244,17 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             let lines = layer_core::target::scan_lines(&engine, &ix, &opts, namespace);
             let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
             let done = match args.output {
-                ScanFormat::Markdown => render::scan_markdown_to(&mut w, &lines),
+                ScanFormat::Markdown if args.all => render::scan_markdown_to(&mut w, &lines),
+                ScanFormat::Markdown => render::scan_groups_markdown_to(&mut w, &lines),
                 ScanFormat::Prometheus => {
                     let unreadable = ix.bundle().meta().map_or(0, |m| m.unreadable.len());
                     w.write_all(metrics::exposition(&lines, ix.len(), unreadable).as_bytes())
                 }
                 // (JSON was written above.)
-                ScanFormat::Text | ScanFormat::Json => render::scan_text_to(&mut w, &lines, style),
+                ScanFormat::Text if !args.all => render::scan_groups_text_to(&mut w, &lines, style),
+                ScanFormat::Text | ScanFormat::Wide | ScanFormat::Json => {
+                    render::scan_text_to(&mut w, &lines, style)
+                }
             };
             written(done.and_then(|()| w.flush()))?;
             let worst = lines.lines.iter().map(|l| exit_for(l.state)).max();

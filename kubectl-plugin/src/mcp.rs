@@ -62,9 +62,21 @@ struct ScanInput {
     #[serde(default)]
     namespace: Option<String>,
     /// At most this many pieces of work, the first in the scan's order (default: as many as
-    /// fit in one answer). The answer's `truncated` says how many there are.
+    /// fit in one answer), with `summary: false`. The answer's `truncated` says how many there
+    /// are.
     #[serde(default)]
     limit: Option<usize>,
+    /// The work grouped by cause only, without the per-item diagnoses (default: true). Each
+    /// group: layer, rule, the object the cause rests on, how many, namespaces, examples.
+    #[serde(default)]
+    summary: Option<bool>,
+    /// Only the work blocked (or warned about) at this layer.
+    #[serde(default)]
+    layer: Option<layer_core::Layer>,
+    /// Only the work whose verdict rests on this rule (a group's `rule`, e.g.
+    /// `admission/waiting-for-quota`).
+    #[serde(default)]
+    rule: Option<String>,
     /// The text of `kubectl get … -o json` or `-o yaml` output to scan instead of the cluster.
     #[serde(default)]
     bundle: Option<String>,
@@ -147,8 +159,8 @@ fn narrowing(tool: &str) -> (Option<&'static str>, &'static str) {
     match tool {
         "scan" => (
             Some("diagnoses"),
-            "Narrow it: `namespace` for one namespace, `limit` for the first pieces of work, or \
-             `why` with a `target` for one of them.",
+            "Narrow it: `namespace` for one namespace, `layer` or `rule` for one cause's work, \
+             `limit` for the first pieces of work, or `why` with a `target` for one of them.",
         ),
         "fit" => (
             Some("diagnoses"),
@@ -165,6 +177,18 @@ fn narrowing(tool: &str) -> (Option<&'static str>, &'static str) {
              `namespace`), or pass a `bundle` of only the objects it needs.",
         ),
     }
+}
+
+/// What a `scan` summary tells the caller it can ask next.
+const SCAN_SUMMARY_HINT: &str = "The work grouped by cause. For one cause's pieces of work: \
+     `summary: false` with its `rule` (and `layer` or `namespace`), `limit` for the first few; \
+     `why` with a `target` for one of them.";
+
+/// A Markdown rendering into a string (written to memory: it cannot fail).
+fn into_markdown(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = write(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Mark `json`'s list `field` as cut to `shown` of `total` items, and say why and what to do.
@@ -198,6 +222,11 @@ fn bounded(tool: &str, mut answer: Answer) -> Result<Answer, Failure> {
         .min(md_len);
     let json_budget = ANSWER_MAX_BYTES - md_budget;
     if json_len > json_budget {
+        // A summary has no per-item list: its groups are what is cut.
+        let list = list.map(|f| match answer.json.get(f) {
+            None if f == "diagnoses" => "groups",
+            _ => f,
+        });
         let fits = list.is_some_and(|field| cut_list(&mut answer.json, field, json_budget, &why));
         if !fits {
             return Err(Failure::new(2, "answer-too-large", why));
@@ -352,8 +381,10 @@ fn tools() -> Vec<Tool> {
         .with_annotations(read_only("Why is this work not running?", true)),
         Tool::new(
             "scan",
-            "Every piece of work that is not running, each with its Diagnosis, ordered by the \
-             layer that blocks it. Without `bundle` it reads the live cluster (read-only).",
+            "The work that is not running, grouped by cause: layer, rule, the object the cause \
+             rests on (a ClusterQueue, a RuntimeClass, a component), how much work, namespaces \
+             and examples. `summary: false` adds each piece's Diagnosis; `layer`, `rule` and \
+             `namespace` narrow it. Without `bundle` it reads the live cluster (read-only).",
             schema_of::<ScanInput>(),
         )
         .with_raw_output_schema(contract_schema("scan.schema.json"))
@@ -528,9 +559,32 @@ impl Server {
         };
         let opts = self.options();
         let (namespace, limit) = (input.namespace, input.limit);
+        let (layer, rule) = (input.layer, input.rule);
         blocking(move || {
             let mut report =
                 layer_core::target::scan_namespace(&engine, &ix, &opts, namespace.as_deref());
+            if layer.is_some() || rule.is_some() {
+                report.diagnoses.retain(|d| {
+                    layer.is_none_or(|l| d.verdict.layer == Some(l))
+                        && rule
+                            .as_ref()
+                            .is_none_or(|r| d.verdict.rule.as_ref() == Some(r))
+                });
+                report.groups.retain(|g| {
+                    layer.is_none_or(|l| g.layer == Some(l))
+                        && rule.as_ref().is_none_or(|r| g.rule.as_ref() == Some(r))
+                });
+            }
+            let lines = layer_core::scan_lines::ScanLines::of_report(&report);
+            let markdown = into_markdown(|out| render::scan_groups_markdown_to(out, &lines));
+            if input.summary.unwrap_or(true) {
+                let mut json = to_json(&report)?;
+                if let Value::Object(o) = &mut json {
+                    o.remove("diagnoses");
+                    o.insert("hint".into(), Value::String(SCAN_SUMMARY_HINT.into()));
+                }
+                return Ok(Answer { json, markdown });
+            }
             let total = report.diagnoses.len();
             let shown = limit.map_or(total, |n| n.min(total));
             report.diagnoses.truncate(shown);
@@ -747,6 +801,24 @@ mod tests {
         // Cut at a line: every row before the note is whole.
         let rows = a.markdown.split("\n\n_Cut here").next().unwrap();
         assert!(rows.lines().all(|l| l.ends_with(" |")), "a row cut in two");
+    }
+
+    /// A summary has no per-item list: a cluster with more causes than fit has its groups cut.
+    #[test]
+    fn a_summary_over_the_bound_has_its_groups_cut() {
+        let mut a = answer_of(1000);
+        let groups = a.json["diagnoses"].take();
+        a.json = serde_json::json!({"schemaVersion": "1", "groups": groups});
+        let a = bounded("scan", a).ok().unwrap();
+        assert!(size(&a) <= ANSWER_MAX_BYTES, "{}", size(&a));
+        assert_eq!(a.json["truncated"]["field"], "groups");
+        assert_eq!(a.json["truncated"]["total"], 1000);
+        assert!(
+            a.json["truncated"]["why"]
+                .as_str()
+                .unwrap()
+                .contains("`rule`")
+        );
     }
 
     #[test]

@@ -44,6 +44,7 @@ pub fn exposition(report: &ScanLines, objects: usize, unreadable: usize) -> Stri
             1,
         );
     }
+    by_cause(&mut out, report);
     family(
         &mut out,
         "kubectl_layer_blocked_work",
@@ -80,6 +81,54 @@ pub fn exposition(report: &ScanLines, objects: usize, unreadable: usize) -> Stri
     sample(&mut out, "kubectl_layer_scan_unreadable", &[], unreadable);
     read_failures(&mut out, report.incomplete.as_ref());
     out
+}
+
+/// The most series `kubectl_layer_blocked_by_cause` writes: the causes holding the most work
+/// first, the rest summed into one series with `cause_kind="(other)"`, so a cluster with
+/// thousands of distinct causes cannot blow up a Prometheus server.
+pub const MAX_CAUSE_SERIES: usize = 200;
+
+/// How much work each cause holds ([`layer_core::groups`]): the series an alert names a queue
+/// or an object by ("40 Jobs wait on cq-team-12's quota"). Its samples add up to the
+/// per-object family's.
+fn by_cause(out: &mut String, report: &ScanLines) {
+    const NAME: &str = "kubectl_layer_blocked_by_cause";
+    family(
+        out,
+        NAME,
+        "How many pieces of work share a cause: the blocking layer, the verdict's state and \
+         outlook, the rule, and the object the rule rests on (its kind, namespace and name; empty \
+         when it rests on the work's own objects). Beyond the biggest causes, the rest are one \
+         series with cause_kind \"(other)\".",
+    );
+    let mut groups = layer_core::groups::of_lines(&report.lines);
+    // The biggest first, whatever their layer; a stable sort keeps the report's order on ties.
+    groups.sort_by_key(|g| std::cmp::Reverse(g.count));
+    let rest: usize = groups.iter().skip(MAX_CAUSE_SERIES).map(|g| g.count).sum();
+    for g in groups.iter().take(MAX_CAUSE_SERIES) {
+        let cause = g.cause.as_ref();
+        let outlook = g.outlook.map_or("", |o| o.as_str());
+        sample(
+            out,
+            NAME,
+            &[
+                ("layer", g.layer.map_or("", |l| l.as_str())),
+                ("state", g.state.as_str()),
+                ("outlook", outlook),
+                ("rule", g.rule.as_deref().unwrap_or("")),
+                ("cause_kind", cause.map_or("", |c| c.kind.as_str())),
+                (
+                    "cause_namespace",
+                    cause.and_then(|c| c.namespace.as_deref()).unwrap_or(""),
+                ),
+                ("cause_name", cause.map_or("", |c| c.name.as_str())),
+            ],
+            g.count,
+        );
+    }
+    if rest > 0 {
+        sample(out, NAME, &[("cause_kind", "(other)")], rest);
+    }
 }
 
 /// Whether every read the scan needed worked, and each one that failed with what it left
@@ -221,6 +270,71 @@ mod tests {
         sample(&mut s, "m", &[], 3);
         sample(&mut s, "m", &[("a", "x"), ("b", "")], 1);
         assert_eq!(s, "m 3\nm{a=\"x\",b=\"\"} 1\n");
+    }
+
+    /// A line of work waiting on ClusterQueue `cq`.
+    fn waiting_on(cq: &str, name: &str) -> ScanLine {
+        ScanLine {
+            state: LayerState::Blocked,
+            layer: Some(Layer::Admission),
+            outlook: Some(layer_core::Outlook::Waiting),
+            rule: Some("admission/waiting-for-quota".into()),
+            cause: Some(layer_core::diagnosis::Cause {
+                kind: "ClusterQueue".into(),
+                namespace: None,
+                name: cq.into(),
+            }),
+            headline: String::new(),
+            kind: "Job".into(),
+            namespace: Some("ml".into()),
+            name: name.into(),
+            api_version: Some("batch/v1".into()),
+            status: "Pending".into(),
+            lang: None,
+        }
+    }
+
+    /// Series by cause count the work of each cause, the biggest beyond the bound summed into
+    /// one `(other)` series, so they add up to the per-object series.
+    #[test]
+    fn series_by_cause_count_each_cause_and_stay_bounded() {
+        let mut lines: Vec<ScanLine> = (0..40)
+            .map(|i| waiting_on("cq-team-12", &format!("j{i}")))
+            .collect();
+        lines.extend((0..MAX_CAUSE_SERIES + 5).map(|i| waiting_on(&format!("cq-{i}"), "x")));
+        let report = ScanLines {
+            lines,
+            incomplete: None,
+        };
+        let text = exposition(&report, 1, 0);
+        let series: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("kubectl_layer_blocked_by_cause{"))
+            .collect();
+        assert_eq!(
+            series.len(),
+            MAX_CAUSE_SERIES + 1,
+            "the bound and one (other)"
+        );
+        assert!(
+            series[0].contains("cause_kind=\"ClusterQueue\"")
+                && series[0].contains("cause_name=\"cq-team-12\"")
+                && series[0].ends_with("} 40"),
+            "{}",
+            series[0]
+        );
+        assert!(
+            series
+                .last()
+                .unwrap()
+                .starts_with("kubectl_layer_blocked_by_cause{cause_kind=\"(other)\"} 6"),
+            "{series:?}"
+        );
+        let total: usize = series
+            .iter()
+            .map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
+            .sum();
+        assert_eq!(total, report.lines.len());
     }
 
     #[test]

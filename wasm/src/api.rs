@@ -42,11 +42,15 @@ struct JsOptions {
     namespace: Option<String>,
     /// The language of the explanations (the CLI's `--lang`).
     lang: Lang,
+    /// `scan` only: the groups by cause without the per-item diagnoses (the CLI's
+    /// `--summary`).
+    summary: bool,
 }
 
-/// The option keys of every function; `fit` also takes `namespace`.
+/// The option keys of every function; `fit` also takes `namespace`, `scan` `summary`.
 const OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth", "lang"];
 const FIT_OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth", "lang", "namespace"];
+const SCAN_OPTION_KEYS: &[&str] = &["now", "maxInputBytes", "maxDepth", "lang", "summary"];
 
 fn engine() -> Result<&'static Engine, ApiError> {
     static ENGINE: OnceLock<Result<Engine, ApiError>> = OnceLock::new();
@@ -168,6 +172,11 @@ fn options_of(json: &str, keys: &[&str]) -> Result<JsOptions, ApiError> {
         max_depth: count("maxDepth")?,
         namespace: text_field(&m, "namespace", "options")?,
         lang,
+        summary: match m.get("summary") {
+            None | Some(serde_json::Value::Null) => false,
+            Some(serde_json::Value::Bool(b)) => *b,
+            Some(_) => return Err(usage("invalid options: `summary` is not a boolean".into())),
+        },
     })
 }
 
@@ -314,15 +323,15 @@ pub fn fit(cluster: &str, manifest: &str, options_json: &str) -> Result<String, 
 
 /// `scan(bundle, options?)`.
 pub fn scan(bundle: &str, options_json: &str) -> Result<String, ApiError> {
-    let opts = options(options_json)?;
+    let opts = options_of(options_json, SCAN_OPTION_KEYS)?;
     let engine = engine_in(opts.lang)?;
     let ix = index(bundle, &opts)?;
-    scan_text(&layer_core::target::scan_json(
-        engine,
-        &ix,
-        &core_options(&opts),
-        None,
-    ))
+    let report = layer_core::target::scan_json(engine, &ix, &core_options(&opts), None);
+    scan_text(&if opts.summary {
+        report.summary()
+    } else {
+        report
+    })
 }
 
 /// `targets(bundle)`.

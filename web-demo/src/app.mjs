@@ -61,6 +61,7 @@ function showError(message) {
 }
 
 function clearResult(message) {
+  $('groups').hidden = true;
   const v = $('verdict');
   v.dataset.layer = '';
   v.dataset.state = '';
@@ -196,6 +197,7 @@ function recompute() {
       try {
         select.replaceChildren(...bundle.targets().map(targetOption));
         select.value = target;
+        showGroups(bundle.scan().groups ?? []);
       } catch (e) {
         showError(e.message);
       }
@@ -205,6 +207,33 @@ function recompute() {
 }
 
 const targetValue = (t) => `${t.kind}/${t.namespace ?? ''}/${t.name}`;
+
+/** The scan's groups by cause, each a <details> a person opens to see its work (the first
+ * examples, each a button that diagnoses it). Built with `el`: bundle text stays text. */
+function showGroups(groups) {
+  const section = $('groups');
+  section.hidden = groups.length === 0;
+  $('group-list').replaceChildren(...groups.map((g) => {
+    const cause = g.cause ? `${g.cause.kind} ${g.cause.namespace ? `${g.cause.namespace}/` : ''}${g.cause.name}` : null;
+    const head = [
+      t('groupWork', { count: g.count, rule: g.rule ?? '-' }),
+      cause && t('groupOn', { cause }),
+      g.outlook && `(${g.outlook})`,
+    ].filter(Boolean).join(' ');
+    const items = g.examples.map((e) => {
+      const value = `${e.kind}/${e.namespace ?? ''}/${e.name}`;
+      const pick = () => { $('target').value = value; runDiagnosis(); };
+      return el('li', {},
+        el('button', { type: 'button', class: 'link', 'data-testid': 'group-item', onclick: pick },
+          `${e.kind} ${e.namespace ? `${e.namespace}/` : ''}${e.name}`),
+        ` — ${e.headline}`);
+    });
+    return el('details', { class: 'group', 'data-testid': 'group', 'data-layer': g.layer ?? '', 'data-count': g.count },
+      el('summary', {}, el('span', { class: `state ${g.state}` }, g.layer ?? g.state), ' ', head),
+      g.namespaces.length ? el('p', { class: 'hint' }, t('groupNamespaces', { names: g.namespaces.join(', ') })) : null,
+      el('ul', {}, items));
+  }));
+}
 
 /** The diagnosis of `previous` while the bundle still has it, else of the first candidate. */
 function firstDiagnosis(bundle, previous) {

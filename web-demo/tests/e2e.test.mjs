@@ -226,6 +226,24 @@ test('the most likely target is picked by itself', async () => {
   assert.ok(v.target, 'a target is chosen without asking');
 });
 
+test('the work not running is shown grouped by cause; a group opens to its work, which diagnoses', async () => {
+  const s = scenarios.find((x) => x.name === 'kueue-admitted-no-gpu-room') ?? scenarios[0];
+  await reset();
+  await paste(s.bundle);
+  const groups = await page.$$eval('[data-testid="group"]', (gs) => gs.map((g) => ({ count: Number(g.dataset.count), open: g.open, text: g.querySelector('summary').textContent })));
+  assert.ok(groups.length > 0 && !(await page.$eval('[data-testid="groups"]', (e) => e.hidden)), 'groups are shown');
+  assert.ok(groups.every((g) => g.count > 0 && !g.open && g.text.includes(' × ')), JSON.stringify(groups));
+  await page.click('[data-testid="group"] summary');
+  const item = await page.$('[data-testid="group"][open] [data-testid="group-item"]');
+  assert.ok(item && await item.isVisible(), 'an opened group shows its work');
+  const name = await item.textContent();
+  await page.evaluate(() => { document.body.dataset.ready = 'false'; });
+  await item.click();
+  await page.waitForSelector('body[data-ready="true"]', { state: 'attached', timeout: 60_000 });
+  const v = await verdict();
+  assert.ok(v.target.endsWith(`/${name.split('/').pop()}`), `${v.target} is the item ${name}`);
+});
+
 test('evidence expands to the JSON it came from; commands and Markdown can be copied', async () => {
   const s = scenarios.find((x) => x.name === 'kueue-admitted-no-gpu-room') ?? scenarios[0];
   await paste(s.bundle);

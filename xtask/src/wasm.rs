@@ -381,6 +381,13 @@ export interface FitOptions extends Options {
   namespace?: string;
 }
 
+/** Options of `scan`: those shared by the functions, and whether to leave the per-item
+ * diagnoses out. */
+export interface ScanOptions extends Options {
+  /** The groups by cause only, without `diagnoses` (the CLI's `--summary`). Default false. */
+  summary?: boolean;
+}
+
 /** What the package throws: an Error with a stable code (the CLI's codes). */
 export interface LayerError extends Error {
   code: 'parse' | 'input-too-large' | 'input-too-deep' | 'target-not-found' | 'target-ambiguous' | 'manifest' | 'usage' | 'rules' | 'not-initialized' | 'internal';
@@ -404,7 +411,7 @@ export function diagnose(bundle: BundleInput, target?: TargetSpec | null, option
  * `verdict.outlook` whether waiting would help). */
 export function fit(cluster: BundleInput, manifest: BundleInput, options?: FitOptions): Diagnosis[];
 /** Every piece of work that is not running, diagnosed. */
-export function scan(bundle: BundleInput, options?: Options): ScanReport;
+export function scan(bundle: BundleInput, options?: ScanOptions): ScanReport;
 /** Candidate targets, work that needs attention first. */
 export function targets(bundle: BundleInput, options?: Options): TargetEntry[];
 /** Every rule's metadata and documentation (in `options.lang`). */

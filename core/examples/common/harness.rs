@@ -17,7 +17,7 @@ pub fn main() {
         (Some(m), Some(p)) => (m.as_str(), p.as_str()),
         _ => {
             eprintln!(
-                "usage: scale scan|why|fit|pick|parse|value|ignored|read FILE [ARGS] | scale dump DIR"
+                "usage: scale scan|groups|why|fit|pick|parse|value|ignored|read FILE [ARGS] | scale dump DIR"
             );
             std::process::exit(2);
         }
@@ -106,6 +106,30 @@ pub fn main() {
             json!({"mode": mode, "bytes": bytes, "objects": objects, "diagnoses": report.parts().len(),
                    "readMs": read_ms, "parseMs": parse_ms, "indexMs": index_ms, "scanMs": scan_ms,
                    "serializeMs": serialize_ms, "ms": parse_ms + index_ms + scan_ms + serialize_ms})
+        }
+        "groups" => {
+            // As `kubectl layer scan` (text) does: each diagnosis cut to its line on its
+            // thread, then the groups by cause written.
+            let engine = Engine::builtin().expect("rules");
+            let t = Instant::now();
+            let bundle = parse(text);
+            let objects = bundle.objects().len();
+            let ix = Index::build(bundle, threads);
+            let opts = Options {
+                threads,
+                ..Options::default()
+            };
+            let lines = layer_core::target::scan_lines(&engine, &ix, &opts, None);
+            let mut out = Vec::new();
+            layer_core::render::scan_groups_text_to(
+                &mut out,
+                &lines,
+                layer_core::render::Style { color: false },
+            )
+            .expect("write");
+            let text_lines = out.iter().filter(|&&b| b == b'\n').count();
+            json!({"mode": mode, "bytes": bytes, "objects": objects, "diagnoses": lines.lines.len(),
+                   "textLines": text_lines, "readMs": read_ms, "ms": ms(t)})
         }
         "why" => {
             let target = args.get(2).expect("target");

@@ -27,10 +27,34 @@ fn scan_prints_markdown_with_a_row_per_piece_of_work() {
     let path = scenario_path("kueue-admitted-no-gpu-room");
     let json = run(&["scan", "-f", &path, "-o", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    let md = run(&["scan", "-f", &path, "-o", "markdown"]);
+    let md = run(&["scan", "-f", &path, "-o", "markdown", "--all"]);
     assert_eq!(md.status.code(), json.status.code());
     let text = stdout(&md);
     assert!(text.starts_with("### "), "{text}");
+    // By default a row per cause, counting the work the JSON lists.
+    let grouped = stdout(&run(&["scan", "-f", &path, "-o", "markdown"]));
+    let counted: usize = grouped
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("| ")?
+                .split(' ')
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .sum();
+    assert_eq!(
+        counted,
+        v["diagnoses"].as_array().unwrap().len(),
+        "{grouped}"
+    );
+    assert_eq!(
+        v["groups"].as_array().unwrap().len(),
+        grouped
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| work"))
+            .count()
+    );
     for d in v["diagnoses"].as_array().unwrap() {
         let name = d["target"]["name"].as_str().unwrap();
         assert!(

@@ -99,7 +99,30 @@ fn a_huge_answer_is_cut_to_the_bound_with_a_hint_and_the_server_goes_on() {
     let file = dir.0.join("b.json");
     std::fs::write(&file, &bundle).unwrap();
     let mut s = Session::start(&["--offline", "-f", file.to_str().unwrap()]);
-    let r = s.call(1, "scan", json!({}))["result"].clone();
+    // By default the answer is the summary: the work grouped by cause, small on any backlog,
+    // with the hint to narrow.
+    let r = s.call(9, "scan", json!({}))["result"].clone();
+    let summary = &r["structuredContent"];
+    assert!(
+        summary.get("diagnoses").is_none() && summary.get("truncated").is_none(),
+        "{summary}"
+    );
+    let counted: u64 = summary["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(counted, 603, "{summary}");
+    assert!(
+        summary["hint"].as_str().unwrap().contains("`rule`"),
+        "{summary}"
+    );
+    assert!(carried(&r) < ANSWER_BOUND / 10, "{} bytes", carried(&r));
+    let r = s.call(10, "scan", json!({"layer": "admission"}))["result"].clone();
+    assert_eq!(r["structuredContent"]["groups"], json!([]), "{r}");
+    // Every piece of work, cut to the bound.
+    let r = s.call(1, "scan", json!({"summary": false}))["result"].clone();
     assert_ne!(r["isError"], true, "{}", text(&r));
     let cut = &r["structuredContent"]["truncated"];
     assert_eq!(cut["total"], 603, "{cut}");
@@ -119,7 +142,7 @@ fn a_huge_answer_is_cut_to_the_bound_with_a_hint_and_the_server_goes_on() {
     );
     assert!(text(&r).contains("Cut here") && text(&r).contains("`namespace`"));
     // Narrowed as the hint says, the answer is whole.
-    let r = s.call(2, "scan", json!({"namespace": "small"}))["result"].clone();
+    let r = s.call(2, "scan", json!({"namespace": "small", "summary": false}))["result"].clone();
     assert!(r["structuredContent"].get("truncated").is_none());
     assert_eq!(
         r["structuredContent"]["diagnoses"]
@@ -128,7 +151,7 @@ fn a_huge_answer_is_cut_to_the_bound_with_a_hint_and_the_server_goes_on() {
             .len(),
         3
     );
-    let r = s.call(3, "scan", json!({"limit": 5}))["result"].clone();
+    let r = s.call(3, "scan", json!({"limit": 5, "summary": false}))["result"].clone();
     assert_eq!(r["structuredContent"]["truncated"]["shown"], 5);
     assert_eq!(r["structuredContent"]["truncated"]["total"], 603);
     assert_eq!(
