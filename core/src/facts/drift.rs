@@ -15,7 +15,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 
 /// The annotation `kubectl apply` keeps the applied object in.
-const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// The first path under `spec` that the last applied configuration holds with a device request
 /// in it and the stored object does not: the API server pruned it. Compared only when both are
@@ -31,6 +31,54 @@ pub fn pruned_device_request(v: &Value) -> Option<String> {
     }
     let mut path = vec!["spec".to_string()];
     missing(applied.get("spec")?, v.get("spec")?, &mut path)
+}
+
+/// What of a last applied configuration [`pruned_device_request`] reads, and nothing else: its
+/// `apiVersion` and `kind`, and under `spec` only the branches that lead to a device resource
+/// (lists keep their length, other items empty), each device's quantity kept when it is one.
+/// A redacted bundle keeps this in place of the whole configuration, which can hold secrets.
+pub fn device_skeleton(applied: &str) -> Option<String> {
+    let applied: Value = serde_json::from_str(applied).ok()?;
+    let spec = skeleton(applied.get("spec")?)?;
+    let mut out = serde_json::Map::new();
+    for k in ["apiVersion", "kind"] {
+        if let Some(v) = applied.get(k).filter(|v| v.is_string()) {
+            out.insert(k.into(), v.clone());
+        }
+    }
+    out.insert("spec".into(), spec);
+    Some(Value::Object(out).to_string())
+}
+
+/// The branches of `v` that name a device resource; `None` when none does.
+fn skeleton(v: &Value) -> Option<Value> {
+    match v {
+        Value::Object(m) => {
+            let kept: serde_json::Map<String, Value> = m
+                .iter()
+                .filter_map(|(k, sub)| {
+                    if extended(k) {
+                        let q = sub.as_str().filter(|q| crate::quantity::parse(q).is_some());
+                        return Some((k.clone(), Value::String(q.unwrap_or("<redacted>").into())));
+                    }
+                    skeleton(sub).map(|s| (k.clone(), s))
+                })
+                .collect();
+            (!kept.is_empty()).then_some(Value::Object(kept))
+        }
+        Value::Array(a) => {
+            let items: Vec<Option<Value>> = a.iter().map(skeleton).collect();
+            items.iter().any(Option::is_some).then(|| {
+                Value::Array(
+                    items
+                        .into_iter()
+                        .map(|i| i.unwrap_or_else(|| Value::Object(Default::default())))
+                        .collect(),
+                )
+            })
+        }
+        _ => None,
+    }
 }
 
 /// Depth-first: the first subtree of `applied` absent from `stored` that names a device.
@@ -143,6 +191,29 @@ mod tests {
             pruned_device_request(&v).as_deref(),
             Some("spec.predictor.workerSpec.resources (nvidia.com/gpu)")
         );
+    }
+
+    #[test]
+    fn the_skeleton_keeps_only_device_branches_and_still_shows_the_pruning() {
+        let last = json!({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+            "metadata": {"name": "secret-name"},
+            "spec": {"predictor": {"containers": [{"env": [{"name": "TOKEN", "value": "s3cr3t"}]}],
+                "workerSpec": {"resources": {"limits": {"nvidia.com/gpu": "1", "cpu": "4"}}}}}});
+        let kept = device_skeleton(&last.to_string()).expect("a device branch");
+        assert!(
+            !kept.contains("s3cr3t") && !kept.contains("secret-name") && !kept.contains("cpu"),
+            "{kept}"
+        );
+        let mut v = applied(
+            last,
+            json!({"predictor": {"containers": [{}], "workerSpec": {}}}),
+        );
+        v["metadata"]["annotations"][LAST_APPLIED] = json!(kept);
+        assert_eq!(
+            pruned_device_request(&v).as_deref(),
+            Some("spec.predictor.workerSpec.resources (nvidia.com/gpu)")
+        );
+        assert_eq!(device_skeleton(r#"{"spec": {"replicas": 2}}"#), None);
     }
 
     #[test]

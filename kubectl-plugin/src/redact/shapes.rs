@@ -21,6 +21,7 @@
 //!   the runtime's own ([`RUNTIME_REASONS`]); `managedFields`.
 
 use super::REDACTED;
+use layer_core::facts::drift;
 use serde_json::{Map, Value};
 
 /// Environment variables whose values rules read (not secrets: a namespace name, which event
@@ -299,6 +300,12 @@ fn termination_messages(cs: &mut Value) {
 /// An annotation map: copies of an applied configuration go whole, values outside the domains
 /// rules read are replaced.
 fn annotations(a: &mut Map<String, Value>) {
+    // kubectl's copy keeps what the pruned-request check reads (the branches that name a
+    // device), so redaction does not change that verdict; the rest of it goes.
+    let skeleton = a
+        .get(drift::LAST_APPLIED)
+        .and_then(Value::as_str)
+        .and_then(drift::device_skeleton);
     a.retain(|k, v| !holds_configuration(k, v));
     for (k, val) in a.iter_mut() {
         let kept = ANNOTATION_KEYS.contains(&k.as_str())
@@ -306,6 +313,9 @@ fn annotations(a: &mut Map<String, Value>) {
         if !kept {
             *val = Value::String(REDACTED.into());
         }
+    }
+    if let Some(s) = skeleton {
+        a.insert(drift::LAST_APPLIED.into(), Value::String(s));
     }
 }
 
