@@ -300,7 +300,7 @@ fn check_static(shell: &str, prefix: &str, answers: &[Offered]) {
     assert_eq!(got, &["--all-namespaces"], "{shell} `{line}`");
     for (i, want) in [
         (4, &["text", "json", "markdown"][..]),
-        (5, &["text", "json", "markdown", "prometheus"]),
+        (5, &["text", "json", "markdown", "prometheus", "wide"]),
         (6, &["text", "json", "markdown"]),
         (7, &["text", "json", "markdown"]),
     ] {
@@ -332,7 +332,7 @@ fn static_lines(prefix: &str) -> Vec<String> {
         " ",
         " sc",
         " why -",
-        " scan --all",
+        " scan --all-",
         " why -o ",
         " scan -o ",
         " why trainer-0 -n ml --output ",
