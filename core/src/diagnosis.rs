@@ -244,6 +244,11 @@ pub struct Diagnosis {
     /// every read worked, or the input is a file without the reader's record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<Incomplete>,
+    /// What the input could not show, when it was not `kubectl get` output: a `kubectl
+    /// describe` paste leaves out UIDs, scheduling gates, condition messages… A verdict read
+    /// from such an input may miss what those would have said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_notes: Vec<String>,
 }
 
 /// Every string of a diagnosis: what [`Diagnosis::without_credentials`] cleans. A field added
@@ -308,6 +313,7 @@ impl Diagnosis {
         self.incomplete
             .iter_mut()
             .for_each(Incomplete::without_credentials);
+        self.input_notes.iter_mut().for_each(s);
     }
 }
 

@@ -578,6 +578,11 @@ impl Engine {
             timeline: crate::timeline::build(ix, view),
             lang: None,
             incomplete,
+            input_notes: ix
+                .bundle()
+                .meta()
+                .map(|m| m.input_notes.clone())
+                .unwrap_or_default(),
         };
         (diagnosis, matched)
     }

@@ -259,7 +259,9 @@ pub enum PracticeFormat {
 pub struct Input {
     /// Read the bundle from FILE instead of the cluster (`-` for standard input). Accepts
     /// `kubectl get … -o json` or `-o yaml` output (Lists, single objects, several documents
-    /// one after another) and `kubectl layer bundle` files. Repeat to merge several files.
+    /// one after another), `kubectl layer bundle` files, and `kubectl describe` output as it
+    /// is pasted (pods, nodes, Jobs, custom resources; its events' ages count back from
+    /// --now, else from the time it is read). Repeat to merge several files.
     #[arg(short = 'f', long = "filename", value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub files: Vec<String>,
     /// Reason as if it were this time (RFC 3339). Default: the bundle's collection time, else
@@ -501,8 +503,22 @@ impl Input {
         ReadLimits {
             max_bytes: self.max_input_bytes,
             max_depth: self.max_depth,
+            now: Some(self.paste_time()),
             threads: self.threads,
         }
+    }
+
+    /// What the ages of a `kubectl describe` paste count back from: `--now`, else this moment
+    /// (the CLI has a clock; the core does not).
+    fn paste_time(&self) -> i64 {
+        self.now
+            .as_deref()
+            .and_then(layer_core::time::parse_rfc3339)
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() as i64)
+            })
     }
 }
 
