@@ -96,6 +96,9 @@ pub fn read(text: &str, now: Option<i64>, max_depth: usize) -> Result<Read, (usi
             value: "",
             children: roots,
         };
+        if top.text("Name").is_none() {
+            return Err((block[0].0, "`Name:` without a name".into()));
+        }
         let Some((kind, mut obj)) = object(&top) else {
             skipped.push((block[0].0, top.text("Name").unwrap_or("?")));
             continue;
