@@ -229,17 +229,38 @@ fn toleration(line: &str) -> Value {
     Value::Object(t)
 }
 
-/// A `Type Status` table (pod conditions) as conditions.
-fn type_status(e: Option<&Entry>) -> Vec<Value> {
-    let rows = e.map_or(&[][..], |e| &e.children);
-    rows.iter()
-        .skip(1) // the header
-        .filter_map(|r| {
-            let mut w = r.value.split_whitespace();
-            let (t, s) = (w.next()?, w.next()?);
-            Some(json!({"type": t, "status": s}))
+/// `Volumes:`: each volume's name, and the claim of a PersistentVolumeClaim volume (the one
+/// source placement reads; the others are named only).
+fn volumes(e: Option<&Entry>) -> Vec<Value> {
+    let vols = e.map_or(&[][..], |e| &e.children);
+    vols.iter()
+        .filter_map(|v| {
+            let mut out = json!({"name": v.key?});
+            if let Some(claim) = v.text("ClaimName") {
+                out["persistentVolumeClaim"] = json!({"claimName": claim});
+            }
+            Some(out)
         })
         .collect()
+}
+
+/// A PersistentVolumeClaim from its describe block: its phase, class and volume.
+pub(crate) fn claim(top: &Entry) -> Value {
+    let mut spec = Map::new();
+    if let Some(c) = top.text("StorageClass") {
+        spec.insert("storageClassName".into(), json!(c));
+    }
+    if let Some(v) = top.text("Volume") {
+        spec.insert("volumeName".into(), json!(v));
+    }
+    let phase = top.text("Status").unwrap_or("");
+    json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": metadata(top),
+        "spec": spec,
+        "status": {"phase": phase.split_whitespace().next().unwrap_or("")},
+    })
 }
 
 /// A Pod from its describe block.
@@ -268,6 +289,10 @@ pub(crate) fn pod(top: &Entry) -> Value {
     if let Some(p) = top.text("Priority").and_then(|p| p.parse::<i64>().ok()) {
         spec.insert("priority".into(), json!(p));
     }
+    let vols = volumes(top.child("Volumes"));
+    if !vols.is_empty() {
+        spec.insert("volumes".into(), json!(vols));
+    }
     let sel = pairs(top.child("Node-Selectors"));
     if !sel.is_empty() {
         spec.insert("nodeSelector".into(), Value::Object(sel));
@@ -295,7 +320,7 @@ pub(crate) fn pod(top: &Entry) -> Value {
     if let Some(t) = top.text("Start Time").and_then(rfc1123z) {
         status.insert("startTime".into(), json!(t));
     }
-    let conds = type_status(top.child("Conditions"));
+    let conds = conditions(top.child("Conditions"));
     if !conds.is_empty() {
         status.insert("conditions".into(), json!(conds));
     }
@@ -315,7 +340,7 @@ pub(crate) fn node(top: &Entry) -> Value {
         let Some(e) = top.child(label) else { continue };
         status.insert(field.into(), Value::Object(keyed(e)));
     }
-    let conds = node_conditions(top.child("Conditions"));
+    let conds = conditions(top.child("Conditions"));
     if !conds.is_empty() {
         status.insert("conditions".into(), json!(conds));
     }
@@ -355,8 +380,9 @@ pub(crate) fn node(top: &Entry) -> Value {
     json!({"apiVersion": "v1", "kind": "Node", "metadata": metadata(top), "spec": spec, "status": status})
 }
 
-/// The node's `Conditions:` table, cut at its header's columns (its times hold spaces).
-fn node_conditions(e: Option<&Entry>) -> Vec<Value> {
+/// A `Conditions:` table (`Type Status [Reason …]`: pods, nodes, Deployments, ReplicaSets),
+/// cut at its header's columns (a node's times hold spaces).
+pub(crate) fn conditions(e: Option<&Entry>) -> Vec<Value> {
     let Some(e) = e else { return Vec::new() };
     let Some(header) = e.children.first() else {
         return Vec::new();
@@ -438,7 +464,7 @@ fn pod_counts(text: &str, status: &mut Map<String, Value>) {
 }
 
 /// `Pod Template:` (labels, containers, node selectors, tolerations, priority class).
-fn template(t: &Entry) -> Value {
+pub(crate) fn template(t: &Entry) -> Value {
     let (cs, _) = containers(t.child("Containers"));
     let mut spec = json!({"containers": cs});
     let sel = pairs(t.child("Node-Selectors"));

@@ -7,6 +7,7 @@
 //! back from the paste's "now" (the caller's, `--now` in the CLI); the core has no clock.
 
 mod builtin;
+mod controllers;
 mod events;
 mod generic;
 mod lines;
@@ -15,7 +16,7 @@ use lines::{Entry, Numbered};
 use serde_json::{Value, json};
 
 /// What describe output of each kind leaves out, said once per kind found.
-pub const NOT_SHOWN: [(&str, &str); 5] = [
+pub const NOT_SHOWN: [(&str, &str); 7] = [
     (
         "Pod",
         "kubectl describe of a pod does not show its UID, owner UIDs, scheduling gates, managedFields, \
@@ -30,6 +31,16 @@ pub const NOT_SHOWN: [(&str, &str); 5] = [
     (
         "Job",
         "kubectl describe of a Job does not show its conditions, UID, selector's owner UIDs or managedFields",
+    ),
+    (
+        "controller",
+        "kubectl describe of a Deployment, ReplicaSet, StatefulSet or DaemonSet does not show its \
+         UID, its conditions' messages, nor a selector other than equalities",
+    ),
+    (
+        "ConfigMap",
+        "kubectl describe of a ConfigMap prints its values raw: a value's trailing empty lines \
+         and binary data are not read",
     ),
     (
         "custom",
@@ -88,6 +99,9 @@ pub fn read(text: &str, now: Option<i64>, max_depth: usize) -> Result<Read, (usi
     let mut skipped: Vec<(usize, &str)> = Vec::new();
     for block in blocks(&numbered)? {
         let (head, ev) = split_events(block);
+        // A ConfigMap's data is printed raw: only the lines before it are `Key: value`.
+        let data = controllers::config_map_data(head);
+        let head = data.as_ref().map_or(head, |(at, _)| &head[..*at]);
         let roots = lines::tree(head, max_depth)?;
         let top = Entry {
             line: block[0].0,
@@ -99,7 +113,11 @@ pub fn read(text: &str, now: Option<i64>, max_depth: usize) -> Result<Read, (usi
         if top.text("Name").is_none() {
             return Err((block[0].0, "`Name:` without a name".into()));
         }
-        let Some((kind, mut obj)) = object(&top) else {
+        let found = match data {
+            Some((_, data)) => Some(("ConfigMap", controllers::config_map(&top, data))),
+            None => object(&top),
+        };
+        let Some((kind, mut obj)) = found else {
             skipped.push((block[0].0, top.text("Name").unwrap_or("?")));
             continue;
         };
@@ -110,8 +128,12 @@ pub fn read(text: &str, now: Option<i64>, max_depth: usize) -> Result<Read, (usi
         if kind == "Pod" {
             scheduled_from_events(&mut obj, &evs);
         }
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
+        let group = match kind {
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => "controller",
+            k => k,
+        };
+        if !kinds.contains(&group) {
+            kinds.push(group);
         }
         truncated_annotations(&obj, block[0].0, &mut out.notes);
         out.objects.push(obj);
@@ -189,7 +211,7 @@ fn split_events<'t, 'a>(block: &'t [Numbered<'a>]) -> (&'t [Numbered<'a>], &'t [
 }
 
 /// The kind of a block and its object.
-fn object(top: &Entry) -> Option<(&'static str, Value)> {
+fn object<'a>(top: &Entry<'a>) -> Option<(&'static str, Value)> {
     let has = |k: &str| top.child(k).is_some();
     if has("Kind") && has("API Version") {
         return Some(("custom", custom(top)));
@@ -203,7 +225,11 @@ fn object(top: &Entry) -> Option<(&'static str, Value)> {
     if has("Pods Statuses") || has("Completion Mode") || has("Parallelism") {
         return Some(("Job", builtin::job(top)));
     }
-    None
+    if has("StorageClass") && has("Access Modes") && !has("Reclaim Policy") {
+        return Some(("PersistentVolumeClaim", builtin::claim(top)));
+    }
+    let kind = controllers::kind_of(top)?;
+    Some((kind, controllers::controller(kind, top)))
 }
 
 /// A custom resource: every top-level field but the ones kubectl prints first.

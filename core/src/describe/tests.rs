@@ -212,7 +212,10 @@ fn bad_input_names_the_line() {
     let headless = "Name:  p\nNamespace:  ml\nContainers:\n  c:\n    Image: x\nQoS Class:  BestEffort\nEvents:\n  Warning  X  2m  y  z\n";
     assert_eq!(read(headless, None, 64).unwrap_err().0, 8);
     let nameless = "Name:\nNamespace:  ml\nKind:  W\nAPI Version:  v1\n";
-    assert_eq!(read(nameless, None, 64).unwrap_err(), (1, "`Name:` without a name".to_string()));
+    assert_eq!(
+        read(nameless, None, 64).unwrap_err(),
+        (1, "`Name:` without a name".to_string())
+    );
     let unknown = "Name:  svc\nNamespace:  ml\nSelector:  app=x\n";
     assert!(read(unknown, None, 64).unwrap_err().1.contains("no object"));
 }
