@@ -12,6 +12,7 @@ mod failed_reads;
 mod fit;
 mod lab;
 mod lab_course;
+mod lab_describe;
 mod lab_doors;
 mod lab_faults;
 mod lab_replay;
