@@ -92,6 +92,7 @@ fn describe_output_gives_the_verdict_its_json_gives() {
         "describe = JSON verdict (state, layer, rule): {same} of {targets} targets in {} cases",
         cases.len()
     );
+    different.sort();
     assert_eq!(
         different,
         scenarios::describe_differences(),

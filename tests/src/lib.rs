@@ -119,6 +119,8 @@ pub fn describe_differences() -> Vec<String> {
                 .trim_matches('`')
                 .to_string()
         })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
         .collect()
 }
 

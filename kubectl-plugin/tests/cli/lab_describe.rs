@@ -192,6 +192,7 @@ fn describe_output_of_every_scenario_gives_the_verdict_its_json_gives() {
     if !only.is_empty() {
         return;
     }
+    t.different.sort();
     assert_eq!(
         t.different,
         scenarios::describe_differences(),
