@@ -2,6 +2,7 @@
 //! fixtures, the input forms, determinism and the published contract.
 
 mod contract;
+mod describe;
 mod expectations;
 mod fits;
 mod gen_cluster;

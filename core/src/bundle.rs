@@ -1,6 +1,6 @@
 //! The bundle reader: turns what people actually have into a list of Kubernetes objects.
 //!
-//! Accepted: a kubectl `List`, a single object, a JSON array, several JSON documents one after
+//! Accepted: `kubectl describe` output (read by [`crate::describe`]), a kubectl `List`, a single object, a JSON array, several JSON documents one after
 //! another, the same as YAML (multi-document streams too), Lists nested in Lists, typed lists
 //! such as `PodList` from `kubectl get --raw` (items without `kind`), and the tool's own bundle
 //! (a List with a `kubectlLayer` field).
@@ -55,6 +55,10 @@ pub struct BundleMeta {
     /// so "this API is not installed" is an observation rather than a guess.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apis: Option<Vec<String>>,
+    /// What the input could not show (a `kubectl describe` paste leaves out UIDs, scheduling
+    /// gates …): carried into every diagnosis as `inputNotes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_notes: Vec<String>,
 }
 
 /// Something that could not be judged or read.
@@ -140,6 +144,10 @@ pub struct ReadLimits {
     /// [`ReadLimits::MAX_DEPTH_JSON`] (JSON) or [`ReadLimits::MAX_DEPTH_YAML`] (YAML) act as
     /// those ceilings.
     pub max_depth: usize,
+    /// The time of the paste, in seconds since the epoch (CLI `--now` or its clock, npm option
+    /// `now` or the page's): what the relative ages of `kubectl describe` output count back
+    /// from. None: their events carry no times (the diagnosis says so).
+    pub now: Option<i64>,
     /// Threads the JSON reader may use on a large List (0: one per core, as
     /// [`crate::Options::threads`]); the bundle read is the same for any number.
     pub threads: usize,
@@ -162,6 +170,7 @@ impl Default for ReadLimits {
         ReadLimits {
             max_bytes: 2 << 30,
             max_depth: ReadLimits::DEFAULT_MAX_DEPTH,
+            now: None,
             threads: 0,
         }
     }
@@ -228,6 +237,13 @@ impl Bundle {
                 }
                 let list = items.and_then(|items| items.of_the_list(&text));
                 Bundle::from_json_text(text, None, list.map(|list| (list, threads)), objects)
+            }
+            Some(_) if crate::describe::looks_like(&text) => {
+                let depth = limits.max_depth.min(ReadLimits::MAX_DEPTH_YAML);
+                let read = crate::describe::read(&text, limits.now, depth)
+                    .map_err(|(line, message)| BundleError::Describe { line, message })?;
+                let json = crate::describe::bundle_json(&read, limits.now);
+                Bundle::from_json_text(json, None, None, None)
             }
             Some(_) => {
                 let (json, docs) = yaml_to_json(&text, limits)?;

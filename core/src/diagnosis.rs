@@ -330,6 +330,11 @@ pub struct Diagnosis {
     /// shows them. Absent for work no queue holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<crate::standing::QueueStanding>,
+    /// What the input could not show, when it was not `kubectl get` output: a `kubectl
+    /// describe` paste leaves out UIDs, scheduling gates, condition messages… A verdict read
+    /// from such an input may miss what those would have said.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_notes: Vec<String>,
 }
 
 /// Every string of a diagnosis: what [`Diagnosis::without_credentials`] cleans. A field added
@@ -397,6 +402,7 @@ impl Diagnosis {
         self.queue
             .iter_mut()
             .for_each(crate::standing::QueueStanding::without_credentials);
+        self.input_notes.iter_mut().for_each(s);
     }
 }
 

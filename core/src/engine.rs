@@ -587,6 +587,11 @@ impl Engine {
             .filter_map(|at| view.value.pointer(at))
             .find(|v| !v.is_null())
             .and_then(|v| serde_json::from_value(v.clone()).ok()),
+            input_notes: ix
+                .bundle()
+                .meta()
+                .map(|m| m.input_notes.clone())
+                .unwrap_or_default(),
         };
         (diagnosis, matched)
     }

@@ -48,6 +48,9 @@ pub enum BundleError {
         location: Option<(usize, usize)>,
         message: String,
     },
+    /// `kubectl describe` output that could not be read: the line and what is wrong there.
+    #[error("kubectl describe output, line {line}: {message}")]
+    Describe { line: usize, message: String },
     /// A document or item is not a Kubernetes object.
     #[error("{location}: {message}")]
     NotAnObject {

@@ -26,6 +26,7 @@ pub mod bundle;
 pub mod catalog;
 pub mod components;
 pub mod credentials;
+pub mod describe;
 pub mod diagnosis;
 pub mod embedded;
 pub mod engine;

@@ -420,6 +420,12 @@ pub fn text(d: &Diagnosis, style: Style) -> String {
             }
         }
     }
+    if !d.input_notes.is_empty() {
+        let _ = writeln!(out, "\n{}", words.get("inputNotes"));
+        for n in &d.input_notes {
+            let _ = writeln!(out, "  {n}");
+        }
+    }
     out
 }
 
@@ -629,6 +635,12 @@ pub fn markdown(d: &Diagnosis) -> String {
         let _ = writeln!(out, "{fence}");
     }
     timeline_markdown(&mut out, &d.timeline, words);
+    if !d.input_notes.is_empty() {
+        let _ = writeln!(out, "\n{}\n", words.get("md.inputNotes"));
+        for n in &d.input_notes {
+            let _ = writeln!(out, "- {}", for_markdown(n));
+        }
+    }
     // Configuration is fixed in the user's cluster; only a known upstream behaviour goes to
     // the project, under its contribution rules.
     // The cause's findings: those at the verdict's layer (the others are its symptoms).

@@ -270,11 +270,13 @@ pub enum PracticeFormat {
 pub struct Input {
     /// Read the bundle from FILE instead of the cluster (`-` for standard input). Accepts
     /// `kubectl get … -o json` or `-o yaml` output (Lists, single objects, several documents
-    /// one after another), `kubectl layer bundle` files, and a directory or a .tar.gz, .tgz or
-    /// .tar of such files: `kubectl cluster-info dump --output-directory`, the GPU Operator's
-    /// must-gather. In a directory or archive, .json, .yaml and .yml files are read, logs,
-    /// tables and other files skipped; standard error says which (--verbose: each file).
-    /// Repeat to merge several.
+    /// one after another), `kubectl layer bundle` files, `kubectl describe` output as it is
+    /// pasted (pods, nodes, Jobs, custom resources; its events' ages count back from --now,
+    /// else from the time it is read), and a directory or a .tar.gz, .tgz or .tar of such
+    /// files: `kubectl cluster-info dump --output-directory`, the GPU Operator's must-gather.
+    /// In a directory or archive, .json, .yaml and .yml files are read (and .descr describe
+    /// output), logs, tables and other files skipped; standard error says which (--verbose:
+    /// each file). Repeat to merge several.
     #[arg(short = 'f', long = "filename", value_name = "FILE", value_hint = ValueHint::AnyPath)]
     pub files: Vec<String>,
     /// List every file of a -f directory or archive on standard error: read (with its number
@@ -544,8 +546,22 @@ impl Input {
         ReadLimits {
             max_bytes: self.max_input_bytes,
             max_depth: self.max_depth,
+            now: Some(self.paste_time()),
             threads: self.threads,
         }
+    }
+
+    /// What the ages of a `kubectl describe` paste count back from: `--now`, else this moment
+    /// (the CLI has a clock; the core does not).
+    fn paste_time(&self) -> i64 {
+        self.now
+            .as_deref()
+            .and_then(layer_core::time::parse_rfc3339)
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() as i64)
+            })
     }
 }
 

@@ -90,6 +90,40 @@ pub fn lab_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("lab")
 }
 
+/// The `tests/describe` directory: `kubectl describe` output of the scenarios and incidents as
+/// the lab's kubectl printed it, beside the same objects as JSON (`scenarios/<name>/`,
+/// `incidents/<name>/`: `describe.txt`, `objects.json`, `case.json`).
+pub fn describe_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("describe")
+}
+
+/// The targets docs/describe.md lists as giving another verdict read from describe output
+/// than from JSON: each `- ` line between its markers, the part before ` — ` (the reason).
+/// Both the lab's test and the offline one hold their differences to this list.
+pub fn describe_differences() -> Vec<String> {
+    const BEGIN: &str = "<!-- describe differences: begin -->";
+    const END: &str = "<!-- describe differences: end -->";
+    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/describe.md");
+    let doc = std::fs::read_to_string(doc).unwrap_or_default();
+    let Some((_, rest)) = doc.split_once(BEGIN) else {
+        return Vec::new();
+    };
+    let section = rest.split_once(END).map_or(rest, |(s, _)| s);
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .map(|l| {
+            l.split(" — ")
+                .next()
+                .unwrap_or(l)
+                .trim_matches('`')
+                .to_string()
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
 /// Every folder of `tests/lab`, read as a scenario.
 pub fn lab() -> Vec<Scenario> {
     all_in(&lab_dir())

@@ -180,12 +180,32 @@ fn options_of(json: &str, keys: &[&str]) -> Result<JsOptions, ApiError> {
     })
 }
 
+/// What the ages of a `kubectl describe` paste count back from: the `now` option, else the
+/// moment it is read (the page's clock in a browser or Node; the core has none).
+fn paste_time(opts: &JsOptions) -> i64 {
+    if let Some(t) = opts
+        .now
+        .as_deref()
+        .and_then(layer_core::time::parse_rfc3339)
+    {
+        return t;
+    }
+    #[cfg(target_arch = "wasm32")]
+    let secs = (js_sys::Date::now() / 1000.0) as i64;
+    #[cfg(not(target_arch = "wasm32"))]
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    secs
+}
+
 /// The bundle of several inputs joined by NUL (see [`index`]), read under the options' limits.
 fn read_bundle(bundle: &str, opts: &JsOptions) -> Result<Bundle, ApiError> {
     let defaults = ReadLimits::default();
     let limits = ReadLimits {
         max_bytes: opts.max_input_bytes.unwrap_or(defaults.max_bytes),
         max_depth: opts.max_depth.unwrap_or(defaults.max_depth),
+        now: Some(paste_time(opts)),
         // Threads: the module has one, which `par` knows.
         ..defaults
     };
@@ -623,6 +643,25 @@ mod tests {
             }
         }
         assert!(checked > 100, "targets checked: {checked}");
+    }
+
+    /// A `kubectl describe` paste of a pending pod: its events' ages count from the `now`
+    /// option, the scheduler's message decides, and the notes say what describe cannot show.
+    #[test]
+    fn a_describe_paste_is_read_with_its_notes() {
+        let paste = "Name:         p\nNamespace:    ml\nNode:         <none>\nLabels:       <none>\nStatus:       Pending\nContainers:\n  c:\n    Image:      x\n    Limits:\n      nvidia.com/gpu:  16\n    Requests:\n      nvidia.com/gpu:  16\nConditions:\n  Type           Status\n  PodScheduled   False \nQoS Class:      BestEffort\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  2m    default-scheduler  0/4 nodes are available: 4 Insufficient nvidia.com/gpu.\n";
+        let now = r#"{"now": "2030-01-01T00:10:00Z"}"#;
+        let d: serde_json::Value =
+            serde_json::from_str(&diagnose(paste, "", now).unwrap()).unwrap();
+        assert_eq!(d["verdict"]["layer"], "placement", "{d}");
+        assert!(d["inputNotes"][0].as_str().unwrap().contains("describe"));
+        let event = d["timeline"]["moments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["text"].as_str().unwrap_or("").contains("Insufficient"))
+            .expect("the event is a moment");
+        assert_eq!(event["time"], "2030-01-01T00:08:00Z");
     }
 
     #[test]

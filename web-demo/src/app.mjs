@@ -70,7 +70,7 @@ function clearResult(message) {
   v.textContent = message;
   $('headline').textContent = '';
   $('headline-ko').hidden = true;
-  for (const id of ['outlook', 'misalignment', 'picture', 'layers', 'timeline-section', 'findings-section', 'next-section', 'pods-section', 'missing-section']) $(id).hidden = true;
+  for (const id of ['outlook', 'misalignment', 'picture', 'layers', 'timeline-section', 'findings-section', 'next-section', 'pods-section', 'missing-section', 'notes-section']) $(id).hidden = true;
   $('picture-frame').replaceChildren();
   shown = null;
   reportReady(false);
@@ -359,6 +359,11 @@ function render(d, target) {
     return el('li', {}, x.kind || what ? `${x.kind} ${what}: ${x.why}` : x.why);
   }));
   $('missing-section').hidden = d.missing.length === 0;
+
+  // What the input could not show (a `kubectl describe` paste): text, never markup.
+  const notes = d.inputNotes ?? [];
+  $('notes').replaceChildren(...notes.map((n) => el('li', {}, n)));
+  $('notes-section').hidden = notes.length === 0;
 
   const repos = [...new Set(d.findings.filter((f) => f.severity !== 'info').map((f) => f.upstream).filter(Boolean))];
   reportReady(true, repos.length ? say(lang, 'reportTo', { repos: repos.join(', ') }) : '');

@@ -128,7 +128,8 @@ fn listing(dir: &Path) -> Vec<String> {
 }
 
 /// (file name, text): every scenario bundle whole, and each of its objects alone (small inputs
-/// mutate fast and still carry real shapes).
+/// mutate fast and still carry real shapes), the incidents, and the describe output of
+/// `tests/describe` (which the bundle target reads through the describe reader).
 fn seeds() -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for (dir, bundle, _) in crate::scenarios()? {
@@ -166,6 +167,21 @@ fn seeds() -> Result<Vec<(String, String)>, String> {
             if let Ok(text) = std::fs::read_to_string(&path) {
                 let name = dir.file_name().unwrap_or_default().to_string_lossy();
                 out.push((format!("incident-{name}-{file}"), text));
+            }
+        }
+    }
+    // `kubectl describe` output as the lab's kubectl printed it (tests/describe).
+    for group in ["scenarios", "incidents"] {
+        let dir = root().join("tests/describe").join(group);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut cases: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        cases.sort();
+        for case in cases {
+            if let Ok(text) = std::fs::read_to_string(case.join("describe.txt")) {
+                let name = case.file_name().unwrap_or_default().to_string_lossy();
+                out.push((format!("describe-{group}-{name}.txt"), text));
             }
         }
     }

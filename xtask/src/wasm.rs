@@ -358,7 +358,8 @@ export type TargetSpec = string | { kind?: string; namespace?: string; name: str
 
 /** Options shared by the functions. */
 export interface Options {
-  /** Reason as if it were this time (RFC 3339). */
+  /** Reason as if it were this time (RFC 3339). Also what the event ages of `kubectl
+   * describe` output count back from (default: the moment it is read). */
   now?: string;
   /** Refuse larger inputs (bytes). */
   maxInputBytes?: number;
@@ -393,8 +394,9 @@ export interface LayerError extends Error {
   code: 'parse' | 'input-too-large' | 'input-too-deep' | 'target-not-found' | 'target-ambiguous' | 'manifest' | 'usage' | 'rules' | 'not-initialized' | 'internal';
 }
 
-/** `kubectl get … -o json` or `-o yaml` output (any of the accepted forms), an object, or an
- * array of them (several files read as one bundle; JSON and YAML may be mixed). */
+/** `kubectl get … -o json` or `-o yaml` output (any of the accepted forms), `kubectl describe`
+ * output as it is (what it cannot show is in each diagnosis's `inputNotes`), an object, or an
+ * array of them (several files read as one bundle; JSON, YAML and describe may be mixed). */
 export type BundleInput = string | Uint8Array | object | Array<string | Uint8Array | object>;
 
 /** Load the WebAssembly module (browser); resolves at once in Node. */

@@ -28,13 +28,13 @@ const DIFF_BEGIN: &str = "<!-- replay differences: begin -->";
 const DIFF_END: &str = "<!-- replay differences: end -->";
 
 /// The lab's API as the admin: raw requests, answered with JSON or the server's message.
-struct Api {
+pub(super) struct Api {
     rt: tokio::runtime::Runtime,
     client: kube::Client,
 }
 
 impl Api {
-    fn new(lab: &Lab) -> Api {
+    pub(super) fn new(lab: &Lab) -> Api {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -96,13 +96,13 @@ impl Body<'_> {
 
 /// One kind the API server serves, at one version.
 #[derive(Clone, Debug)]
-struct Resource {
+pub(super) struct Resource {
     /// `/api/v1` or `/apis/<group>/<version>`.
     prefix: String,
-    api_version: String,
-    kind: String,
-    plural: String,
-    namespaced: bool,
+    pub(super) api_version: String,
+    pub(super) kind: String,
+    pub(super) plural: String,
+    pub(super) namespaced: bool,
     status: bool,
     /// The group's preferred version (the first discovery lists).
     preferred: bool,
@@ -131,7 +131,7 @@ fn enc(s: &str) -> String {
 }
 
 /// Every kind the lab serves, by (apiVersion, kind), from aggregated discovery.
-fn discover(api: &Api) -> BTreeMap<(String, String), Resource> {
+pub(super) fn discover(api: &Api) -> BTreeMap<(String, String), Resource> {
     let mut out = BTreeMap::new();
     for root in ["/api", "/apis"] {
         let list = api.call("GET", root, Body::Discovery).unwrap();
@@ -177,16 +177,16 @@ fn discover(api: &Api) -> BTreeMap<(String, String), Resource> {
 }
 
 /// One bundle to replay, and the targets its tests diagnose.
-struct Bundle {
-    name: String,
-    path: PathBuf,
-    targets: Vec<String>,
+pub(super) struct Bundle {
+    pub(super) name: String,
+    pub(super) path: PathBuf,
+    pub(super) targets: Vec<String>,
     /// What the tests expect of each target offline (scenarios only): state, layer, outlook.
     verdicts: Vec<Value>,
 }
 
 /// Every scenario, incident and fit cluster, in a stable order.
-fn bundles() -> Vec<Bundle> {
+pub(super) fn bundles() -> Vec<Bundle> {
     let mut out: Vec<Bundle> = scenarios::all()
         .into_iter()
         .map(|s| Bundle {
@@ -232,7 +232,7 @@ fn bundles() -> Vec<Bundle> {
 }
 
 /// The objects of a bundle file (JSON, or YAML of one or more documents), Lists flattened.
-fn objects(path: &Path) -> Vec<Value> {
+pub(super) fn objects(path: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(path).unwrap();
     // A bundle saved by an editor may begin with a byte-order mark, which the tool skips.
     let text = text.trim_start_matches('\u{feff}');
@@ -377,7 +377,7 @@ fn depths(objs: &[Value]) -> Vec<usize> {
 
 /// What one bundle's replay did.
 #[derive(Default)]
-struct Outcome {
+pub(super) struct Outcome {
     accepted: usize,
     refused: Vec<String>,
     skipped: BTreeMap<String, usize>,
@@ -395,7 +395,11 @@ fn is_event(o: &Value) -> bool {
 }
 
 /// Write one bundle's objects to the lab, in the order a cluster would have written them.
-fn replay(api: &Api, kinds: &BTreeMap<(String, String), Resource>, objs: &[Value]) -> Outcome {
+pub(super) fn replay(
+    api: &Api,
+    kinds: &BTreeMap<(String, String), Resource>,
+    objs: &[Value],
+) -> Outcome {
     let mut out = Outcome::default();
     let existing: BTreeSet<String> =
         api.call("GET", "/api/v1/namespaces", Body::None).unwrap()["items"]
@@ -681,7 +685,7 @@ fn remove(api: &Api, path: &str, finalizers: bool) {
 
 /// One bundle's replay, removed when its checks end, even by a panic: the next bundle (or the
 /// next run) starts from an empty lab.
-struct Replayed<'a>(&'a Api, Outcome);
+pub(super) struct Replayed<'a>(pub(super) &'a Api, pub(super) Outcome);
 
 impl Drop for Replayed<'_> {
     fn drop(&mut self) {
@@ -691,7 +695,7 @@ impl Drop for Replayed<'_> {
 
 /// The resources the reader's role may list (deploy/clusterrole.yaml, what `kubectl layer rbac`
 /// prints) and the CRDs: what a read-back holds.
-fn readable(kinds: &BTreeMap<(String, String), Resource>) -> Vec<Resource> {
+pub(super) fn readable(kinds: &BTreeMap<(String, String), Resource>) -> Vec<Resource> {
     let role: Value = serde_yaml_ng::from_str(
         &std::fs::read_to_string(scenarios::scenarios_dir().join("../../deploy/clusterrole.yaml"))
             .unwrap(),
@@ -726,7 +730,7 @@ fn readable(kinds: &BTreeMap<(String, String), Resource>) -> Vec<Resource> {
 }
 
 /// Every object of `resources` in the lab, typed, in one List: `kubectl get -A -o json`.
-fn read_back(api: &Api, resources: &[Resource], file: &Path) {
+pub(super) fn read_back(api: &Api, resources: &[Resource], file: &Path) {
     let mut items = Vec::new();
     for r in resources {
         let Ok(list) = api.call("GET", &r.collection(None), Body::None) else {

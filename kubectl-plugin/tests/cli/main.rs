@@ -13,6 +13,7 @@ mod fit;
 mod inputs;
 mod lab;
 mod lab_course;
+mod lab_describe;
 mod lab_doors;
 mod lab_faults;
 mod lab_replay;

@@ -3,7 +3,8 @@
 //! replay itself is the live test `lab_replay` of the CLI's test binary, which does the writing
 //! with the admin's client and the reading with `kubectl-layer` as the least-privileged reader;
 //! this starts the bare lab it needs (no controller may change what was written), runs it, says
-//! how long it took, and stops the lab if it started it.
+//! how long it took, and stops the lab if it started it. The same bare lab then runs
+//! `lab_describe`: every scenario written again and read back as `kubectl describe` output.
 
 use super::{Tier, down, lab, live_tests, up};
 use std::time::Instant;
@@ -12,7 +13,7 @@ pub fn replay() -> Result<(), String> {
     let started = up(Tier::Bare, 0, false)?;
     let lab = lab();
     let start = Instant::now();
-    let result = live_tests(&lab, &["lab_replay::"]);
+    let result = live_tests(&lab, &["lab_replay::", "lab_describe::"]);
     eprintln!(
         "==> lab replay: {:.0} s (report: {})",
         start.elapsed().as_secs_f64(),

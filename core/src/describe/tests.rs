@@ -1,0 +1,234 @@
+//! A paste of several objects as kubectl 1.35 prints them, read back.
+
+use super::*;
+
+const PASTE: &str = "$ kubectl describe pod,node,workload -n ml
+Name:             trainer-0
+Namespace:        ml
+Priority:         0
+Service Account:  default
+Node:             <none>
+Labels:           app=trainer
+                  batch.kubernetes.io/job-name=trainer
+Annotations:      <none>
+Status:           Pending
+IP:               
+IPs:              <none>
+Controlled By:    Job/trainer
+Containers:
+  main:
+    Image:      busybox
+    Port:       <none>
+    Host Port:  <none>
+    Limits:
+      nvidia.com/gpu:  16
+    Requests:
+      nvidia.com/gpu:  16
+    Environment:       <none>
+    Mounts:            <none>
+Conditions:
+  Type           Status
+  PodScheduled   False 
+Volumes:         <none>
+QoS Class:       BestEffort
+Node-Selectors:  <none>
+Tolerations:     node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+                 node.kubernetes.io/unreachable:NoExecute op=Exists for 300s
+Events:
+  Type     Reason            Age                 From               Message
+  ----     ------            ----                ----               -------
+  Warning  FailedScheduling  2m (x3 over 12m)    default-scheduler  0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.
+
+
+Name:               gpu-0
+Roles:              <none>
+Labels:             nvidia.com/gpu.present=true
+Annotations:        node.alpha.kubernetes.io/ttl: 0
+CreationTimestamp:  Sun, 06 Dec 2026 19:00:00 +0000
+Taints:             <none>
+Unschedulable:      false
+Conditions:
+  Type    Status  LastHeartbeatTime                 LastTransitionTime                Reason       Message
+  ----    ------  -----------------                 ------------------                ------       -------
+  Ready   True    Sun, 06 Dec 2026 19:20:00 +0000   Sun, 06 Dec 2026 19:00:00 +0000   KubeletReady kubelet is posting ready status
+Capacity:
+  cpu:             32
+  nvidia.com/gpu:  8
+Allocatable:
+  cpu:             32
+  nvidia.com/gpu:  8
+System Info:
+  Kubelet Version:  v1.35.4
+Events:             <none>
+
+
+Name:         job-trainer-1a2b3
+Namespace:    ml
+Labels:       <none>
+Annotations:  <none>
+API Version:  kueue.x-k8s.io/v1beta2
+Kind:         Workload
+Metadata:
+  Creation Timestamp:  2026-12-06T19:10:00Z
+  Generation:          1
+  Owner References:
+    API Version:           batch/v1
+    Block Owner Deletion:  true
+    Controller:            true
+    Kind:                  Job
+    Name:                  trainer
+    UID:                   0c8f2d7e-1111-2222-3333-444455556666
+  Resource Version:        812
+  UID:                     9a9a9a9a-1111-2222-3333-444455556666
+Spec:
+  Pod Sets:
+    Count:  1
+    Name:   main
+  Queue Name:  lq
+Status:
+  Conditions:
+    Last Transition Time:  2026-12-06T19:10:01Z
+    Message:               Quota reserved in ClusterQueue cq
+    Reason:                QuotaReserved
+    Status:                True
+    Type:                  QuotaReserved
+Events:  <none>
+";
+
+const NOW: i64 = 1_796_587_200; // 2026-12-06T19:20:00Z
+
+fn read_paste() -> Read {
+    read(PASTE, Some(NOW), 64).unwrap()
+}
+
+#[test]
+fn the_paste_is_recognised_and_yaml_is_not() {
+    assert!(looks_like(PASTE));
+    assert!(!looks_like(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n"
+    ));
+    assert!(!looks_like("Name: only\n"));
+}
+
+#[test]
+fn a_pending_pod_reads_back_with_its_requests_owner_and_scheduler_message() {
+    let r = read_paste();
+    let pod = &r.objects[0];
+    assert_eq!(pod["kind"], "Pod");
+    assert_eq!(
+        pod["metadata"]["labels"]["batch.kubernetes.io/job-name"],
+        "trainer"
+    );
+    assert_eq!(
+        pod["metadata"]["ownerReferences"][0]["apiVersion"],
+        "batch/v1"
+    );
+    assert_eq!(
+        pod["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"],
+        "16"
+    );
+    assert_eq!(pod["spec"]["tolerations"].as_array().unwrap().len(), 2);
+    assert!(pod["spec"].get("nodeName").is_none());
+    let c = &pod["status"]["conditions"][0];
+    assert_eq!(
+        (
+            c["type"].as_str(),
+            c["status"].as_str(),
+            c["reason"].as_str()
+        ),
+        (Some("PodScheduled"), Some("False"), Some("Unschedulable"))
+    );
+    assert!(
+        c["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("0/4 nodes are available")
+    );
+}
+
+#[test]
+fn events_are_timed_from_now_and_name_their_object() {
+    let r = read_paste();
+    let e = &r.objects[1];
+    assert_eq!(e["kind"], "Event");
+    assert_eq!(e["involvedObject"]["name"], "trainer-0");
+    assert_eq!(e["count"], 3);
+    assert_eq!(e["lastTimestamp"], crate::time::format_rfc3339(NOW - 120));
+    assert_eq!(e["firstTimestamp"], crate::time::format_rfc3339(NOW - 720));
+}
+
+#[test]
+fn a_node_reads_back_with_its_gpus_and_conditions() {
+    let r = read_paste();
+    let n = r.objects.iter().find(|o| o["kind"] == "Node").unwrap();
+    assert_eq!(n["status"]["allocatable"]["nvidia.com/gpu"], "8");
+    assert_eq!(n["metadata"]["creationTimestamp"], "2026-12-06T19:00:00Z");
+    let c = &n["status"]["conditions"][0];
+    assert_eq!(c["type"], "Ready");
+    assert_eq!(c["lastTransitionTime"], "2026-12-06T19:00:00Z");
+    assert_eq!(c["message"], "kubelet is posting ready status");
+    assert_eq!(n["status"]["nodeInfo"]["kubeletVersion"], "v1.35.4");
+}
+
+#[test]
+fn a_custom_resource_reads_back_with_its_uids_and_lists() {
+    let r = read_paste();
+    let w = r.objects.iter().find(|o| o["kind"] == "Workload").unwrap();
+    assert_eq!(w["apiVersion"], "kueue.x-k8s.io/v1beta2");
+    assert_eq!(w["metadata"]["name"], "job-trainer-1a2b3");
+    assert_eq!(w["metadata"]["uid"], "9a9a9a9a-1111-2222-3333-444455556666");
+    assert_eq!(w["metadata"]["resourceVersion"], "812");
+    assert_eq!(
+        w["metadata"]["ownerReferences"][0]["uid"],
+        "0c8f2d7e-1111-2222-3333-444455556666"
+    );
+    assert_eq!(w["spec"]["podSets"][0]["count"], 1);
+    assert_eq!(w["spec"]["queueName"], "lq");
+    assert_eq!(w["status"]["conditions"][0]["type"], "QuotaReserved");
+}
+
+#[test]
+fn notes_say_what_describe_cannot_show() {
+    let r = read_paste();
+    for k in ["Pod", "Node", "custom", "events"] {
+        let note = NOT_SHOWN.iter().find(|(n, _)| *n == k).unwrap().1;
+        assert!(r.notes.contains(&note.to_string()), "{k}");
+    }
+    let job = NOT_SHOWN.iter().find(|(n, _)| *n == "Job").unwrap().1;
+    assert!(!r.notes.contains(&job.to_string()));
+    let untimed = read(PASTE, None, 64).unwrap();
+    assert!(untimed.notes.iter().any(|n| n.contains("--now")));
+    assert!(untimed.objects[1].get("lastTimestamp").is_none());
+}
+
+#[test]
+fn bad_input_names_the_line() {
+    assert_eq!(
+        read("hello\nName: x\nNamespace: y\n", None, 64)
+            .unwrap_err()
+            .0,
+        1
+    );
+    let headless = "Name:  p\nNamespace:  ml\nContainers:\n  c:\n    Image: x\nQoS Class:  BestEffort\nEvents:\n  Warning  X  2m  y  z\n";
+    assert_eq!(read(headless, None, 64).unwrap_err().0, 8);
+    let nameless = "Name:\nNamespace:  ml\nKind:  W\nAPI Version:  v1\n";
+    assert_eq!(
+        read(nameless, None, 64).unwrap_err(),
+        (1, "`Name:` without a name".to_string())
+    );
+    let unknown = "Name:  svc\nNamespace:  ml\nSelector:  app=x\n";
+    assert!(read(unknown, None, 64).unwrap_err().1.contains("no object"));
+}
+
+#[test]
+fn hostile_input_neither_panics_nor_recurses_without_bound() {
+    let deep: String = (0..2000)
+        .map(|i| format!("{}K:\n", " ".repeat(i)))
+        .collect();
+    let text = format!("Name: x\nNamespace: y\nKind: K\nAPI Version: v\nSpec:\n{deep}");
+    assert!(read(&text, None, 64).is_err());
+    for cut in [1, 7, 100, 500, 1000, 1500] {
+        let s: String = PASTE.chars().take(cut).collect();
+        let _ = read(&s, Some(NOW), 64);
+    }
+}
