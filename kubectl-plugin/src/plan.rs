@@ -176,7 +176,8 @@ pub const POD_NEEDS: &[(&str, &str, Need)] = &[
     ("apps", "StatefulSet", Need::Lws),
     ("apps", "ReplicaSet", Need::Owner),
     ("batch.volcano.sh", "Job", Need::Owner),
-    ("scheduling.k8s.io", "PriorityClass", Need::Never),
+    // KAI orders a queue by its PodGroups' priority classes (the queue place).
+    ("scheduling.k8s.io", "PriorityClass", Need::Kai),
     ("scheduling.run.ai", "Queue", Need::Kai),
     ("scheduling.run.ai", "PodGroup", Need::Gang),
     ("scheduling.run.ai", "BindRequest", Need::Never),
