@@ -196,11 +196,15 @@ test('the tools, their schemas, and every tool on every scenario against the CLI
 
     await t.test('scan: every scenario, as `scan -o json`, and one namespace', async () => {
       for (const s of all) {
-        const got = checked('scan', await client.callTool({ name: 'scan', arguments: { bundle: s.text } }));
+        // The default answer is the summary: the groups by cause, no per-item diagnoses.
+        const summary = checked('scan', await client.callTool({ name: 'scan', arguments: { bundle: s.text } }));
+        assert.deepEqual(summary.groups, cli(['scan', '-f', s.file, '-o', 'json', '--summary']).json.groups, s.name);
+        assert.ok(!('diagnoses' in summary), `${s.name}: the summary holds no diagnoses`);
+        const got = checked('scan', await client.callTool({ name: 'scan', arguments: { bundle: s.text, summary: false } }));
         assert.deepEqual(got, cli(['scan', '-f', s.file, '-o', 'json']).json, s.name);
         const ns = got.diagnoses[0]?.target.namespace;
         if (ns) {
-          const one = checked('scan', await client.callTool({ name: 'scan', arguments: { bundle: s.text, namespace: ns } }));
+          const one = checked('scan', await client.callTool({ name: 'scan', arguments: { bundle: s.text, namespace: ns, summary: false } }));
           assert.deepEqual(one, cli(['scan', '-n', ns, '-f', s.file, '-o', 'json']).json, `${s.name} -n ${ns}`);
         }
       }
@@ -255,7 +259,7 @@ test('the tools, their schemas, and every tool on every scenario against the CLI
       assert.match(got.verdict.headlineKo, hangul);
       assert.doesNotMatch(got.verdict.headline, hangul, 'the headline stays English');
       assert.equal(text(why).trim(), cli(['why', target, '-f', s.file, '-o', 'markdown', '--lang', 'ko']).stdout.trim());
-      const scan = checked('scan', await client.callTool({ name: 'scan', arguments: { bundle: s.text, lang: 'ko' } }));
+      const scan = checked('scan', await client.callTool({ name: 'scan', arguments: { bundle: s.text, lang: 'ko', summary: false } }));
       assert.deepEqual(scan, cli(['scan', '-f', s.file, '-o', 'json', '--lang', 'ko']).json);
       const rules = checked('rules', await client.callTool({ name: 'rules', arguments: { lang: 'ko' } }));
       assertPrefix(rules, cli(['rules', '-o', 'json', '--lang', 'ko']).json, 'rules in Korean');
@@ -344,7 +348,7 @@ test('a live call reads the in-process API server, as the CLI does', async () =>
       assert.deepEqual(r.structuredContent, want.json);
       assert.equal(r.structuredContent.verdict.layer, 'placement');
 
-      const scan = await client.callTool({ name: 'scan', arguments: {} });
+      const scan = await client.callTool({ name: 'scan', arguments: { summary: false } });
       assert.ok(!scan.isError, text(scan));
       const wantScan = cli(['scan', '-A', '--kubeconfig', c.kubeconfig, '--now', now, '-o', 'json']);
       assert.deepEqual(scan.structuredContent, wantScan.json);
