@@ -18,12 +18,13 @@ async function main(bundle: string): Promise<void> {
   const earlier: number = d.timeline?.earlier ?? 0;
   const rule: string | null | undefined = d.verdict.rule;
   console.log(moments, earlier, rule);
-  console.log(scan(bundle).diagnoses.length, targets(bundle)[0]?.value, rules()[0]?.documentation);
+  // `diagnoses` is absent from a summary (`{ summary: true }`), so the type says it may be.
+  console.log(scan(bundle).diagnoses?.length, targets(bundle)[0]?.value, rules()[0]?.documentation);
   const b: Bundle = Bundle.parse(bundle, { now: '2026-11-20T10:00:00Z' });
   const first: TargetEntry | undefined = b.targets()[0];
   const again: Diagnosis = b.why(first?.value ?? null);
   const md: string = b.markdown(first ? { kind: first.kind, namespace: first.namespace ?? undefined, name: first.name } : undefined);
-  console.log(again.verdict.state, md, b.text(), b.scan().diagnoses.length, b.object({ kind: 'Pod', name: 'x' }));
+  console.log(again.verdict.state, md, b.text(), b.scan().diagnoses?.length, b.object({ kind: 'Pod', name: 'x' }));
   b.free();
   const lang: Lang = 'ko';
   await loadLanguage(lang);
