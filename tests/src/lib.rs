@@ -97,21 +97,35 @@ pub fn describe_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("describe")
 }
 
+/// The `- ` lines a document of `docs/` (`lab.md`) lists between the markers `begin` and `end`,
+/// without the `- `; none when the markers are missing. The lists tests hold themselves to.
+pub fn documented(doc: &str, begin: &str, end: &str) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs")
+        .join(doc);
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let Some((_, rest)) = text.split_once(begin) else {
+        return Vec::new();
+    };
+    let section = rest.split_once(end).map_or(rest, |(s, _)| s);
+    section
+        .lines()
+        .filter_map(|l| l.strip_prefix("- "))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The targets docs/describe.md lists as giving another verdict read from describe output
 /// than from JSON: each `- ` line between its markers, the part before ` — ` (the reason).
 /// Both the lab's test and the offline one hold their differences to this list.
 pub fn describe_differences() -> Vec<String> {
-    const BEGIN: &str = "<!-- describe differences: begin -->";
-    const END: &str = "<!-- describe differences: end -->";
-    let doc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/describe.md");
-    let doc = std::fs::read_to_string(doc).unwrap_or_default();
-    let Some((_, rest)) = doc.split_once(BEGIN) else {
-        return Vec::new();
-    };
-    let section = rest.split_once(END).map_or(rest, |(s, _)| s);
-    section
-        .lines()
-        .filter_map(|l| l.strip_prefix("- "))
+    let listed = documented(
+        "describe.md",
+        "<!-- describe differences: begin -->",
+        "<!-- describe differences: end -->",
+    );
+    listed
+        .iter()
         .map(|l| {
             l.split(" — ")
                 .next()

@@ -130,9 +130,9 @@ pub fn request_not_from_owner(ix: &Index, id: ObjId, v: &Value) -> Option<String
     if matches!(ix.object(owner).group(), "" | "apps" | "batch") {
         return None;
     }
-    let owner_spec = ix.value(owner).get("spec").cloned()?;
+    let owner_value = ix.value(owner);
     let mut asked = BTreeSet::new();
-    devices_in(&owner_spec, &mut asked);
+    devices_in(owner_value.get("spec")?, &mut asked);
     if asked.is_empty() {
         return None;
     }

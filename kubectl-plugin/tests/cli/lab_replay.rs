@@ -865,17 +865,7 @@ fn scan_verdicts(s: &Value) -> Value {
 
 /// The lines docs/lab.md lists between `begin` and `end`, one `- ` line each.
 fn documented(begin: &str, end: &str) -> Vec<String> {
-    let doc =
-        std::fs::read_to_string(scenarios::scenarios_dir().join("../../docs/lab.md")).unwrap();
-    let Some((_, rest)) = doc.split_once(begin) else {
-        return Vec::new();
-    };
-    let section = rest.split_once(end).map_or(rest, |(s, _)| s);
-    section
-        .lines()
-        .filter_map(|l| l.strip_prefix("- "))
-        .map(str::to_string)
-        .collect()
+    scenarios::documented("lab.md", begin, end)
 }
 
 /// Tallies over every bundle, for the report.
