@@ -20,6 +20,10 @@
 use crate::components::{self, Component};
 use crate::layer::Layer;
 
+/// The reason of a signal about a device request in a made object that its owner did not ask
+/// for (written by `facts::drift`, read here: attribution is the lower module).
+pub const NOT_FROM_OWNER: &str = "DeviceRequestNotFromOwner";
+
 /// A layer and the component whose decision it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Attribution {
@@ -429,7 +433,7 @@ fn plain(a: &About) -> Option<Attribution> {
     // device request in a pod template its owner never asked for, is the fault of whoever
     // generated the object: the group above the controller.
     let generated = a.reason == "FailedCreate" && a.message.contains(" is invalid: ");
-    if (generated || a.reason == crate::facts::drift::NOT_FROM_OWNER)
+    if (generated || a.reason == NOT_FROM_OWNER)
         && let Some(at) = group_row(&About {
             group: a.owner_group,
             kind: a.owner_kind,

@@ -425,7 +425,7 @@ mod tests {
         assert_eq!(values("why -o "), ["text", "json", "markdown"]);
         assert_eq!(
             values("scan -o "),
-            ["text", "json", "markdown", "prometheus"]
+            ["text", "wide", "json", "markdown", "prometheus"]
         );
         assert_eq!(values("rules --layer p"), ["placement"]);
         assert_eq!(values("why --output=m"), ["--output=markdown"]);

@@ -118,8 +118,7 @@ fn names_device(v: &Value) -> Option<String> {
     }
 }
 
-/// The reason of a signal about a device request the owner did not ask for.
-pub const NOT_FROM_OWNER: &str = "DeviceRequestNotFromOwner";
+pub use crate::attribution::NOT_FROM_OWNER;
 
 /// A device the object's pod template asks for that its controlling owner, which does ask for
 /// devices in its own spec, names nowhere: the controller wrote a request nobody asked for.
