@@ -62,6 +62,11 @@ impl Lab {
         stdout(&o)
     }
 
+    /// KAI-Scheduler runs in the lab (`<lab>/with` says so: a full lab without `--no-kai`).
+    pub(super) fn runs_kai(&self) -> bool {
+        std::fs::read_to_string(self.dir.join("with")).is_ok_and(|w| w.lines().any(|l| l == "kai"))
+    }
+
     /// `kubectl-layer` as the lab's reader.
     pub(super) fn layer(&self, args: &[&str]) -> Output {
         bin()

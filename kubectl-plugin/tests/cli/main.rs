@@ -16,6 +16,7 @@ mod lab_course;
 mod lab_describe;
 mod lab_doors;
 mod lab_faults;
+mod lab_kai;
 mod lab_replay;
 mod live;
 mod mcp_client;
