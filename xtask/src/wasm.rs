@@ -415,9 +415,9 @@ export function diagnose(bundle: BundleInput, target?: TargetSpec | null, option
  * `verdict.outlook` whether waiting would help). */
 export function fit(cluster: BundleInput, manifest: BundleInput, options?: FitOptions): Diagnosis[];
 /** A scan's report with its per-item diagnoses: what `scan` answers without `summary`. */
-export type ScanReportFull = ScanReport & { diagnoses: Diagnosis[] };
+export type ScanReportFull = ScanReport & { diagnoses: Diagnosis[]; groups: Group[] };
 /** A scan's summary: the groups by cause, without the per-item diagnoses (`{ summary: true }`). */
-export type ScanSummary = Omit<ScanReport, 'diagnoses'>;
+export type ScanSummary = Omit<ScanReport, 'diagnoses'> & { groups: Group[] };
 /** Every piece of work that is not running, diagnosed, and grouped by cause. */
 export function scan(bundle: BundleInput, options?: ScanOptions & { summary?: false }): ScanReportFull;
 /** The groups by cause only, without the per-item diagnoses. */
