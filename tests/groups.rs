@@ -142,6 +142,9 @@ fn queue_agrees_with_its_lines(name: &str, g: &layer_core::diagnosis::Group, lin
     assert_eq!(q.of, places.iter().filter_map(|p| p.of).max(), "{name}");
 }
 
+/// A quota group as the flavor test compares them: its cause, its size, its places.
+type QuotaGroup = (String, usize, Option<(u64, u64)>);
+
 /// A ClusterQueue's cause names the flavor Kueue's message says lacks quota, so work short of
 /// one flavor is a group apart from work short of another: on a generated backlog whose
 /// Workloads wait on two flavors, the quota group splits in two that together hold the same
@@ -167,7 +170,7 @@ fn quota_groups_split_by_the_flavor_the_message_names() {
         two.push_str(piece);
     }
     let two = Index::new(Bundle::parse(two).expect("reads"));
-    let quota = |ix: &Index| -> Vec<(String, usize, Option<(u64, u64)>)> {
+    let quota = |ix: &Index| -> Vec<QuotaGroup> {
         let report = layer_core::scan(support::engine(), ix, &Options::default());
         let mut g: Vec<_> = report
             .groups

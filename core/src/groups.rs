@@ -464,7 +464,7 @@ mod tests {
         );
         let others: Vec<bool> = groups
             .iter()
-            .filter(|g| !g.cause.as_ref().is_some_and(|c| c.name == "cq-1"))
+            .filter(|g| g.cause.as_ref().is_none_or(|c| c.name != "cq-1"))
             .map(|g| g.queue.is_some())
             .collect();
         assert_eq!(others, vec![false, false], "{groups:?}");
