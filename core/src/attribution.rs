@@ -459,6 +459,23 @@ fn plain(a: &About) -> Option<Attribution> {
         .iter()
         .find(|(c, _)| !a.component.is_empty() && a.component.starts_with(c))
         .map(|(_, at)| *at)
+        .or_else(|| reported_by_component(a.component))
+}
+
+/// A reporter the table does not know that is one of the registry's schedulers by its name
+/// (HAMi's scheduler reporting `FilteringFailed`): an event a scheduler writes on a pod is its
+/// placement decision. Other components' events on a pod are not decisions about it (KAI's
+/// pod-grouper reports its own trouble there), so only placement's components speak this way.
+fn reported_by_component(component: &str) -> Option<Attribution> {
+    if component.is_empty() {
+        return None;
+    }
+    components::by_name("Pod", component)
+        .filter(|c| c.layer == Layer::Placement)
+        .map(|c| Attribution {
+            layer: c.layer,
+            by: c.id.as_str(),
+        })
 }
 
 fn group_row(a: &About) -> Option<Attribution> {
@@ -474,6 +491,28 @@ mod tests {
 
     fn layer(a: About) -> Option<Layer> {
         attribute(&a).map(|x| x.layer)
+    }
+
+    #[test]
+    fn a_scheduler_of_the_registry_speaks_for_placement_and_no_other_component_does() {
+        let by = |component| {
+            attribute(&About {
+                kind: "Pod",
+                component,
+                reason: "FilteringFailed",
+                message: "no available node, all node scores do not meet",
+                ..About::default()
+            })
+            .map(|x| (x.layer, x.by))
+        };
+        assert_eq!(
+            by("hami-scheduler"),
+            Some((Layer::Placement, "hami-scheduler"))
+        );
+        // KAI's pod-grouper is a component of the grouping layer: its notes on a pod are not a
+        // decision about the pod.
+        assert_eq!(by("pod-grouper"), None);
+        assert_eq!(by("someone-else"), None);
     }
 
     #[test]

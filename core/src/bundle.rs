@@ -2,8 +2,9 @@
 //!
 //! Accepted: `kubectl describe` output (read by [`crate::describe`]), a kubectl `List`, a single object, a JSON array, several JSON documents one after
 //! another, the same as YAML (multi-document streams too), Lists nested in Lists, typed lists
-//! such as `PodList` from `kubectl get --raw` (items without `kind`), and the tool's own bundle
-//! (a List with a `kubectlLayer` field).
+//! such as `PodList` from `kubectl get --raw` (items without `kind`; `"items": null` when
+//! empty, as `kubectl cluster-info dump` prints them one after another), and the tool's own
+//! bundle (a List with a `kubectlLayer` field).
 //!
 //! Memory: objects are not kept as `serde_json::Value` trees. The bundle owns one JSON text and
 //! each object is a byte span into it plus the few identifying fields; the index and views parse
@@ -812,10 +813,40 @@ struct Head<'a> {
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     metadata: Option<MetaHead<'a>>,
-    #[serde(borrow, default)]
-    items: Option<Vec<&'a RawValue>>,
+    /// `None` when there is no `items`, `Some(None)` for `"items": null`.
+    #[serde(borrow, default, deserialize_with = "present")]
+    items: Option<Option<Vec<&'a RawValue>>>,
     #[serde(rename = "kubectlLayer", default)]
     kubectl_layer: Option<BundleMeta>,
+}
+
+/// A field that is there (`null` included): `Some`, so that "absent" and `null` differ.
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// What an object's `items` holds, as far as telling a List from an object goes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum ItemsField {
+    #[default]
+    Absent,
+    Null,
+    Array,
+}
+
+/// Whether an object is a List (its items read, itself not kept), given its `items` and its
+/// kind (its own, else its typed list's): `items` an array under no kind or a kind ending in
+/// `List`; or `"items": null` under a kind ending in `List`, Go's empty slice, as kubectl
+/// prints a typed List with nothing in it (`kubectl cluster-info dump` does, for each kind a
+/// namespace has none of).
+fn is_list(items: ItemsField, kind: Option<&str>) -> bool {
+    match items {
+        ItemsField::Array => kind.is_none_or(|k| k.ends_with("List")),
+        ItemsField::Null => kind.is_some_and(|k| k.ends_with("List")),
+        ItemsField::Absent => false,
+    }
 }
 
 #[derive(Deserialize)]
@@ -904,8 +935,12 @@ impl<'t> Reader<'t, '_> {
                         .map_err(|e| self.json_err(document, &item, start, &e))?
                 };
                 let kind = head.kind.as_deref().or(list_type.map(|t| t.0));
-                let is_list = head.items.is_some() && kind.is_none_or(|k| k.ends_with("List"));
-                if is_list {
+                let items = match &head.items {
+                    None => ItemsField::Absent,
+                    Some(None) => ItemsField::Null,
+                    Some(Some(_)) => ItemsField::Array,
+                };
+                if is_list(items, kind) {
                     if let Some(m) = head.kubectl_layer {
                         *self.meta = Some(m);
                     }
@@ -916,7 +951,8 @@ impl<'t> Reader<'t, '_> {
                         }
                         _ => None,
                     };
-                    for (i, it) in head.items.unwrap_or_default().into_iter().enumerate() {
+                    let items = head.items.flatten().unwrap_or_default();
+                    for (i, it) in items.into_iter().enumerate() {
                         let path = join_item(&item, &format!("items[{i}]"));
                         self.value(document, path, it, item_type, depth + 1)?;
                     }
@@ -1519,6 +1555,13 @@ mod tests {
             // A kind not ending in List keeps its `items`.
             r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"items":[]}"#.into(),
             r#"{"apiVersion":"x/v1","kind":"Bag","items":[1,"a",null,{}],"metadata":{"name":"bag"}}"#.into(),
+            // `kubectl cluster-info dump` on standard output: typed Lists one after another,
+            // Go's empty slice as `"items": null`; an object's own `items: null` is kept.
+            format!(
+                "{{\n    \"kind\": \"EventList\",\n    \"apiVersion\": \"v1\",\n    \"metadata\": {{\"resourceVersion\": \"9\"}},\n    \"items\": null\n}}\n{}\n{{\"kind\":\"ServiceList\",\"apiVersion\":\"v1\",\"metadata\":{{}},\"items\":[]}}\n",
+                r#"{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"p","namespace":"n"}}]}"#
+            ),
+            r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"items":null}"#.into(),
         ];
         for text in &accepted {
             assert!(one_pass_agrees(text), "declined {text}");
@@ -1535,6 +1578,9 @@ mod tests {
             r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"}}"#.into(),
             r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"},"items":{}}"#.into(),
             r#"{"apiVersion":"v1","kind":"List","items":[]}"#.into(),
+            // Empty Lists alone hold no object; `items: null` under no kind is no List.
+            r#"{"kind":"EventList","apiVersion":"v1","metadata":{},"items":null}"#.into(),
+            format!(r#"{{"items":null}} {a}"#),
             format!(r#"{{"kind":"List","items":[{a},"x"]}}"#),
             r#"{"apiVersion":"v1","kind":"Pod","metadata":{"name":5}}"#.into(),
             r#"{"apiVersion":"v1","kind":"Pod","metadata":"a"}"#.into(),

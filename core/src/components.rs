@@ -38,6 +38,10 @@ pub struct Component {
     /// a pod that is otherwise the user's. Matched exactly; never makes the pod a component.
     #[serde(default)]
     pub containers: Vec<String>,
+    /// It loads the NVIDIA driver's user-space libraries (NVML), which the container runtime
+    /// injects only into containers run with the NVIDIA runtime.
+    #[serde(default, rename = "driverLibraries")]
+    pub driver_libraries: bool,
 }
 
 /// The kinds a component is known as: its pods and what makes them.

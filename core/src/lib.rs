@@ -51,6 +51,7 @@ pub mod picture;
 pub mod practice;
 pub mod quantity;
 pub mod reads;
+pub mod reasons;
 pub mod render;
 pub mod rule;
 pub mod scan_json;

@@ -276,7 +276,8 @@ pub struct Input {
     /// one after another), `kubectl layer bundle` files, `kubectl describe` output as it is
     /// pasted (pods, nodes, Jobs, custom resources; its events' ages count back from --now,
     /// else from the time it is read), and a directory or a .tar.gz, .tgz or .tar of such
-    /// files: `kubectl cluster-info dump --output-directory`, the GPU Operator's must-gather.
+    /// files: `kubectl cluster-info dump --output-directory`, the GPU Operator's must-gather;
+    /// also `kubectl cluster-info dump` printed to standard output (its logs skipped).
     /// In a directory or archive, .json, .yaml and .yml files are read (and .descr describe
     /// output), logs, tables and other files skipped; standard error says which (--verbose:
     /// each file). Repeat to merge several.

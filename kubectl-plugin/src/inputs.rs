@@ -202,7 +202,8 @@ pub(crate) fn read(
 }
 
 /// A List with no items, as `cluster-info dump` writes one for each kind a namespace has none
-/// of (`"items": null`, Go's empty slice): in a tree that is a file read, not an error. Only
+/// of (`"items": null`, Go's empty slice): in a tree that is a file read, not an error (the
+/// core refuses a text holding no object, which alone, as one file named by the user, it is). Only
 /// small texts are looked at, and only their top-level fields; the tool's own bundle (a List
 /// with `kubectlLayer`) is the core's to read, empty or not.
 fn empty_list(text: &str) -> bool {
@@ -390,7 +391,8 @@ const DUMP_LOG_END: &str = "==== END logs for container ";
 
 /// `text` without the container logs `cluster-info dump` printed between its Lists (a line
 /// of JSON or YAML never starts with `====`), and the name of each log cut out
-/// (`logs for container main of pod ml/p-0`).
+/// (`logs for container main of pod ml/p-0`). Each line cut out leaves its line end, so an
+/// error in what is left names the line of the text as it was given.
 fn cut_dump_logs(text: String) -> (String, Vec<String>) {
     if !text.starts_with(DUMP_LOG_START) && !text.contains(&format!("\n{DUMP_LOG_START}")) {
         return (text, Vec::new());
@@ -407,6 +409,10 @@ fn cut_dump_logs(text: String) -> (String, Vec<String>) {
             in_log = false;
         } else if !in_log {
             kept.push_str(line);
+            continue;
+        }
+        if line.ends_with('\n') {
+            kept.push('\n');
         }
     }
     (kept, logs)
@@ -736,7 +742,7 @@ mod tests {
         let (kept, logs) = cut_dump_logs(dump.to_string());
         assert_eq!(
             kept,
-            "{\"kind\": \"NodeList\", \"items\": []}\n{\"kind\": \"PodList\", \"items\": []}\n"
+            "{\"kind\": \"NodeList\", \"items\": []}\n\n\n\n{\"kind\": \"PodList\", \"items\": []}\n"
         );
         assert_eq!(logs, ["logs for container main of pod ml/p-0"]);
         let plain = "a: 1\n".to_string();

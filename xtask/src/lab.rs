@@ -6,7 +6,8 @@
 //! - `core`: bare, plus kube-controller-manager, kube-scheduler and kwok serving `--nodes N`
 //!   fake GPU nodes;
 //! - `full`: core, plus the Kueue, JobSet and LWS controllers with their webhooks on loopback
-//!   (see `controllers`).
+//!   (see `controllers`), and KAI-Scheduler's components (see `kai`; `--no-kai` leaves them
+//!   out, and their ~7 CPU-minutes of cold build with them).
 //!
 //! `up` writes `kubeconfig` (cluster admin) and `kubeconfig-layer` (only the role `kubectl
 //! layer rbac` prints) and returns once the API server is ready (and, for core, the nodes);
@@ -16,6 +17,7 @@ mod bench;
 pub mod build;
 mod cluster;
 mod controllers;
+mod kai;
 mod pki;
 mod procs;
 mod replay;
@@ -28,17 +30,18 @@ use std::path::{Path, PathBuf};
 const HELP: &str = "\
 cargo xtask lab <command>
 
-  up [--tier bare|core|full] [--nodes N] [--jobset-after-kueue]
+  up [--tier bare|core|full] [--nodes N] [--jobset-after-kueue] [--no-kai]
           build what the tier needs (cached in ~/.cache/kubectl-layer-lab, or
           $KUBECTL_LAYER_LAB_CACHE) and start it on 127.0.0.1; default: core, 4 nodes;
-          --jobset-after-kueue (full): no JobSet, for the test that installs it after Kueue
-  build [--tier bare|core|full]
+          --jobset-after-kueue (full): no JobSet, for the test that installs it after Kueue;
+          --no-kai (full): without KAI-Scheduler's components (every tier installs its CRDs)
+  build [--tier bare|core|full] [--no-kai]
           only build (or find cached) what the tier runs
   down    stop every process `up` started (by the ids it recorded)
   status  what runs
   env     shell lines: KUBECONFIG, KUBECTL_LAYER_LAB and the lab's kubectl first on PATH
           (eval \"$(cargo xtask lab env)\")
-  test [--tier core|full]
+  test [--tier core|full] [--no-kai]
           up (default core), the live tests against it (full: and `bench` at 50 nodes,
           500 pods, figures printed), down
   replay  up a bare lab, write every scenario, incident and fit cluster into it and
@@ -86,13 +89,14 @@ pub fn from_args(args: &[String]) -> Result<(), String> {
         None => 4,
     };
     let late = args.iter().any(|a| a == "--jobset-after-kueue");
+    let kai = with_kai(args.iter().any(|a| a == "--no-kai"), tier)?;
     match args.first().map(String::as_str) {
-        Some("build") => build::ensure(tier).map(|_| ()),
-        Some("up") => up(tier, nodes, late).map(|_| ()),
+        Some("build") => build::ensure(tier, kai).map(|_| ()),
+        Some("up") => up(tier, nodes, late, kai).map(|_| ()),
         Some("down") => down(),
         Some("status") => status(),
         Some("env") => env(),
-        Some("test") => test(tier, nodes),
+        Some("test") => test(tier, nodes, kai),
         Some("replay") => replay::replay(),
         Some("bench") => bench_cmd(args),
         Some("help" | "-h" | "--help") | None => {
@@ -102,6 +106,18 @@ pub fn from_args(args: &[String]) -> Result<(), String> {
         Some(other) => Err(format!("unknown lab command `{other}`\n\n{HELP}")),
     }
 }
+
+/// Whether the lab runs KAI-Scheduler's components: the full tier does, unless `--no-kai`.
+fn with_kai(no_kai: bool, tier: Tier) -> Result<bool, String> {
+    match (tier, no_kai) {
+        (Tier::Full, no) => Ok(!no),
+        (_, true) => Err("--no-kai: only the full tier runs KAI".into()),
+        (_, false) => Ok(false),
+    }
+}
+
+/// What `<lab>/with` records of a lab that runs KAI (the live tests read it).
+const WITH_KAI: &str = "kai";
 
 fn lab() -> Lab {
     Lab {
@@ -116,27 +132,42 @@ fn running(lab: &Lab) -> Option<String> {
     up.then(|| tier.unwrap_or_default().trim().to_string())
 }
 
-/// Start a lab of `tier`; true if this call started it (false: one of that tier already ran).
-fn up(tier: Tier, nodes: usize, jobset_late: bool) -> Result<bool, String> {
+/// Whether the lab in `lab` was started with KAI.
+fn runs_kai(lab: &Lab) -> bool {
+    std::fs::read_to_string(lab.dir.join("with")).is_ok_and(|w| w.lines().any(|l| l == WITH_KAI))
+}
+
+/// Start a lab of `tier` (with KAI if `kai`); true if this call started it (false: the same lab
+/// already ran).
+fn up(tier: Tier, nodes: usize, jobset_late: bool, kai: bool) -> Result<bool, String> {
     let lab = lab();
     if let Some(t) = running(&lab) {
-        if t == tier.name() {
+        if t == tier.name() && runs_kai(&lab) == kai {
             eprintln!("==> lab: already up ({t}) in {}", lab.dir.display());
             return Ok(false);
         }
+        let with = if runs_kai(&lab) { " (with KAI)" } else { "" };
         return Err(format!(
-            "a {t} lab runs in {}: `cargo xtask lab down` first",
+            "a {t} lab{with} runs in {}: `cargo xtask lab down` first",
             lab.dir.display()
         ));
     }
     tools::ensure(&[tools::Tool::Openssl])?;
-    let bins = build::ensure(tier)?;
+    let bins = build::ensure(tier, kai)?;
     let start = std::time::Instant::now();
     timed("certificates", || fresh(&lab, &bins))?;
-    if let Err(e) = start_tier(&lab, &bins, tier, nodes, jobset_late) {
+    let started = start_tier(&lab, &bins, tier, nodes, jobset_late).and_then(|()| {
+        if kai {
+            timed("KAI-Scheduler", || kai::start(&lab, &bins))?;
+        }
+        Ok(())
+    });
+    if let Err(e) = started {
         let _ = procs::stop_all(&lab.dir);
         return Err(format!("{e}\n(logs in {})", lab.dir.join("logs").display()));
     }
+    let with = if kai { WITH_KAI } else { "" };
+    std::fs::write(lab.dir.join("with"), with).map_err(|e| e.to_string())?;
     std::fs::write(lab.dir.join("tier"), tier.name()).map_err(|e| e.to_string())?;
     eprintln!(
         "==> lab: {} up in {:.0} s; `eval \"$(cargo xtask lab env)\"` to use it",
@@ -204,6 +235,7 @@ fn down() -> Result<(), String> {
     }
     procs::stop_all(&lab.dir)?;
     let _ = std::fs::remove_file(lab.dir.join("tier"));
+    let _ = std::fs::remove_file(lab.dir.join("with"));
     Ok(())
 }
 
@@ -215,7 +247,8 @@ fn status() -> Result<(), String> {
         return Ok(());
     }
     let tier = std::fs::read_to_string(lab.dir.join("tier")).unwrap_or_else(|_| "starting".into());
-    println!("lab: {} in {}", tier.trim(), lab.dir.display());
+    let with = if runs_kai(&lab) { " with KAI" } else { "" };
+    println!("lab: {}{with} in {}", tier.trim(), lab.dir.display());
     for p in &recorded {
         let state = if procs::alive(p) { "running" } else { "exited" };
         println!("  {:<24} pid {:<8} {state}", p.name, p.pid);
@@ -257,8 +290,8 @@ fn env_lines(dir: &Path) -> String {
 
 /// `up`, the live tests with `KUBECTL_LAYER_LAB` set (each skips, saying so, below the tier
 /// it needs), then `down` if this call started the lab, whatever the tests said.
-fn test(tier: Tier, nodes: usize) -> Result<(), String> {
-    let started = up(tier, nodes, false)?;
+fn test(tier: Tier, nodes: usize, kai: bool) -> Result<(), String> {
+    let started = up(tier, nodes, false, kai)?;
     let lab = lab();
     // One at a time: the tests share the lab's nodes, and each compares every field of two
     // reads of them, which another test's pods would make differ.
@@ -269,6 +302,7 @@ fn test(tier: Tier, nodes: usize) -> Result<(), String> {
             "lab_faults::",
             "lab_course::",
             "lab_doors::",
+            "lab_kai::",
             "--test-threads=1",
         ],
     );
@@ -292,7 +326,8 @@ fn test(tier: Tier, nodes: usize) -> Result<(), String> {
 }
 
 /// The course's "JobSet installed after Kueue" needs a lab of its own, where Kueue starts
-/// without JobSet: up with `--jobset-after-kueue`, that one test, down.
+/// without JobSet: up with `--jobset-after-kueue` (and no KAI, which it does not need), that
+/// one test, down.
 fn jobset_after_kueue(fresh: bool, nodes: usize) -> Result<(), String> {
     if !fresh {
         eprintln!(
@@ -300,7 +335,7 @@ fn jobset_after_kueue(fresh: bool, nodes: usize) -> Result<(), String> {
         );
         return Ok(());
     }
-    up(Tier::Full, nodes, true)?;
+    up(Tier::Full, nodes, true, false)?;
     let result = run(cargo()
         .args(["test", "-p", "kubectl-layer", "--test", "cli", "--"])
         .args(["lab_course::jobset_installed_after_kueue", "--nocapture"])
@@ -349,9 +384,10 @@ fn write_section(section: &str) -> Result<(), String> {
 }
 
 /// For `cargo xtask bench`: the benchmark at full size in a full lab of its own size (started
-/// here and stopped after, unless one ran already); its section and summary lines.
+/// here and stopped after, unless one ran already); its section and summary lines. Without
+/// KAI: its scheduler snapshots every pod each second, load the benchmark would measure.
 pub fn bench_at_scale() -> Result<(String, Vec<String>), String> {
-    let started = up(Tier::Full, bench::FULL.nodes, false)?;
+    let started = up(Tier::Full, bench::FULL.nodes, false, false)?;
     let result = bench::run(&lab(), bench::FULL, 3);
     if started {
         down()?;
@@ -382,6 +418,14 @@ mod tests {
              export KUBECTL_LAYER_LAB='/t/it'\\''s/lab'\n\
              export PATH='/t/it'\\''s/lab/bin':\"$PATH\"\n"
         );
+    }
+
+    #[test]
+    fn kai_runs_in_the_full_tier_unless_left_out() {
+        assert_eq!(with_kai(false, Tier::Full), Ok(true));
+        assert_eq!(with_kai(true, Tier::Full), Ok(false));
+        assert_eq!(with_kai(false, Tier::Core), Ok(false));
+        assert!(with_kai(true, Tier::Bare).is_err());
     }
 
     #[test]

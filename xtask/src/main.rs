@@ -227,7 +227,8 @@ fn ci() -> Result<(), String> {
     run(Command::new("python3").arg("tests/scenarios/check_consistency.py"))?;
     run(cargo().args(["test", "--workspace"]))?;
     // The live tests against a real control plane: kube-apiserver, the scheduler, kwok's GPU
-    // nodes and the real Kueue, JobSet and LWS controllers, built with Go on first use (docs/lab.md).
+    // nodes, the real Kueue, JobSet and LWS controllers and KAI-Scheduler, built with Go on first
+    // use (docs/lab.md).
     lab::from_args(&["test".into(), "--tier".into(), "full".into()])?;
     // Every bundle written into a bare lab's real API server and read back (docs/lab.md).
     lab::from_args(&["replay".into()])?;

@@ -7,7 +7,10 @@
 //! escapes, Lists nested too deep, an input without objects), it returns `None` and the checked
 //! reader reads the input again and says what is wrong and where.
 
-use super::{BundleMeta, Names, RawObject, Uid, from_json, is_json_space, revision, rv_int};
+use super::{
+    BundleMeta, ItemsField, Names, RawObject, Uid, from_json, is_json_space, is_list, revision,
+    rv_int,
+};
 use crate::fnv::Fnv;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -93,8 +96,7 @@ struct Obj<'a> {
     kind: Option<&'a RawValue>,
     metadata: Option<MetaNode<'a>>,
     kubectl_layer: Option<&'a RawValue>,
-    /// `items` is there and not null.
-    has_items: bool,
+    items: ItemsField,
     /// When the items were read as a List's: the item type they were read with.
     read_as_list: Option<Option<ListType<'a>>>,
 }
@@ -182,11 +184,16 @@ impl<'t> Visitor<'t> for Value<'_, 't> {
                                     .map(|(k, av)| (k.to_string(), av.to_string())),
                             );
                         }
-                        o.has_items = map.next_value_seed(Items {
+                        let array = map.next_value_seed(Items {
                             r: &mut *r,
                             item_type: item_type.as_ref(),
                             depth: depth + 1,
                         })?;
+                        o.items = if array {
+                            ItemsField::Array
+                        } else {
+                            ItemsField::Null
+                        };
                         o.read_as_list = Some(item_type);
                         o.last_end = 0;
                     } else {
@@ -194,7 +201,11 @@ impl<'t> Visitor<'t> for Value<'_, 't> {
                         if !raw.get().starts_with('[') && raw.get() != "null" {
                             return Err(decline());
                         }
-                        o.has_items = raw.get() != "null";
+                        o.items = if raw.get() == "null" {
+                            ItemsField::Null
+                        } else {
+                            ItemsField::Array
+                        };
                         o.last_end = end_of(raw);
                     }
                 }
@@ -516,7 +527,7 @@ impl<'t> Reader<'t> {
             None => None,
         };
         let kind = own_kind.clone().or_else(|| list_type.map(|t| t.0.clone()));
-        let is_list = o.has_items && kind.as_deref().is_none_or(|k| k.ends_with("List"));
+        let is_list = is_list(o.items, kind.as_deref());
         if let Some(read_with) = o.read_as_list {
             // Its items were read already: it must be a List with that item type.
             if !is_list || item_type(own_kind, own_api_version) != read_with {

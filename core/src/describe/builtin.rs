@@ -139,6 +139,10 @@ fn container(c: &Entry) -> (Value, Option<Value>) {
     if let Some(i) = c.text("Image") {
         spec["image"] = json!(i);
     }
+    let env = env(c);
+    if !env.is_empty() {
+        spec["env"] = json!(env);
+    }
     let state = c.child("State");
     let status = state.map(|s| {
         let mut st = json!({
@@ -156,6 +160,28 @@ fn container(c: &Entry) -> (Value, Option<Value>) {
         st
     });
     (spec, status)
+}
+
+/// `Environment:` under a container: the variables kubectl printed with a value of their own
+/// (`NAME:  value`). One whose value comes from elsewhere is left out, its value not being the
+/// spec's: `<set to the key 'k' in secret 's'>` (a secret's or config map's key) and a value
+/// ending in its source in parentheses (`node-1 (v1:spec.nodeName)`, `(limits.cpu)`). So is a
+/// value of several lines (kubectl prints the lines after the first under it, where a line
+/// holding `: ` cannot be told from a key).
+fn env(c: &Entry) -> Vec<Value> {
+    let Some(e) = c.child("Environment") else {
+        return Vec::new();
+    };
+    e.children
+        .iter()
+        .filter(|v| v.children.is_empty())
+        .filter_map(|v| {
+            let (name, value) = (v.key?, v.value.trim());
+            let from_elsewhere = value.starts_with("<set to the key ")
+                || (value.ends_with(')') && (value.starts_with('(') || value.contains(" (")));
+            (!from_elsewhere).then(|| json!({"name": name, "value": value}))
+        })
+        .collect()
 }
 
 /// `State: Waiting` and its `Reason`, `Message`, `Exit Code`, `Started`, `Finished` lines.

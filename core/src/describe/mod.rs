@@ -20,8 +20,9 @@ pub const NOT_SHOWN: [(&str, &str); 7] = [
     (
         "Pod",
         "kubectl describe of a pod does not show its UID, owner UIDs, scheduling gates, managedFields, \
-         nor its conditions' reasons and messages (a PodScheduled=False reason and message are taken \
-         from the newest FailedScheduling event, which carries the scheduler's same message)",
+         its scheduler's name, nor its conditions' reasons and messages (a PodScheduled=False reason \
+         and message are taken from the newest FailedScheduling or KAI Unschedulable event, which \
+         carries the scheduler's same message, and the scheduler's name from its source)",
     ),
     (
         "Node",
@@ -127,6 +128,7 @@ pub fn read(text: &str, now: Option<i64>, max_depth: usize) -> Result<Read, (usi
         let evs = events::objects(&rows, &involved, now);
         if kind == "Pod" {
             scheduled_from_events(&mut obj, &evs);
+            waiting_from_events(&mut obj, &evs);
         }
         let group = match kind {
             "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" => "controller",
@@ -219,14 +221,18 @@ fn object<'a>(top: &Entry<'a>) -> Option<(&'static str, Value)> {
     if has("Containers") && (has("QoS Class") || has("Node")) {
         return Some(("Pod", builtin::pod(top)));
     }
+    // A claim prints `Capacity:` too (empty while unbound), and a PersistentVolume both
+    // `Capacity:` and `StorageClass:`; only a claim prints `Used By:`, and no node prints
+    // `StorageClass:`.
+    if has("StorageClass") {
+        return (has("Used By") && !has("Reclaim Policy"))
+            .then(|| ("PersistentVolumeClaim", builtin::claim(top)));
+    }
     if has("Capacity") || has("Allocatable") || has("System Info") || has("Roles") {
         return Some(("Node", builtin::node(top)));
     }
     if has("Pods Statuses") || has("Completion Mode") || has("Parallelism") {
         return Some(("Job", builtin::job(top)));
-    }
-    if has("StorageClass") && has("Access Modes") && !has("Reclaim Policy") {
-        return Some(("PersistentVolumeClaim", builtin::claim(top)));
     }
     let kind = controllers::kind_of(top)?;
     Some((kind, controllers::controller(kind, top)))
@@ -276,15 +282,31 @@ fn involved(obj: &Value) -> Value {
     r
 }
 
-/// The scheduler writes the same message to a pod's PodScheduled=False condition and to its
-/// FailedScheduling event; describe shows only the event's, so the condition takes it back.
+/// A scheduler writes the same message to a pod's PodScheduled=False condition and to the event
+/// that refuses it (kube-scheduler's FailedScheduling, KAI's Unschedulable); describe shows
+/// only the event's, so the condition takes it back. The event's source is the scheduler's
+/// name (each scheduler records its events under it), which describe of a pod does not print
+/// otherwise: `spec.schedulerName` takes it back too.
 fn scheduled_from_events(pod: &mut Value, events: &[Value]) {
     let newest = events
         .iter()
-        .filter(|e| e["reason"] == "FailedScheduling")
+        .filter(|e| {
+            crate::reasons::is_scheduler_refusal(
+                e["reason"].as_str().unwrap_or(""),
+                e["type"].as_str().unwrap_or(""),
+            )
+        })
         .max_by_key(|e| e["lastTimestamp"].as_str().map(str::to_string));
     let Some(e) = newest else { return };
-    let Some(conds) = pod["status"]["conditions"].as_array_mut() else {
+    if let Some(by) = e["source"]["component"].as_str().filter(|s| !s.is_empty())
+        && pod["spec"].get("schedulerName").is_none()
+    {
+        pod["spec"]["schedulerName"] = json!(by);
+    }
+    let Some(conds) = pod
+        .pointer_mut("/status/conditions")
+        .and_then(Value::as_array_mut)
+    else {
         return;
     };
     for c in conds {
@@ -293,6 +315,53 @@ fn scheduled_from_events(pod: &mut Value, events: &[Value]) {
             c["message"] = e["message"].clone();
             if let Some(t) = e["lastTimestamp"].as_str() {
                 c["lastTransitionTime"] = json!(t);
+            }
+        }
+    }
+}
+
+/// The waiting reasons whose message the kubelet also records about the container, as a
+/// Warning `Failed` event reading `Error: <message>` (it fails to start the container with
+/// it). Others differ: an image pull's `Failed` event says `Error: ErrImagePull`, its reason.
+const KUBELET_ERROR_REASONS: [&str; 2] = ["CreateContainerConfigError", "CreateContainerError"];
+
+/// describe prints a waiting container's reason but not its message; for the reasons above the
+/// container's newest `Failed` event carries it, and the container status takes it back.
+fn waiting_from_events(pod: &mut Value, events: &[Value]) {
+    for (statuses, specs) in [
+        ("containerStatuses", "containers"),
+        ("initContainerStatuses", "initContainers"),
+    ] {
+        // `get_mut`, not indexing: indexing a map for writing adds the key it looks for.
+        let Some(list) = pod
+            .pointer_mut(&format!("/status/{statuses}"))
+            .and_then(Value::as_array_mut)
+        else {
+            continue;
+        };
+        for st in list {
+            let path = format!("spec.{specs}{{{}}}", st["name"].as_str().unwrap_or(""));
+            let Some(waiting) = st
+                .pointer_mut("/state/waiting")
+                .and_then(Value::as_object_mut)
+            else {
+                continue;
+            };
+            let reason = waiting.get("reason").and_then(Value::as_str).unwrap_or("");
+            if !KUBELET_ERROR_REASONS.contains(&reason) || waiting.contains_key("message") {
+                continue;
+            }
+            let message = events
+                .iter()
+                .filter(|e| {
+                    e["reason"] == "Failed"
+                        && e["type"] == "Warning"
+                        && e["involvedObject"]["fieldPath"] == path.as_str()
+                })
+                .max_by_key(|e| e["lastTimestamp"].as_str().map(str::to_string))
+                .and_then(|e| e["message"].as_str()?.strip_prefix("Error: "));
+            if let Some(m) = message {
+                waiting.insert("message".into(), json!(m));
             }
         }
     }

@@ -232,3 +232,109 @@ fn hostile_input_neither_panics_nor_recurses_without_bound() {
         let _ = read(&s, Some(NOW), 64);
     }
 }
+
+/// What describe prints only in one place, taken back: a KAI pod's refusal (its event, whose
+/// source is the scheduler's name), a container's environment and the message of its
+/// CreateContainerConfigError (its kubelet `Failed` event), and a claim among nodes (an
+/// unbound claim prints an empty `Capacity:`, as a node prints a full one).
+const SPREAD: &str = "Name:             ddp-2
+Namespace:        ml
+Node:             <none>
+Labels:           <none>
+Annotations:      <none>
+Status:           Pending
+Containers:
+  main:
+    Image:      pytorch
+    Environment:
+      RESERVATION_NAMESPACE:  runai-reservation
+      NODE_NAME:               (v1:spec.nodeName)
+      HF_TOKEN:               <set to the key 'token' in secret 'hf-token'>  Optional: false
+Conditions:
+  Type           Status
+  PodScheduled   False 
+Volumes:
+  ckpt:
+    Type:       PersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)
+    ClaimName:  ckpt-store
+    ReadOnly:   false
+QoS Class:       BestEffort
+Events:
+  Type     Reason         Age   From           Message
+  ----     ------         ----  ----           -------
+  Warning  Unschedulable  2m    kai-scheduler  PodSchedulingErrors: no nodes with enough resources were found
+
+
+Name:             tgi-0
+Namespace:        ml
+Node:             gpu-3/10.0.0.3
+Labels:           <none>
+Annotations:      <none>
+Status:           Pending
+Containers:
+  server:
+    Image:          tgi
+    State:          Waiting
+      Reason:       CreateContainerConfigError
+    Ready:          False
+    Restart Count:  0
+    Environment:    <none>
+QoS Class:          BestEffort
+Events:
+  Type     Reason   Age                From     Message
+  ----     ------   ----               ----     -------
+  Warning  Failed   1m (x9 over 16m)   kubelet  spec.containers{server}: Error: secret \"hf-token\" not found
+
+
+Name:          ckpt-store
+Namespace:     ml
+StorageClass:  nfs-csi
+Status:        Pending
+Volume:        
+Labels:        <none>
+Annotations:   <none>
+Finalizers:    [kubernetes.io/pvc-protection]
+Capacity:      
+Access Modes:  
+VolumeMode:    Filesystem
+Used By:       ddp-2
+Events:        <none>
+";
+
+#[test]
+fn what_describe_prints_in_one_place_is_taken_back() {
+    let r = read(SPREAD, Some(NOW), 64).unwrap();
+    let kinds: Vec<&str> = r
+        .objects
+        .iter()
+        .filter_map(|o| o["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["Pod", "Event", "Pod", "Event", "PersistentVolumeClaim"]
+    );
+    let kai = &r.objects[0];
+    assert_eq!(kai["spec"]["schedulerName"], "kai-scheduler");
+    let c = &kai["status"]["conditions"][0];
+    assert_eq!(c["reason"], "Unschedulable");
+    assert!(
+        c["message"]
+            .as_str()
+            .unwrap()
+            .contains("no nodes with enough")
+    );
+    // Only the variable with a value of its own: the others come from elsewhere.
+    assert_eq!(
+        kai["spec"]["containers"][0]["env"],
+        json!([{"name": "RESERVATION_NAMESPACE", "value": "runai-reservation"}])
+    );
+    let tgi = &r.objects[2];
+    assert_eq!(
+        tgi["status"]["containerStatuses"][0]["state"]["waiting"],
+        json!({"reason": "CreateContainerConfigError", "message": "secret \"hf-token\" not found"})
+    );
+    // Reading them back adds no key the paste did not give (an indexed write would).
+    assert!(tgi["status"].get("initContainerStatuses").is_none());
+    assert_eq!(r.objects[4]["status"]["phase"], "Pending");
+    assert_eq!(r.objects[4]["spec"]["storageClassName"], "nfs-csi");
+}

@@ -45,6 +45,13 @@ pub struct ComponentFact {
     /// The arguments `kubectl describe` (and `kubectl logs`) take for that object.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub describe: Vec<String>,
+    /// It loads the NVIDIA driver's libraries, which the runtime injects (the registry's
+    /// `driverLibraries`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub driver_libraries: bool,
+    /// The `runtimeClassName` its pods run with; absent: the node's default runtime.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub runtime_class: Option<String>,
 }
 
 /// The registry's entry the target is, by its name, its owner's, its labels and its images.
@@ -78,9 +85,10 @@ pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
             s.message.is_empty(),
         )
     });
+    let runtime_class = runtime_class(ctx);
     let first = candidates
         .into_iter()
-        .find_map(|s| failing(s, c.layer).map(|f| (f, s)));
+        .find_map(|s| failing(s, c.layer).map(|f| (without_libraries(f, s, c, &runtime_class), s)));
     Some(ComponentFact {
         id: c.id.clone(),
         layer: c.layer,
@@ -89,7 +97,40 @@ pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
         text: first.map(|(_, s)| s.text.clone()),
         object: first.map(|(_, s)| s.object.clone()),
         describe: first.map(|(_, s)| s.describe.clone()).unwrap_or_default(),
+        driver_libraries: c.driver_libraries,
+        runtime_class,
     })
+}
+
+/// The `runtimeClassName` the target's pods run with: the pod's own, or its template's.
+fn runtime_class(ctx: &Ctx) -> Option<String> {
+    let v = ctx.value(ctx.target);
+    [
+        "/spec/runtimeClassName",
+        "/spec/template/spec/runtimeClassName",
+    ]
+    .iter()
+    .find_map(|p| v.pointer(p).and_then(serde_json::Value::as_str))
+    .filter(|c| !c.is_empty())
+    .map(str::to_string)
+}
+
+/// A component that needs the driver's libraries, crashing on a pod that names no
+/// RuntimeClass, was started without them unless the node's default runtime is NVIDIA's (k3s's
+/// and plain containerd's is runc): its crash is how the missing injection shows, so it was
+/// not started as it needs to be, the runtime's. With a RuntimeClass named, the runtime was
+/// asked, and a crash stays the component's own.
+fn without_libraries(
+    f: Failing,
+    s: &Signal,
+    c: &crate::components::Component,
+    runtime_class: &Option<String>,
+) -> Failing {
+    let crashed = s.source == super::signals::Source::Container;
+    if f == Failing::OwnTerms && crashed && c.driver_libraries && runtime_class.is_none() {
+        return Failing::NotStarted;
+    }
+    f
 }
 
 /// A work that is no component, whose pod's failing container is one a component injected
@@ -112,6 +153,8 @@ fn injected(signals: &[Signal]) -> Option<ComponentFact> {
         text: Some(s.text.clone()),
         object: Some(format!("container {} of {}", s.field, s.object)),
         describe: s.describe.clone(),
+        driver_libraries: false,
+        runtime_class: None,
     })
 }
 

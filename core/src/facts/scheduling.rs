@@ -90,10 +90,7 @@ pub fn fact(ctx: &Ctx) -> Option<Scheduling> {
             .iter()
             .rev()
             .map(|(_, e)| e)
-            .find(|e| {
-                e.reason == "FailedScheduling"
-                    || (e.reason == "Unschedulable" && e.type_ == "Warning")
-            })
+            .find(|e| crate::reasons::is_scheduler_refusal(&e.reason, &e.type_))
             .cloned()
     };
     let (message, source) = match cond

@@ -40,6 +40,10 @@ pub struct TargetFact {
     /// cluster, a JobSet, an LWS) and has no status and no pods: no controller has ever
     /// reconciled it.
     pub unreconciled: bool,
+    /// A Node target's labels that say it holds NVIDIA GPUs (`key=value`), while it advertises
+    /// no `nvidia.com/gpu`: the device stack has not made its GPUs exist. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_labels_without_devices: Vec<String>,
 }
 
 /// `$.facts.target`.
@@ -61,7 +65,23 @@ pub fn target(ctx: &Ctx) -> TargetFact {
             .unwrap_or_default(),
         not_submitted: ctx.ix.not_submitted(ctx.target),
         unreconciled: unreconciled(ctx),
+        gpu_labels_without_devices: silent_node(ctx),
     }
+}
+
+/// A Node target labelled as holding NVIDIA GPUs that advertises none.
+fn silent_node(ctx: &Ctx) -> Vec<String> {
+    let t = ctx.ix.object(ctx.target);
+    if t.kind() != "Node" {
+        return Vec::new();
+    }
+    let Some(n) = ctx.ix.nodes().get(&t.name) else {
+        return Vec::new();
+    };
+    if super::device::advertises_gpu(n) {
+        return Vec::new();
+    }
+    super::device::nvidia_gpu_labels(n)
 }
 
 /// API groups whose objects an operator turns into pods, and writes a status on when it does.

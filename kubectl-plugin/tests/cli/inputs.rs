@@ -5,7 +5,7 @@
 //! skipped said on standard error; and the bounds: a gzip bomb, too many members, member names
 //! outside the archive and link loops refused or passed by cleanly.
 
-use super::{TempDir, run, stderr, stdout};
+use super::{TempDir, bin, run, stderr, stdout, with_stdin};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::Path;
@@ -492,6 +492,46 @@ fn links_are_listed_and_never_followed() {
     let o = run(&["scan", "-f", &path_str(&tar), "-v"]);
     assert!(
         stderr(&o).contains("skipped  ml/jobs.json: a link"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `kubectl cluster-info dump --namespaces ml` printed to standard output by the lab's kubectl
+/// 1.35 (`fixtures/cluster-info-dump.txt`: the NodeList, then the namespace's typed Lists one
+/// after another, five of them `"items": null`, then the pod's log between its `====` lines)
+/// after the scheduler refused a Job's pod for `nvidia.com/gpu`: read as a file and from
+/// standard input to the same diagnosis, placement, the log skipped; text broken after a log
+/// is an error naming its line in the text as given.
+#[test]
+fn a_cluster_info_dump_printed_to_standard_output_is_read() {
+    let dump = include_str!("fixtures/cluster-info-dump.txt");
+    let tmp = TempDir::new("dump-stdout");
+    let file = tmp.0.join("dump.txt");
+    std::fs::write(&file, dump).unwrap();
+    let args = ["why", "pod/too-big-wgt59", "-n", "ml", "-o", "json", "-f"];
+    let from_file = bin().args(args).arg(&file).output().unwrap();
+    let d: Value = serde_json::from_slice(&from_file.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", stderr(&from_file)));
+    assert_eq!(d["verdict"]["layer"], "placement", "{}", d["verdict"]);
+    assert!(
+        stderr(&from_file).contains("read 1 file (5 objects); skipped 1 (logs: 1)"),
+        "{}",
+        stderr(&from_file)
+    );
+    let from_stdin = with_stdin(bin().args(args).arg("-"), dump);
+    assert_eq!(
+        stdout(&from_stdin),
+        stdout(&from_file),
+        "{}",
+        stderr(&from_stdin)
+    );
+    let broken = format!("{dump}{{\"kind\": \"PodList\", \"items\": [}}\n");
+    let o = with_stdin(bin().args(args).arg("-"), &broken);
+    let line = dump.lines().count() + 1;
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!("invalid JSON at line {line},")),
         "{}",
         stderr(&o)
     );

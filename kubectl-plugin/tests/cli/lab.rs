@@ -62,6 +62,11 @@ impl Lab {
         stdout(&o)
     }
 
+    /// KAI-Scheduler runs in the lab (`<lab>/with` says so: a full lab without `--no-kai`).
+    pub(super) fn runs_kai(&self) -> bool {
+        std::fs::read_to_string(self.dir.join("with")).is_ok_and(|w| w.lines().any(|l| l == "kai"))
+    }
+
     /// `kubectl-layer` as the lab's reader.
     pub(super) fn layer(&self, args: &[&str]) -> Output {
         bin()
@@ -126,9 +131,9 @@ fn a_job_wanting_more_gpus_than_any_node_is_placement_live_and_offline() {
 /// `kubectl cluster-info dump --output-directory` of the lab by the real kubectl (a typed JSON
 /// List per kind and namespace, `"items": null` for the kinds it has none of, a `logs.txt` per
 /// pod), read as the directory and as a `.tar.gz` of it: `why` on the refused pod gives the
-/// verdict it gives live, and the two give the same diagnosis. (The same dump printed to
-/// standard output is one text, which the core's reader refuses for its `"items": null`
-/// Lists: not held here until the reader reads those as empty.)
+/// verdict it gives live, and the two give the same diagnosis. The same dump printed to
+/// standard output (one text: the typed Lists one after another, the logs between their
+/// `====` lines) and piped to `-f -` gives the live verdict too.
 #[test]
 fn a_cluster_info_dump_is_diagnosed_as_live() {
     let Some(lab) = lab() else { return };
@@ -174,6 +179,18 @@ fn a_cluster_info_dump_is_diagnosed_as_live() {
     assert_eq!(off["verdict"]["layer"], "placement", "{}", off["verdict"]);
     let o = why(&tgz);
     assert_eq!(stdout(&o), stdout(&off_o), "{}", stderr(&o));
+    let printed = lab.kubectl_ok(&["cluster-info", "dump", "--namespaces", &ns.1]);
+    let o = super::with_stdin(
+        bin().args(["why", &target, "-n", &ns.1, "-o", "json", "-f", "-"]),
+        &printed,
+    );
+    assert!(stderr(&o).contains("skipped 1 (logs: 1)"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), live_o.status.code(), "exit codes");
+    let piped = json(&o, "the dump printed to standard output");
+    assert_eq!(
+        piped["verdict"], live["verdict"],
+        "live and printed-dump verdicts"
+    );
 }
 
 /// [`TOO_BIG_JOB`] applied in a namespace of its own (`<tag>-<pid>`), once the real scheduler

@@ -181,8 +181,9 @@ fn versions(lab: &Lab) -> Vec<String> {
                 .file_name()?
                 .to_string_lossy()
                 .to_string();
-            let mut parts = cache.splitn(3, '-');
-            let (name, version) = (parts.next()?, parts.next()?);
+            // `<component>-<version>-<go>`; a component's name may hold a dash (kai-scheduler).
+            let mut parts = cache.rsplitn(3, '-');
+            let (_go, version, name) = (parts.next()?, parts.next()?, parts.next()?);
             (name != "kubernetes").then(|| format!("{name} {version}"))
         })
         .collect();
@@ -192,7 +193,7 @@ fn versions(lab: &Lab) -> Vec<String> {
 }
 
 /// Apply a manifest as the admin.
-fn apply(lab: &Lab, dir: &TempDir, ns: &str, yaml: &str) {
+pub(super) fn apply(lab: &Lab, dir: &TempDir, ns: &str, yaml: &str) {
     let file = dir.0.join("objects.yaml");
     std::fs::write(&file, yaml).unwrap();
     lab.kubectl_ok(&["apply", "-n", ns, "-f", &file.to_string_lossy()]);
@@ -200,10 +201,10 @@ fn apply(lab: &Lab, dir: &TempDir, ns: &str, yaml: &str) {
 
 /// A namespace of the test's own, made; deleted when the test ends, and waited for: its pods
 /// hold GPUs of the shared nodes, which the next test's two reads must see alike.
-struct CourseNs<'a>(Namespace<'a>);
+pub(super) struct CourseNs<'a>(Namespace<'a>);
 
 impl CourseNs<'_> {
-    fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         &self.0.1
     }
 }
@@ -218,7 +219,7 @@ impl Drop for CourseNs<'_> {
     }
 }
 
-fn namespace<'a>(lab: &'a Lab, tag: &str) -> CourseNs<'a> {
+pub(super) fn namespace<'a>(lab: &'a Lab, tag: &str) -> CourseNs<'a> {
     let ns = Namespace(lab, format!("course-{tag}-{}", std::process::id()));
     lab.kubectl_ok(&["create", "namespace", &ns.1]);
     CourseNs(ns)

@@ -104,7 +104,7 @@ pub(super) struct Resource {
     pub(super) plural: String,
     pub(super) namespaced: bool,
     status: bool,
-    /// The group's preferred version (the first discovery lists).
+    /// The first of its group's versions, in the server's order, that serves this resource.
     preferred: bool,
 }
 
@@ -133,16 +133,16 @@ fn enc(s: &str) -> String {
 /// Every kind the lab serves, by (apiVersion, kind), from aggregated discovery.
 pub(super) fn discover(api: &Api) -> BTreeMap<(String, String), Resource> {
     let mut out = BTreeMap::new();
+    // A resource's preferred version is the first of its group's versions (in the server's
+    // order) that serves it, as kubectl reads it: a group's versions may serve different
+    // resources (KAI's scheduling.run.ai: queues in v2, podgroups in v2alpha2, bindrequests in
+    // v1alpha2), so the group's first version alone would leave some out.
+    let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
     for root in ["/api", "/apis"] {
         let list = api.call("GET", root, Body::Discovery).unwrap();
         for group in list["items"].as_array().into_iter().flatten() {
             let name = group["metadata"]["name"].as_str().unwrap_or("");
-            for (i, v) in group["versions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
+            for v in group["versions"].as_array().into_iter().flatten() {
                 let version = v["version"].as_str().unwrap_or("");
                 let (prefix, api_version) = if name.is_empty() {
                     (format!("/api/{version}"), version.to_string())
@@ -159,14 +159,16 @@ pub(super) fn discover(api: &Api) -> BTreeMap<(String, String), Resource> {
                         .into_iter()
                         .flatten()
                         .any(|s| s["subresource"] == "status");
+                    let plural = r["resource"].as_str().unwrap_or("").to_string();
+                    let preferred = seen.insert((name.to_string(), plural.clone()));
                     let res = Resource {
                         prefix: prefix.clone(),
                         api_version: api_version.clone(),
                         kind: kind.clone(),
-                        plural: r["resource"].as_str().unwrap_or("").to_string(),
+                        plural,
                         namespaced: r["scope"] == "Namespaced",
                         status,
-                        preferred: i == 0,
+                        preferred,
                     };
                     out.insert((api_version.clone(), kind), res);
                 }

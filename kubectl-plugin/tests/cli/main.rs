@@ -16,6 +16,7 @@ mod lab_course;
 mod lab_describe;
 mod lab_doors;
 mod lab_faults;
+mod lab_kai;
 mod lab_replay;
 mod live;
 mod mcp_client;
@@ -38,6 +39,27 @@ pub fn bin() -> Command {
 
 pub fn run(args: &[&str]) -> Output {
     bin().args(args).output().expect("runs")
+}
+
+/// `cmd` run with `text` on its standard input (written from a thread, so a tool that stops
+/// reading early cannot leave the test waiting), its output captured.
+pub fn with_stdin(cmd: &mut Command, text: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let text = text.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(text.as_bytes());
+    });
+    let o = child.wait_with_output().expect("runs");
+    writer.join().expect("the writer ends");
+    o
 }
 
 pub fn stdout(o: &Output) -> String {

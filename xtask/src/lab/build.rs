@@ -22,15 +22,35 @@ pub const KUEUE: &str = "v0.17.0";
 pub const JOBSET: &str = "v0.11.1";
 pub const LWS: &str = "v0.8.0";
 
+/// KAI-Scheduler, the one version of it the proxy serves: `github.com/kai-scheduler/KAI-scheduler`
+/// (v0.13 and later) is refused at every version, and `github.com/NVIDIA/KAI-scheduler` lists none
+/// but serves v0.20.1, the tag upstream made to carry its `retract` of v0.20.0 and v0.20.1: the
+/// code of its main branch on 2025-11-30 (v0.10.2 and four commits), Kubernetes v1.34 libraries.
+pub const KAI: &str = "v0.20.1";
+pub const KAI_MODULE: &str = "github.com/NVIDIA/KAI-scheduler";
+/// KAI's components the lab runs: (`cmd/<component>` of its module, the lab's name for its
+/// binary; KAI's own `scheduler` would read as the kube-scheduler's in `lab/bin`). The
+/// podgrouper makes a pod's PodGroup, the scheduler judges it (and asks for a binding), the
+/// binder binds, the queue controller writes the Queues' status. Not the podgroupcontroller
+/// (PodGroup status fields no rule reads): at this version it ignores its
+/// `--metrics-bind-address` and serves metrics on `:8080`, every interface.
+pub const KAI_COMPONENTS: [(&str, &str); 4] = [
+    ("podgrouper", "kai-podgrouper"),
+    ("scheduler", "kai-scheduler"),
+    ("binder", "kai-binder"),
+    ("queuecontroller", "kai-queuecontroller"),
+];
+
 /// krew and its manifest validator, for `cargo xtask krew-test` (the proxy lists no later tag
 /// of the module; krew's v0.4.4 and v0.4.5 are not published as module versions).
 pub const KREW: &str = "v0.4.3";
 
 /// A module whose zip holds CRD manifests, and the folder in it that holds them.
-pub const CRD_MODULES: [(&str, &str, &str); 3] = [
+pub const CRD_MODULES: [(&str, &str, &str); 4] = [
     ("sigs.k8s.io/kueue", KUEUE, "config/components/crd/bases"),
     ("sigs.k8s.io/jobset", JOBSET, "config/components/crd/bases"),
     ("sigs.k8s.io/lws", LWS, "config/crd/bases"),
+    (KAI_MODULE, KAI, "deployments/kai-scheduler/crds"),
 ];
 
 /// A binary built alone from its module, through a wrapper module (etcd's go.mod has replace
@@ -132,11 +152,16 @@ fn singles(tier: Tier) -> Vec<Single> {
     v
 }
 
-/// Build (or find in the cache) every binary `tier` runs.
-pub fn ensure(tier: Tier) -> Result<Bins, String> {
+/// Build (or find in the cache) every binary `tier` runs, and KAI's components with `kai`.
+pub fn ensure(tier: Tier, kai: bool) -> Result<Bins, String> {
     let mut dirs = Vec::new();
     for s in singles(tier) {
         dirs.push((s.0, built(s)?));
+    }
+    if kai {
+        let bin = bin_dir("kai-scheduler", KAI)?;
+        kai_components(&bin)?;
+        dirs.extend(KAI_COMPONENTS.map(|(_, name)| (name, bin.clone())));
     }
     let k8s = bin_dir("kubernetes", KUBERNETES)?;
     kubernetes(&k8s, k8s_binaries(tier))?;
@@ -280,6 +305,92 @@ fn kubernetes(bin: &Path, want: &[&str]) -> Result<(), String> {
     )
 }
 
+/// KAI's components in one `go build` (they share most of their packages), through a wrapper
+/// module that carries the replace directives of KAI's own go.mod (a dependency's are
+/// ignored), into `bin` as `kai-<component>` once all are built.
+fn kai_components(bin: &Path) -> Result<(), String> {
+    if KAI_COMPONENTS
+        .iter()
+        .all(|(_, name)| bin.join(name).exists())
+    {
+        return Ok(());
+    }
+    let (src, log) = wrapper(bin, "kai-scheduler")?;
+    let gomod = downloaded(&src, &format!("{KAI_MODULE}@{KAI}"), "GoMod")?;
+    let gomod = std::fs::read_to_string(&gomod).map_err(|e| format!("{gomod}: {e}"))?;
+    let replaces = version_replaces(&gomod)?;
+    if !replaces.is_empty() {
+        step(
+            "kai-scheduler: go mod edit -replace (KAI's own)",
+            go(&src)
+                .args(["mod", "edit"])
+                .args(replaces.iter().map(|r| format!("-replace={r}"))),
+            &log,
+        )?;
+    }
+    let packages = KAI_COMPONENTS.map(|(c, _)| format!("{KAI_MODULE}/cmd/{c}"));
+    step(
+        &format!("kai-scheduler: go get {KAI_MODULE}@{KAI}"),
+        go(&src)
+            .args(["get", "-tool"])
+            .args(packages.iter().map(|p| format!("{p}@{KAI}"))),
+        &log,
+    )?;
+    let out = bin.parent().expect("cache dir").join("out");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    step(
+        &format!(
+            "kai-scheduler: go build {KAI} ({} components)",
+            packages.len()
+        ),
+        go(&src)
+            .args(["build", "-trimpath", "-ldflags=-s -w", "-o"])
+            .arg(format!("{}/", out.display()))
+            .args(&packages),
+        &log,
+    )?;
+    for (c, name) in KAI_COMPONENTS {
+        std::fs::rename(out.join(c), bin.join(name))
+            .map_err(|e| format!("kai-scheduler: {c}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The replace directives of a go.mod that name a module version (`old => new vX`), as
+/// `go mod edit -replace` takes them (`old=new@vX`); one to a local path cannot be carried
+/// into another module, and is an error.
+fn version_replaces(gomod: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mut block = false;
+    for line in gomod.lines().map(str::trim) {
+        let body = if block {
+            if line == ")" {
+                block = false;
+                continue;
+            }
+            line
+        } else if line == "replace (" {
+            block = true;
+            continue;
+        } else if let Some(rest) = line.strip_prefix("replace ") {
+            rest
+        } else {
+            continue;
+        };
+        let body = body.split("//").next().unwrap_or_default().trim();
+        let Some((old, new)) = body.split_once("=>") else {
+            continue;
+        };
+        let old = old.split_whitespace().collect::<Vec<_>>().join("@");
+        match new.split_whitespace().collect::<Vec<_>>()[..] {
+            [path, version] => out.push(format!("{old}={path}@{version}")),
+            _ => return Err(format!("go.mod replaces {old} by a local path: {body}")),
+        }
+    }
+    Ok(out)
+}
+
 /// The wrapper module for `k8s.io/kubernetes`: k/k requires its staging modules at v0.0.0 and
 /// maps them to `./staging/src/…`, which a dependency cannot see; each is replaced by its
 /// published v0.X.Y. The list is read from the go.mod of the pinned version, never written
@@ -418,6 +529,23 @@ mod tests {
         let gomod = "module k8s.io/kubernetes\n\nreplace (\n\tk8s.io/api => ./staging/src/k8s.io/api\n\tk8s.io/streaming => ./staging/src/k8s.io/streaming\n)\nreplace github.com/x/y => github.com/x/z v1.0.0\n";
         assert_eq!(staging_modules(gomod), ["k8s.io/api", "k8s.io/streaming"]);
         assert_eq!(staging_version("v1.35.4"), "v0.35.4");
+    }
+
+    #[test]
+    fn version_replaces_are_carried_and_local_ones_refused() {
+        let gomod = "module x\n\nreplace k8s.io/api => k8s.io/api v0.35.4\n\nreplace (\n\tk8s.io/apimachinery v0.36.2 => k8s.io/apimachinery v0.35.4 // pinned\n)\n";
+        assert_eq!(
+            version_replaces(gomod).unwrap(),
+            [
+                "k8s.io/api=k8s.io/api@v0.35.4",
+                "k8s.io/apimachinery@v0.36.2=k8s.io/apimachinery@v0.35.4"
+            ]
+        );
+        assert!(version_replaces("replace a => ../a\n").is_err());
+        assert_eq!(
+            version_replaces("module x\n").unwrap(),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use super::{Tier, down, lab, live_tests, up};
 use std::time::Instant;
 
 pub fn replay() -> Result<(), String> {
-    let started = up(Tier::Bare, 0, false)?;
+    let started = up(Tier::Bare, 0, false, false)?;
     let lab = lab();
     let start = Instant::now();
     // One after the other: each writes bundles into the same API server, and the describe

@@ -21,6 +21,7 @@ pub use fake_gpu_install::{FakeGpuInstall, HelmRelease};
 pub use gpu_operator::{FailingOperand, GpuOperator};
 pub use kubelet_admission::KubeletRejection;
 pub use nodes::{DegradedDevice, SharedRename};
+pub(crate) use nodes::{advertises_gpu, nvidia_gpu_labels};
 pub use plugins::PluginPod;
 pub use selector::SelectorLabel;
 

@@ -4,7 +4,7 @@
 
 use crate::facts::texts::say;
 use crate::facts::{Num, num};
-use crate::index::{Index, NodeTables};
+use crate::index::{Index, NodeInfo, NodeTables};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -56,8 +56,7 @@ pub struct SharedRename {
     pub nodes: Vec<String>,
 }
 
-/// Nodes labelled `nvidia.com/gpu.present=true`, `feature.node.kubernetes.io/pci-10de.present=true`
-/// or `nvidia.com/gpu.count` > 0 that advertise no GPU.
+/// Nodes labelled as holding NVIDIA GPUs ([`nvidia_gpu_labels`]) that advertise no GPU.
 pub(super) fn silent_gpu_nodes(ix: &Index) -> SilentNodes {
     let mut silent = SilentNodes {
         names: Vec::new(),
@@ -65,31 +64,13 @@ pub(super) fn silent_gpu_nodes(ix: &Index) -> SilentNodes {
         labels: Vec::new(),
     };
     for n in ix.nodes().values() {
-        let mut why = Vec::new();
-        for (k, want) in [
-            ("nvidia.com/gpu.present", "true"),
-            ("feature.node.kubernetes.io/pci-10de.present", "true"),
-        ] {
-            if n.labels.get(k).map(String::as_str) == Some(want) {
-                why.push(format!("{k}={want}"));
-            }
-        }
-        if let Some(c) = n.labels.get("nvidia.com/gpu.count")
-            && c.parse::<f64>().is_ok_and(|c| c > 0.0)
-        {
-            why.push(format!("nvidia.com/gpu.count={c}"));
-        }
+        let why = nvidia_gpu_labels(n);
         if why.is_empty() {
             continue;
         }
         let cap = n.capacity.get(GPU).copied();
         let alloc = n.allocatable.get(GPU).copied();
-        let shared = n
-            .allocatable
-            .get(&format!("{GPU}{SHARED_SUFFIX}"))
-            .copied()
-            .unwrap_or(0.0);
-        if alloc.unwrap_or(0.0) <= 0.0 && shared <= 0.0 {
+        if !advertises_gpu(n) {
             for label in &why {
                 if !silent.labels.contains(label) {
                     silent.labels.push(label.clone());
@@ -114,6 +95,39 @@ pub(super) fn silent_gpu_nodes(ix: &Index) -> SilentNodes {
         }
     }
     silent
+}
+
+/// The labels by which a node says it holds NVIDIA GPUs, as `key=value`: the GPU Operator's and
+/// GPU feature discovery's (`nvidia.com/gpu.present=true`, `nvidia.com/gpu.count` > 0) and Node
+/// Feature Discovery's PCI label for NVIDIA's vendor id 10de in any of its spellings
+/// (`pci-10de.present`, and with the class or device fields NFD's `deviceLabelFields` adds:
+/// `pci-0302_10de.present`, `pci-0300_10de_1eb8.present`).
+pub(crate) fn nvidia_gpu_labels(n: &NodeInfo) -> Vec<String> {
+    // Ranked as they have always been listed: the operator's label, NFD's, then the count.
+    let mut why: Vec<(u8, String)> = Vec::new();
+    for (k, v) in &n.labels {
+        let nfd = k
+            .strip_prefix("feature.node.kubernetes.io/pci-")
+            .and_then(|rest| rest.strip_suffix(".present"))
+            .is_some_and(|fields| fields.split('_').any(|f| f == "10de"));
+        let rank = match k.as_str() {
+            "nvidia.com/gpu.present" if v == "true" => 0,
+            _ if nfd && v == "true" => 1,
+            "nvidia.com/gpu.count" if v.parse::<f64>().is_ok_and(|c| c > 0.0) => 2,
+            _ => continue,
+        };
+        why.push((rank, format!("{k}={v}")));
+    }
+    why.sort();
+    why.into_iter().map(|(_, l)| l).collect()
+}
+
+/// The node advertises some `nvidia.com/gpu` (or its time-sliced `nvidia.com/gpu.shared`).
+pub(crate) fn advertises_gpu(n: &NodeInfo) -> bool {
+    let shared = format!("{GPU}{SHARED_SUFFIX}");
+    [GPU, shared.as_str()]
+        .iter()
+        .any(|r| n.allocatable.get(*r).is_some_and(|&a| a > 0.0))
 }
 
 /// Devices reported unhealthy (allocatable below capacity) of the requested resources: the
@@ -179,4 +193,72 @@ pub(super) fn shared_renames(tables: &NodeTables, requested: &[&String]) -> Vec<
         }
     }
     renames
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(labels: &[(&str, &str)], gpus: f64) -> NodeInfo {
+        NodeInfo {
+            name: "n".into(),
+            labels: labels
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            allocatable: [(GPU.to_string(), gpus)].into_iter().collect(),
+            ..NodeInfo::default()
+        }
+    }
+
+    #[test]
+    fn nfds_pci_label_for_nvidia_is_read_in_every_spelling() {
+        for key in [
+            "feature.node.kubernetes.io/pci-10de.present",
+            "feature.node.kubernetes.io/pci-0302_10de.present",
+            "feature.node.kubernetes.io/pci-0300_10de_1eb8.present",
+        ] {
+            assert_eq!(
+                nvidia_gpu_labels(&node(&[(key, "true")], 0.0)),
+                [format!("{key}=true")]
+            );
+        }
+        // Another vendor, a device id that merely contains the digits, a false value.
+        for (key, value) in [
+            ("feature.node.kubernetes.io/pci-0300_1d0f.present", "true"),
+            (
+                "feature.node.kubernetes.io/pci-0300_1d0f_10de1.present",
+                "true",
+            ),
+            ("feature.node.kubernetes.io/pci-10de.present", "false"),
+            ("nvidia.com/gpu.count", "0"),
+        ] {
+            assert!(
+                nvidia_gpu_labels(&node(&[(key, value)], 0.0)).is_empty(),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn labels_keep_their_order_and_a_node_with_gpus_advertises() {
+        let n = node(
+            &[
+                ("nvidia.com/gpu.count", "8"),
+                ("feature.node.kubernetes.io/pci-10de.present", "true"),
+                ("nvidia.com/gpu.present", "true"),
+            ],
+            8.0,
+        );
+        assert_eq!(
+            nvidia_gpu_labels(&n),
+            [
+                "nvidia.com/gpu.present=true",
+                "feature.node.kubernetes.io/pci-10de.present=true",
+                "nvidia.com/gpu.count=8"
+            ]
+        );
+        assert!(advertises_gpu(&n));
+        assert!(!advertises_gpu(&node(&[], 0.0)));
+    }
 }
