@@ -79,6 +79,9 @@ fn groups_count_every_listed_diagnosis_once_under_its_own_cause() {
             }
         }
         assert_eq!(got, want, "{name}: groups ≠ the diagnoses' own keys");
+        for g in &report.groups {
+            queue_agrees_with_its_lines(&name, g, &lines);
+        }
         let json = layer_core::target::scan_json(engine, &ix, &opts, None);
         let written: serde_json::Value =
             serde_json::from_str(&json.to_compact_string().unwrap()).unwrap();
@@ -101,6 +104,150 @@ fn groups_count_every_listed_diagnosis_once_under_its_own_cause() {
     }
 }
 
+/// A group's queue is its own work's places in the queue it rests on: the first and the last
+/// of them, how many hold one, the longest line; no queue without such a place.
+fn queue_agrees_with_its_lines(name: &str, g: &layer_core::diagnosis::Group, lines: &[ScanLine]) {
+    let key = |l: &ScanLine| GroupKey::of(l);
+    let places: Vec<&layer_core::scan_lines::LineQueue> = lines
+        .iter()
+        .filter(|l| {
+            let k = key(l);
+            (k.layer, k.state, &k.rule, &k.cause, k.outlook)
+                == (g.layer, g.state, &g.rule, &g.cause, g.outlook)
+        })
+        .filter_map(|l| l.queue.as_ref())
+        .filter(|q| {
+            g.cause.as_ref().is_some_and(|c| {
+                q.queue == c.name
+                    && matches!(
+                        (c.kind.as_str(), q.by.as_str()),
+                        ("ClusterQueue", "kueue") | ("Queue", "kai-scheduler")
+                    )
+            })
+        })
+        .collect();
+    let Some(q) = &g.queue else {
+        assert!(
+            places.is_empty(),
+            "{name}: {:?} has places but no queue",
+            g.cause
+        );
+        return;
+    };
+    let first = places.iter().map(|p| p.position).min();
+    let last = places.iter().map(|p| p.position).max();
+    assert_eq!(q.positions, first.zip(last), "{name}: {:?}", g.cause);
+    assert_eq!(q.placed, places.len(), "{name}");
+    assert!(q.placed <= g.count, "{name}");
+    assert_eq!(q.of, places.iter().filter_map(|p| p.of).max(), "{name}");
+}
+
+/// A quota group as the flavor test compares them: its cause, its size, its places.
+type QuotaGroup = (String, usize, Option<(u64, u64)>);
+
+/// A ClusterQueue's cause names the flavor Kueue's message says lacks quota, so work short of
+/// one flavor is a group apart from work short of another: on a generated backlog whose
+/// Workloads wait on two flavors, the quota group splits in two that together hold the same
+/// work, each with its own places in the one queue.
+#[test]
+fn quota_groups_split_by_the_flavor_the_message_names() {
+    let out = Command::new(env!("CARGO_BIN_EXE_gen-cluster"))
+        .args(["--nodes", "50", "--pods", "1000", "--shape", "backlog"])
+        .output()
+        .expect("gen-cluster runs");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let one = Index::new(Bundle::parse(text.clone()).expect("reads"));
+    // Every other message names another flavor.
+    let mut two = String::with_capacity(text.len());
+    for (i, piece) in text.split("in flavor h100,").enumerate() {
+        if i > 0 {
+            two.push_str(if i % 2 == 0 {
+                "in flavor h100,"
+            } else {
+                "in flavor a100,"
+            });
+        }
+        two.push_str(piece);
+    }
+    let two = Index::new(Bundle::parse(two).expect("reads"));
+    let quota = |ix: &Index| -> Vec<QuotaGroup> {
+        let report = layer_core::scan(support::engine(), ix, &Options::default());
+        let mut g: Vec<_> = report
+            .groups
+            .iter()
+            .filter(|g| g.rule.as_deref() == Some("admission/waiting-for-quota"))
+            .map(|g| {
+                let c = g.cause.as_ref().expect("a cause");
+                (
+                    c.display(),
+                    g.count,
+                    g.queue.as_ref().and_then(|q| q.positions),
+                )
+            })
+            .collect();
+        g.sort();
+        g
+    };
+    let before = quota(&one);
+    let after = quota(&two);
+    assert_eq!(before.len(), 1, "{before:?}");
+    assert_eq!(before[0].0, "ClusterQueue gpu-cq, flavor h100");
+    let names: Vec<&str> = after.iter().map(|g| g.0.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "ClusterQueue gpu-cq, flavor a100",
+            "ClusterQueue gpu-cq, flavor h100"
+        ]
+    );
+    assert_eq!(after[0].1 + after[1].1, before[0].1);
+    assert!(
+        after.iter().all(|g| g.1 > 100 && g.2.is_some()),
+        "{after:?}"
+    );
+    // Both wait in the one queue, their places interleaved: one holds its head, and each
+    // one's range reaches into the other's.
+    let (a, b) = (after[0].2.unwrap(), after[1].2.unwrap());
+    assert_eq!(a.0.min(b.0), 1, "{after:?}");
+    assert!(a.0 < b.1 && b.0 < a.1, "{after:?}");
+}
+
+/// On a generated backlog the quota group says where its work stands in gpu-cq, in the text
+/// and in Markdown.
+#[test]
+fn a_backlogs_quota_group_says_its_places_in_the_queue() {
+    let ix = generated("backlog", 50, 1000);
+    let lines = layer_core::target::scan_lines(support::engine(), &ix, &Options::default(), None);
+    let groups = layer_core::groups::of_lines(&lines.lines);
+    let quota = groups
+        .iter()
+        .find(|g| g.rule.as_deref() == Some("admission/waiting-for-quota"))
+        .expect("a quota group");
+    let q = quota.queue.as_ref().expect("its queue");
+    assert_eq!((q.by.as_str(), q.queue.as_str()), ("kueue", "gpu-cq"));
+    assert_eq!(q.positions.map(|p| p.0), Some(1));
+    assert!(
+        q.of.is_some_and(|of| of as usize >= q.placed) && q.placed > 100,
+        "{q:?}"
+    );
+    let text = into_string(|out| render::scan_groups_text_to(out, &lines, Style { color: false }));
+    let want = format!(
+        "Queue: positions 1–{} of {} in ClusterQueue gpu-cq",
+        q.positions.unwrap().1,
+        q.of.unwrap()
+    );
+    assert!(text.contains(&want), "{text}");
+    let md = into_string(|out| render::scan_groups_markdown_to(out, &lines));
+    assert!(md.contains("- ClusterQueue gpu-cq, flavor h100 ("), "{md}");
+    // A group resting on no queue says nothing of one.
+    assert!(
+        groups
+            .iter()
+            .filter(|g| g.cause.as_ref().is_none_or(|c| c.kind != "ClusterQueue"))
+            .all(|g| g.queue.is_none())
+    );
+}
+
 /// Work that waits in one ClusterQueue is one group resting on it, and the RuntimeClass a
 /// runtime rule names is the cause it rests on: the object, not the rule alone.
 #[test]
@@ -117,7 +264,7 @@ fn a_generated_backlog_groups_by_the_object_each_cause_rests_on() {
     };
     assert_eq!(
         rests_on("admission/waiting-for-quota").as_deref(),
-        Some("ClusterQueue gpu-cq")
+        Some("ClusterQueue gpu-cq, flavor h100")
     );
     assert_eq!(
         rests_on("runtime/runtime-handler-not-configured").as_deref(),
@@ -172,6 +319,7 @@ fn group_text_from_the_bundle_is_escaped() {
             kind: "RuntimeClass".into(),
             namespace: None,
             name: "evil|<b>\u{1b}[31m".into(),
+            flavor: Some("a|<i>".into()),
         }),
         headline: "a | b <img> `x` \u{1b}]8;;".into(),
         kind: "Pod".into(),
@@ -180,6 +328,7 @@ fn group_text_from_the_bundle_is_escaped() {
         api_version: None,
         status: "Pending".into(),
         lang: None,
+        queue: None,
     };
     let lines = ScanLines {
         lines: vec![l.clone(), {

@@ -366,10 +366,83 @@ fn route(s: &Shared, method: &Method, uri: &Uri, accept: &str) -> Reply {
             .catalog
             .api_resource_list(g, v)
             .map_or_else(Reply::no_resource, |v| Reply::ok(&v)),
+        [
+            "apis",
+            VISIBILITY,
+            v,
+            "clusterqueues",
+            cq,
+            "pendingworkloads",
+        ] if s
+            .opts
+            .kueue_visibility
+            .as_ref()
+            .is_some_and(|k| k.version == *v) =>
+        {
+            pending_workloads(s, cq, &params)
+        }
         ["api", "v1", rest @ ..] => resource_request(s, "", "v1", rest, &params, accept),
         ["apis", g, v, rest @ ..] => resource_request(s, g, v, rest, &params, accept),
         _ => Reply::text(StatusCode::NOT_FOUND, "404 page not found"),
     }
+}
+
+/// Kueue's visibility API group.
+pub(crate) const VISIBILITY: &str = "visibility.kueue.x-k8s.io";
+
+/// One page of a ClusterQueue's pending Workloads, as Kueue's visibility API answers it.
+fn pending_workloads(s: &Shared, cq: &str, params: &Params) -> Reply {
+    if s.opts
+        .forbidden
+        .iter()
+        .any(|f| f == "*" || f == "clusterqueues/pendingworkloads")
+    {
+        let message = format!(
+            "clusterqueues.{VISIBILITY} \"{cq}\" is forbidden: User \"{}\" cannot get resource \"clusterqueues/pendingworkloads\" in API group \"{VISIBILITY}\" at the cluster scope",
+            s.opts.user
+        );
+        let details = json!({"name": cq, "group": VISIBILITY, "kind": "clusterqueues"});
+        return Reply::status(StatusCode::FORBIDDEN, "Forbidden", message, details);
+    }
+    let queues = s.opts.kueue_visibility.as_ref().map(|k| &k.queues);
+    let Some((_, items)) = queues.and_then(|q| q.iter().find(|(name, _)| name == cq)) else {
+        let message = format!("clusterqueue.{VISIBILITY} \"{cq}\" not found");
+        let details = json!({"name": cq, "group": VISIBILITY, "kind": "clusterqueue"});
+        return Reply::status(StatusCode::NOT_FOUND, "NotFound", message, details);
+    };
+    let number = |key: &str, default: usize| {
+        params
+            .get(key)
+            .map_or(Some(default), |v| v.parse::<usize>().ok())
+    };
+    let (Some(limit), Some(offset)) = (number("limit", 1000), number("offset", 0)) else {
+        return Reply::bad_request("limit and offset are whole numbers".into());
+    };
+    let mut in_lq: HashMap<(String, String), usize> = HashMap::new();
+    let mut page = Vec::new();
+    for (at, item) in items.iter().enumerate().take(offset.saturating_add(limit)) {
+        let lq = (
+            item["metadata"]["namespace"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned(),
+            item["localQueueName"].as_str().unwrap_or("").to_owned(),
+        );
+        let n = in_lq.entry(lq).or_insert(0);
+        if at >= offset {
+            let mut item = item.clone();
+            item["positionInClusterQueue"] = json!(at);
+            item["positionInLocalQueue"] = json!(*n);
+            page.push(item);
+        }
+        *n += 1;
+    }
+    Reply::ok(&json!({
+        "kind": "PendingWorkloadsSummary",
+        "apiVersion": format!("{VISIBILITY}/{}", s.opts.kueue_visibility.as_ref().map_or("", |k| k.version.as_str())),
+        "metadata": {"creationTimestamp": null},
+        "items": page,
+    }))
 }
 
 /// `/version`, shaped like a real kube-apiserver's.

@@ -104,6 +104,22 @@ pub struct Options {
     /// client asks for it, as real 1.30+ servers do. Off by default: clients then get legacy
     /// discovery and fall back to one request per group/version.
     pub aggregated_discovery: bool,
+    /// Kueue's visibility API, served when set (see [`KueueVisibility`]). `forbidden` naming
+    /// `clusterqueues/pendingworkloads` (or `*`) answers its reads with 403.
+    pub kueue_visibility: Option<KueueVisibility>,
+}
+
+/// Kueue's visibility API as the server answers it: `visibility.kueue.x-k8s.io` at `version`,
+/// `GET /apis/visibility.kueue.x-k8s.io/<version>/clusterqueues/<name>/pendingworkloads` with
+/// `limit` (1000 when absent, as Kueue's default) and `offset`, from each ClusterQueue's
+/// pending Workloads given in Kueue's order. Each is an object with `metadata.name`,
+/// `metadata.namespace`, `priority` and `localQueueName`; the server fills in
+/// `positionInClusterQueue` and `positionInLocalQueue`, 0-based, as Kueue does. A ClusterQueue
+/// not named is answered 404, as Kueue answers one it does not know.
+#[derive(Clone, Debug, Default)]
+pub struct KueueVisibility {
+    pub version: String,
+    pub queues: Vec<(String, Vec<Value>)>,
 }
 
 impl Default for Options {
@@ -123,6 +139,7 @@ impl Default for Options {
             user: "system:serviceaccount:default:test".to_owned(),
             extra_apis: Vec::new(),
             aggregated_discovery: false,
+            kueue_visibility: None,
         }
     }
 }
@@ -197,7 +214,11 @@ impl Server {
         objects: Vec<Value>,
         opts: Options,
     ) -> io::Result<Server> {
-        let (catalog, store) = store::load(objects, &opts.extra_apis)?;
+        let mut extra = opts.extra_apis.clone();
+        if let Some(v) = &opts.kueue_visibility {
+            extra.push(format!("{}/{}", handler::VISIBILITY, v.version));
+        }
+        let (catalog, store) = store::load(objects, &extra)?;
         let addr = listener.local_addr()?;
         let reset = !opts.reset_connection.is_empty();
         let shared = Arc::new(handler::Shared {

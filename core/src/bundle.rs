@@ -60,6 +60,12 @@ pub struct BundleMeta {
     /// gates …): carried into every diagnosis as `inputNotes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub input_notes: Vec<String>,
+    /// Reads of Kueue's visibility API (`clusterqueues/<name>/pendingworkloads`) that failed,
+    /// named by the ClusterQueue. Kept apart from `unreadable`: the Workloads in the bundle
+    /// still order the queue, so no layer is left unjudged, and each standing in that queue
+    /// says the position is the bundle's order, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub visibility_failed: Vec<Missing>,
 }
 
 /// Something that could not be judged or read.

@@ -140,12 +140,23 @@ pub struct Cause {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     pub name: String,
+    /// For a ClusterQueue: the ResourceFlavors the verdict's evidence names (Kueue's
+    /// flavor-assignment message: `… in flavor a100`), sorted and joined with `, `, so the work
+    /// short of one flavor's quota is a group apart from the work short of another's. Absent
+    /// when the evidence names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flavor: Option<String>,
 }
 
 impl Cause {
-    /// `Kind ns/name`, or `Kind name` for cluster-scoped objects.
+    /// `Kind ns/name`, or `Kind name` for cluster-scoped objects, then `, flavor f` when it
+    /// names one.
     pub fn display(&self) -> String {
-        named_object(&self.kind, self.namespace.as_deref(), &self.name)
+        let object = named_object(&self.kind, self.namespace.as_deref(), &self.name);
+        match &self.flavor {
+            Some(f) => format!("{object}, flavor {f}"),
+            None => object,
+        }
     }
 }
 
@@ -170,21 +181,52 @@ pub struct Example {
     pub headline: String,
 }
 
-/// Where a group's work stands in its queue, where the bundle shows it: filled by the queue
-/// position work (issue 40, points 3–4); absent until then.
+/// Where a group's work stands in its queue: for a group resting on a Kueue ClusterQueue or a
+/// KAI Queue, from its work's own places ([`crate::standing::QueueStanding`]) in that queue.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct GroupQueue {
-    /// The first and last positions of the group's work in its queue.
+    /// The first and last positions (1-based) of the group's work in its queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub positions: Option<(u64, u64)>,
     /// How many wait in that queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub of: Option<u64>,
-    /// The wait outlook in words, or what the bundle lacks to give one.
+    /// The wait outlook in the report's words (until the group's last piece of work has its
+    /// turn), or what the bundle lacks to give one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wait: Option<String>,
+    /// The scheduler whose queue it is: `kueue` or `kai-scheduler`.
+    #[serde(default)]
+    pub by: String,
+    /// The queue the positions count in: the ClusterQueue's (or KAI Queue's) name.
+    #[serde(default)]
+    pub queue: String,
+    /// How many of the group's pieces of work hold a place in it (the rest: no position known).
+    #[serde(default)]
+    pub placed: usize,
+    /// Where the positions come from: `bundle`, `visibilityApi`, or `mixed` when the group's
+    /// work has both.
+    #[serde(default)]
+    pub source: String,
+    /// The union of its work's `partial` codes (see [`crate::standing::QueueStanding::partial`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub partial: Vec<String>,
+    /// The outlook of the group's last position: the rate, and the minutes until its turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outlook: Option<crate::standing::WaitOutlook>,
+    /// Roughly how many minutes until the group's first position has its turn, at that rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_minutes: Option<u64>,
+    /// Why some of its positions are the bundle's order although a live read could have asked
+    /// Kueue's visibility API: the distinct codes of its work's `visibility` other than `used`
+    /// (see [`crate::standing::QueueStanding::visibility`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub visibility: Vec<String>,
+    /// The first reason a visibility read failed, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility_why: Option<String>,
 }
 
 /// Work that shares a cause.
@@ -690,6 +732,7 @@ mod tests {
                       "strategy": "StrictFIFO", "priority": 5, "priorityClass": "p",
                       "orderedBy": "creation", "orderedAt": "t", "aheadByPriority": 1,
                       "reportedPending": 4, "partial": ["fewerThanReported"],
+                      "visibility": "failed", "visibilityWhy": "w",
                       "wait": {"windowMinutes": 60, "admissions": 0, "perMinute": 0.5,
                                "minutes": 4, "missing": "m"}}
         })

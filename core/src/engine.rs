@@ -749,10 +749,24 @@ fn cause_of(view: &View, rule: &Rule, finding: &Finding, namespace: Option<&str>
             SubjectRef::Many(_) => None,
         }
     });
-    crate::groups::rests_on(
+    let mut cause = crate::groups::rests_on(
         finding.evidence.iter().map(|e| &e.object).chain(read),
         namespace,
-    )
+    )?;
+    if cause.kind == "ClusterQueue" {
+        // Kueue's message names the flavor whose quota (taints, labels) held the work back:
+        // the work short of one flavor is a cause apart from the work short of another.
+        let mut flavors = std::collections::BTreeSet::new();
+        for e in &finding.evidence {
+            if let Value::String(text) = &e.value {
+                crate::facts::admission::flavors_named(text, &mut flavors);
+            }
+        }
+        if !flavors.is_empty() {
+            cause.flavor = Some(flavors.into_iter().collect::<Vec<_>>().join(", "));
+        }
+    }
+    Some(cause)
 }
 
 /// Turn view paths into evidence on the object each subject came from.

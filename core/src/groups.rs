@@ -12,9 +12,9 @@
 //! work's own (its pods, events, Workload, PodGroup or owner objects in its namespace). Work
 //! whose rule rests only on its own objects (a scheduler's message on the pod) groups by rule.
 
-use crate::diagnosis::{Cause, Example, Group, ObjectRef, Outlook};
+use crate::diagnosis::{Cause, Example, Group, GroupQueue, ObjectRef, Outlook};
 use crate::layer::{Layer, LayerState};
-use crate::scan_lines::ScanLine;
+use crate::scan_lines::{LineQueue, ScanLine};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// How many examples a group names ([`Group::examples`]).
@@ -55,6 +55,7 @@ pub fn rests_on<'a>(
             kind: o.kind.clone(),
             namespace: o.namespace.clone(),
             name: o.name.clone(),
+            flavor: None,
         })
 }
 
@@ -82,20 +83,32 @@ impl GroupKey {
     }
 }
 
+/// What one group gathers from its lines.
+#[derive(Default)]
+struct Gathered<'a> {
+    count: usize,
+    namespaces: BTreeSet<String>,
+    examples: Vec<Example>,
+    /// The places its work holds in a queue, in the listing's order.
+    places: Vec<&'a LineQueue>,
+}
+
 /// The groups of a listing, in order: layer order (work without a blocking layer last),
 /// blocked before warn, then the most work first, then rule, cause and outlook.
 pub fn of_lines<'a>(lines: impl IntoIterator<Item = &'a ScanLine>) -> Vec<Group> {
-    let mut by_key: BTreeMap<GroupKey, (usize, BTreeSet<String>, Vec<Example>)> = BTreeMap::new();
+    let mut by_key: BTreeMap<GroupKey, Gathered<'a>> = BTreeMap::new();
+    let mut lang = None;
     for l in lines {
-        let (count, namespaces, examples) = by_key.entry(GroupKey::of(l)).or_default();
-        *count += 1;
+        lang.get_or_insert(l.lang.as_deref());
+        let g = by_key.entry(GroupKey::of(l)).or_default();
+        g.count += 1;
         if let Some(ns) = &l.namespace
-            && !namespaces.contains(ns)
+            && !g.namespaces.contains(ns)
         {
-            namespaces.insert(ns.clone());
+            g.namespaces.insert(ns.clone());
         }
-        if examples.len() < EXAMPLES {
-            examples.push(Example {
+        if g.examples.len() < EXAMPLES {
+            g.examples.push(Example {
                 kind: l.kind.clone(),
                 namespace: l.namespace.clone(),
                 name: l.name.clone(),
@@ -103,20 +116,25 @@ pub fn of_lines<'a>(lines: impl IntoIterator<Item = &'a ScanLine>) -> Vec<Group>
                 headline: l.headline.clone(),
             });
         }
+        g.places.extend(&l.queue);
     }
+    let words = crate::lang::Words::of_code(lang.flatten());
     let mut groups: Vec<(GroupKey, Group)> = by_key
         .into_iter()
-        .map(|(key, (count, namespaces, examples))| {
+        .map(|(key, g)| {
             let group = Group {
                 layer: key.layer,
                 state: key.state,
                 outlook: key.outlook,
                 rule: key.rule.clone(),
                 cause: key.cause.clone(),
-                count,
-                namespaces: namespaces.into_iter().collect(),
-                examples,
-                queue: None,
+                count: g.count,
+                namespaces: g.namespaces.into_iter().collect(),
+                examples: g.examples,
+                queue: key
+                    .cause
+                    .as_ref()
+                    .and_then(|c| queue_of(c, &g.places, words)),
             };
             (key, group)
         })
@@ -127,6 +145,137 @@ pub fn of_lines<'a>(lines: impl IntoIterator<Item = &'a ScanLine>) -> Vec<Group>
         (rank(a), std::cmp::Reverse(ga.count)).cmp(&(rank(b), std::cmp::Reverse(gb.count)))
     });
     groups.into_iter().map(|(_, g)| g).collect()
+}
+
+/// Where a group resting on `cause` stands in it: from the places its work holds in that very
+/// queue (a Kueue ClusterQueue, a KAI Queue), none when the cause is no queue or none of its
+/// work holds a place there.
+fn queue_of(cause: &Cause, places: &[&LineQueue], words: crate::lang::Words) -> Option<GroupQueue> {
+    let by = match cause.kind.as_str() {
+        "ClusterQueue" => "kueue",
+        "Queue" => "kai-scheduler",
+        _ => return None,
+    };
+    let here: Vec<&LineQueue> = places
+        .iter()
+        .copied()
+        .filter(|p| p.by == by && p.queue == cause.name)
+        .collect();
+    let first = here.iter().min_by_key(|p| p.position)?;
+    let last = here.iter().max_by_key(|p| p.position)?;
+    let sources: BTreeSet<&str> = here.iter().map(|p| p.source.as_str()).collect();
+    let partial: BTreeSet<&String> = here.iter().flat_map(|p| &p.partial).collect();
+    Some(GroupQueue {
+        positions: Some((first.position, last.position)),
+        of: here.iter().filter_map(|p| p.of).max(),
+        wait: last.wait.as_ref().map(|w| {
+            // One position has one turn: said as a single piece of work's outlook.
+            let first = first.wait.as_ref().and_then(|w| w.minutes);
+            match first.filter(|_| here.len() > 1) {
+                Some(_) => group_wait_words(w, first, words),
+                None => crate::standing::wait_words(w, words),
+            }
+        }),
+        by: by.to_string(),
+        queue: cause.name.clone(),
+        placed: here.len(),
+        source: match sources.len() {
+            1 => sources.first().copied().unwrap_or_default().to_string(),
+            _ => "mixed".to_string(),
+        },
+        partial: partial.into_iter().cloned().collect(),
+        outlook: last.wait.clone(),
+        first_minutes: first.wait.as_ref().and_then(|w| w.minutes),
+        visibility: here
+            .iter()
+            .filter_map(|p| p.visibility.as_deref().filter(|&v| v != "used"))
+            .collect::<BTreeSet<&str>>()
+            .into_iter()
+            .map(str::to_string)
+            .collect(),
+        visibility_why: here.iter().find_map(|p| p.visibility_why.clone()),
+    })
+}
+
+/// A group's place in the queue it rests on ([`GroupQueue`]) in one line of the reader's words,
+/// for scan's text and Markdown; `count` is the group's size (the caller makes the values safe
+/// for its output first: they come from the bundle).
+pub fn group_line(q: &GroupQueue, count: usize, words: crate::lang::Words) -> String {
+    let (first, last) = q.positions.unwrap_or_default();
+    let of = q.of.map_or_else(|| "?".to_string(), |v| v.to_string());
+    let mut out = if first == last {
+        let key = match q.by.as_str() {
+            "kueue" => "queue.position",
+            _ => "queue.positionKai",
+        };
+        let position = first.to_string();
+        words.fill(
+            key,
+            &[("position", &position), ("of", &of), ("queue", &q.queue)],
+        )
+    } else {
+        let queue = match q.by.as_str() {
+            "kueue" => format!("ClusterQueue {}", q.queue),
+            _ => format!("KAI Queue {}", q.queue),
+        };
+        words.fill(
+            "queue.groupRange",
+            &[
+                ("first", &first.to_string()),
+                ("last", &last.to_string()),
+                ("of", &of),
+                ("queue", &queue),
+            ],
+        )
+    };
+    if q.placed < count {
+        out.push_str(&words.fill(
+            "queue.groupPlaced",
+            &[
+                ("placed", &q.placed.to_string()),
+                ("count", &count.to_string()),
+            ],
+        ));
+    }
+    out.push_str(words.get(match q.source.as_str() {
+        "visibilityApi" => "queue.fromVisibility",
+        "mixed" => "queue.fromMixed",
+        _ => "queue.fromBundle",
+    }));
+    for code in &q.visibility {
+        out.push_str(&crate::standing::visibility_words(
+            Some(code),
+            q.visibility_why.as_deref(),
+            words,
+        ));
+    }
+    out.push_str(&crate::standing::partial_words(&q.partial, &[], words));
+    if let Some(w) = &q.wait {
+        out.push_str("; ");
+        out.push_str(w);
+    }
+    out
+}
+
+/// A group's outlook in words: the rate, and the minutes until its first and its last
+/// position's turn; or what is missing for them.
+pub fn group_wait_words(
+    last: &crate::standing::WaitOutlook,
+    first_minutes: Option<u64>,
+    words: crate::lang::Words,
+) -> String {
+    match (last.per_minute, first_minutes, last.minutes) {
+        (Some(rate), Some(first), Some(minutes)) => words.fill(
+            "queue.groupWait",
+            &[
+                ("window", &last.window_minutes.to_string()),
+                ("rate", &crate::quantity::format(rate)),
+                ("first", &first.to_string()),
+                ("minutes", &minutes.to_string()),
+            ],
+        ),
+        _ => crate::standing::wait_words(last, words),
+    }
 }
 
 #[cfg(test)]
@@ -190,6 +339,7 @@ mod tests {
                 kind: "ClusterQueue".into(),
                 namespace: None,
                 name: c.into(),
+                flavor: None,
             }),
             headline: format!("{name} waits"),
             kind: "Job".into(),
@@ -198,6 +348,7 @@ mod tests {
             api_version: None,
             status: "Pending".into(),
             lang: None,
+            queue: None,
         }
     }
 
@@ -231,5 +382,91 @@ mod tests {
         let examples: Vec<&str> = groups[1].examples.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(examples, vec!["j2", "j3", "j4"]);
         assert_eq!(groups.iter().map(|g| g.count).sum::<usize>(), lines.len());
+    }
+
+    fn placed(mut l: ScanLine, cq: &str, position: u64, minutes: Option<u64>) -> ScanLine {
+        l.queue = Some(LineQueue {
+            by: "kueue".into(),
+            queue: cq.into(),
+            position,
+            of: Some(40),
+            source: "bundle".into(),
+            partial: vec![],
+            wait: Some(crate::standing::WaitOutlook {
+                window_minutes: 60,
+                admissions: 30,
+                per_minute: Some(0.5),
+                minutes,
+                missing: None,
+            }),
+            visibility: Some("notServed".into()),
+            visibility_why: None,
+        });
+        l
+    }
+
+    /// A group resting on a ClusterQueue says the first and last places its work holds there,
+    /// how many of it hold one, and the turns of the first and the last; a place in another
+    /// queue, or a group resting on no queue, says nothing of a queue.
+    #[test]
+    fn a_group_on_a_queue_says_where_its_work_stands_in_it() {
+        let a = Some(Layer::Admission);
+        let rule = "admission/waiting-for-quota";
+        let lines = vec![
+            placed(line(a, rule, Some("cq-1"), "t1", "j1"), "cq-1", 9, Some(18)),
+            placed(line(a, rule, Some("cq-1"), "t1", "j2"), "cq-1", 2, Some(4)),
+            line(a, rule, Some("cq-1"), "t2", "j3"),
+            placed(
+                line(a, rule, Some("cq-1"), "t2", "j4"),
+                "cq-other",
+                1,
+                Some(2),
+            ),
+            placed(line(a, rule, Some("cq-2"), "t2", "j5"), "cq-9", 1, Some(2)),
+            placed(
+                line(Some(Layer::Device), "device/x", None, "t1", "j6"),
+                "cq-1",
+                3,
+                None,
+            ),
+        ];
+        let groups = of_lines(&lines);
+        let q = groups
+            .iter()
+            .find(|g| g.cause.as_ref().is_some_and(|c| c.name == "cq-1"))
+            .and_then(|g| g.queue.clone())
+            .expect("the cq-1 group has a queue");
+        assert_eq!(q.positions, Some((2, 9)));
+        assert_eq!((q.placed, q.of, q.queue.as_str()), (2, Some(40), "cq-1"));
+        assert_eq!(
+            (q.first_minutes, q.outlook.and_then(|w| w.minutes)),
+            (Some(4), Some(18))
+        );
+        assert_eq!(q.visibility, vec!["notServed"]);
+        let text = group_line(
+            &groups[1].queue.clone().unwrap(),
+            4,
+            crate::lang::Words::of(crate::lang::Lang::En),
+        );
+        assert!(
+            text.starts_with(
+                "positions 2–9 of 40 in ClusterQueue cq-1 (2 of the 4 hold a place there)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("the first's turn in roughly 4 minutes, the last's in roughly 18"),
+            "{text}"
+        );
+        assert!(
+            text.contains("does not serve Kueue's visibility API"),
+            "{text}"
+        );
+        let others: Vec<bool> = groups
+            .iter()
+            .filter(|g| g.cause.as_ref().is_none_or(|c| c.name != "cq-1"))
+            .map(|g| g.queue.is_some())
+            .collect();
+        assert_eq!(others, vec![false, false], "{groups:?}");
     }
 }

@@ -608,6 +608,22 @@ pub const KINDS: &[KindInfo] = &[
             why: "admission: when an integration's CRD appeared",
         },
     },
+    // Kueue's visibility API: a subresource of its own ClusterQueue kind, asked by name and
+    // kept in the bundle under the kind of its answer (`facts::admission::visibility`). No
+    // layer waits on it: when its read fails the bundle's own order stands, and says so.
+    KindInfo {
+        group: "visibility.kueue.x-k8s.io",
+        kind: "PendingWorkloadsSummary",
+        plural: "clusterqueues/pendingworkloads",
+        names: &[],
+        work: false,
+        layers: &[],
+        owner_subject: None,
+        live: Live::Special {
+            verbs: "get",
+            why: "admission: each pending Workload's place in its ClusterQueue, as Kueue orders them",
+        },
+    },
 ];
 
 /// The kinds that stand for a whole piece of work.

@@ -1038,6 +1038,16 @@ pub fn scan_groups_text_to(
                     e.headline
                 )?;
             }
+            if let Some(q) = &g.queue {
+                let line = crate::groups::group_line(q, g.count, words);
+                writeln!(
+                    out,
+                    "  {:8} {:count_width$}   {}",
+                    "",
+                    "",
+                    words.fill("queue.line", &[("line", &line)])
+                )?;
+            }
         }
     }
     let (count, n) = (r.lines.len().to_string(), groups.len().to_string());
@@ -1086,8 +1096,36 @@ pub fn scan_groups_markdown_to(out: &mut dyn std::io::Write, r: &ScanLines) -> s
                 example
             )?;
         }
+        group_queues_markdown(out, gs, words)?;
     }
     writeln!(out, "\n{}", words.get("md.scanDiagnosedBy"))
+}
+
+/// Under a layer's table, where each of its groups resting on a queue stands in it.
+fn group_queues_markdown(
+    out: &mut dyn std::io::Write,
+    groups: &[Group],
+    words: Words,
+) -> std::io::Result<()> {
+    let mut queued = groups
+        .iter()
+        .filter_map(|g| Some((g, g.queue.as_ref()?, g.cause.as_ref()?)))
+        .peekable();
+    if queued.peek().is_some() {
+        writeln!(out)?;
+    }
+    for (g, q, cause) in queued {
+        let line = crate::groups::group_line(q, g.count, words);
+        writeln!(
+            out,
+            "- {} ({} × {}): {}",
+            for_markdown(&cause.display()),
+            g.count,
+            g.rule.as_deref().map_or_else(|| "-".to_string(), md_code),
+            for_markdown(&line)
+        )?;
+    }
+    Ok(())
 }
 
 /// A scan's Markdown up to its tables: the title (how many pieces of work are not running)

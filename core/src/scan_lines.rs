@@ -11,6 +11,7 @@
 
 use crate::diagnosis::{Diagnosis, Incomplete, Outlook, ScanReport};
 use crate::layer::{Layer, LayerState};
+use crate::standing::{QueueStanding, WaitOutlook};
 
 /// What scan's line-per-work outputs print of one diagnosis.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -33,6 +34,50 @@ pub struct ScanLine {
     pub status: String,
     /// The diagnosis's language code (absent for English).
     pub lang: Option<String>,
+    /// Its place in its scheduler's queue, when it holds one: what a group's queue line sums.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<LineQueue>,
+}
+
+/// A piece of work's place in a ClusterQueue or KAI Queue: the part of its
+/// [`QueueStanding`] a group's queue line ([`crate::diagnosis::GroupQueue`]) is made of.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LineQueue {
+    /// `kueue` or `kai-scheduler`.
+    pub by: String,
+    /// The ClusterQueue (Kueue) or Queue (KAI) the position counts in.
+    pub queue: String,
+    /// 1-based.
+    pub position: u64,
+    pub of: Option<u64>,
+    pub source: String,
+    pub partial: Vec<String>,
+    pub wait: Option<WaitOutlook>,
+    /// The standing's `visibility` and `visibilityWhy`.
+    pub visibility: Option<String>,
+    pub visibility_why: Option<String>,
+}
+
+impl LineQueue {
+    /// The place a standing gives, when it names the queue and a position in it (a position in
+    /// a LocalQueue alone counts in no queue a group rests on).
+    pub fn of(q: &QueueStanding) -> Option<LineQueue> {
+        let queue = match q.by.as_str() {
+            "kueue" => q.cluster_queue.clone()?,
+            _ => q.queue.clone()?,
+        };
+        Some(LineQueue {
+            by: q.by.clone(),
+            queue,
+            position: q.position?,
+            of: q.of,
+            source: q.source.clone(),
+            partial: q.partial.clone(),
+            wait: q.wait.clone(),
+            visibility: q.visibility.clone(),
+            visibility_why: q.visibility_why.clone(),
+        })
+    }
 }
 
 impl ScanLine {
@@ -52,6 +97,7 @@ impl ScanLine {
             api_version: t.api_version.clone(),
             status: t.status.clone(),
             lang: d.lang.clone(),
+            queue: d.queue.as_ref().and_then(LineQueue::of),
         }
     }
 }

@@ -77,6 +77,17 @@ pub struct QueueStanding {
     /// The wait outlook; null when no position is known.
     #[serde(default)]
     pub wait: Option<WaitOutlook>,
+    /// What became of Kueue's visibility API (`pendingworkloads`) for this ClusterQueue, when
+    /// the bundle says what a live read found: `used` (the position is Kueue's own answer),
+    /// `notListed` (the answer does not list this Workload as pending), `failed` (the read
+    /// failed: see `visibilityWhy`), `notServed` (the cluster does not serve the API) or
+    /// `notRead` (no answer for this ClusterQueue was asked for); null for a bundle that does
+    /// not say. Every value but `used` means the position is the bundle's own order.
+    #[serde(default)]
+    pub visibility: Option<String>,
+    /// Why the visibility API's read failed, as the API server said it.
+    #[serde(default)]
+    pub visibility_why: Option<String>,
 }
 
 /// How long waiting may take, from the admissions the bundle proves.
@@ -121,6 +132,8 @@ impl QueueStanding {
             &mut self.priority_class,
             &mut self.ordered_by,
             &mut self.ordered_at,
+            &mut self.visibility,
+            &mut self.visibility_why,
         ]
         .into_iter()
         .flatten()
@@ -211,7 +224,15 @@ pub fn line(q: &QueueStanding, words: crate::lang::Words) -> String {
         "visibilityApi" => "queue.fromVisibility",
         _ => "queue.fromBundle",
     }));
-    if let Some(reported) = q.reported_pending.filter(|&r| Some(r) > q.of) {
+    out.push_str(&visibility_words(
+        q.visibility.as_deref(),
+        q.visibility_why.as_deref(),
+        words,
+    ));
+    if let Some(reported) = q
+        .reported_pending
+        .filter(|&r| Some(r) > q.of && q.source != "visibilityApi")
+    {
         out.push_str(&words.fill("queue.reported", &[("count", &reported.to_string())]));
     }
     match q.strategy.as_deref() {
@@ -219,14 +240,8 @@ pub fn line(q: &QueueStanding, words: crate::lang::Words) -> String {
         Some("BestEffortFIFO") => out.push_str(words.get("queue.strategy.BestEffortFIFO")),
         _ => {}
     }
-    for (code, key) in [
-        ("fairSharing", "queue.fairSharing"),
-        ("queuesByFairShare", "queue.queuesByFairShare"),
-    ] {
-        if q.partial.iter().any(|p| p == code) {
-            out.push_str(words.get(key));
-        }
-    }
+    // The count the ClusterQueue reports is said above, with its number.
+    out.push_str(&partial_words(&q.partial, &["fewerThanReported"], words));
     if let Some(w) = &q.wait {
         out.push_str("; ");
         out.push_str(&wait_words(w, words));
@@ -234,8 +249,44 @@ pub fn line(q: &QueueStanding, words: crate::lang::Words) -> String {
     out
 }
 
+/// What each `partial` code a queue line says means, in words, in this order.
+const PARTIAL_WORDS: &[(&str, &str)] = &[
+    ("fewerThanReported", "queue.fewerThanReported"),
+    ("fairSharing", "queue.fairSharing"),
+    ("queuesByFairShare", "queue.queuesByFairShare"),
+];
+
+/// The words of the `partial` codes among `partial`, but those in `said` (already said).
+pub(crate) fn partial_words(
+    partial: &[String],
+    said: &[&str],
+    words: crate::lang::Words,
+) -> String {
+    PARTIAL_WORDS
+        .iter()
+        .filter(|(code, _)| !said.contains(code) && partial.iter().any(|p| p == code))
+        .map(|(_, key)| words.get(key))
+        .collect()
+}
+
+/// Why the position is the bundle's order although a live read could have asked Kueue, in
+/// words (nothing for `used` or a bundle that does not say).
+pub(crate) fn visibility_words(
+    code: Option<&str>,
+    why: Option<&str>,
+    words: crate::lang::Words,
+) -> String {
+    match code {
+        Some("failed") => words.fill("queue.visibility.failed", &[("why", why.unwrap_or("?"))]),
+        Some("notServed") => words.get("queue.visibility.notServed").to_string(),
+        Some("notListed") => words.get("queue.visibility.notListed").to_string(),
+        Some("notRead") => words.get("queue.visibility.notRead").to_string(),
+        _ => String::new(),
+    }
+}
+
 /// The outlook in words: the rate and the minutes, or what is missing for them.
-fn wait_words(w: &WaitOutlook, words: crate::lang::Words) -> String {
+pub fn wait_words(w: &WaitOutlook, words: crate::lang::Words) -> String {
     match (w.per_minute, w.minutes) {
         (Some(rate), Some(minutes)) => words.fill(
             "queue.wait",

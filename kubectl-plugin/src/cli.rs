@@ -114,9 +114,12 @@ pub enum Command {
     Fit(FitArgs),
     /// List the work that is not running, grouped by the layer and the cause that block it.
     ///
-    /// By default each cause (the rule and the object it rests on: a ClusterQueue, a
-    /// RuntimeClass, a component) is one entry with how much work it holds, the namespaces and
-    /// an example; --all (or -o wide) lists every piece of work. Lists each top-level Job, JobSet, LeaderWorkerSet, Deployment, StatefulSet,
+    /// By default each cause (the rule and the object it rests on: a ClusterQueue and the
+    /// flavor Kueue names, a RuntimeClass, a component) is one entry with how much work it
+    /// holds, the namespaces and an example, and for a queue the places its work holds there
+    /// and the wait outlook; --all (or -o wide) lists every piece of work. Live, the places come
+    /// from Kueue's visibility API where the cluster serves it (else from the Workloads read,
+    /// and it says which). Lists each top-level Job, JobSet, LeaderWorkerSet, Deployment, StatefulSet,
     /// DynamoGraphDeployment and ownerless Workload that is not fully running, and each pod
     /// without such an owner that is neither Running-and-Ready nor Succeeded.
     ///

@@ -8,6 +8,7 @@
 //! same series. The totals by layer and state are written for every layer and state, zeros
 //! included: an alert on a total must see 0, not an absent series, when nothing blocks.
 
+use layer_core::diagnosis::GroupQueue;
 use layer_core::scan_lines::{ScanLine, ScanLines};
 use layer_core::{Incomplete, Layer, LayerState};
 use std::fmt::Write as _;
@@ -97,37 +98,105 @@ fn by_cause(out: &mut String, report: &ScanLines) {
         out,
         NAME,
         "How many pieces of work share a cause: the blocking layer, the verdict's state and \
-         outlook, the rule, and the object the rule rests on (its kind, namespace and name; empty \
-         when it rests on the work's own objects). Beyond the biggest causes, the rest are one \
+         outlook, the rule, and the object the rule rests on (its kind, namespace and name, and \
+         for a ClusterQueue the flavors the evidence names; empty when it rests on the work's \
+         own objects). Beyond the biggest causes, the rest are one \
          series with cause_kind \"(other)\".",
     );
     let mut groups = layer_core::groups::of_lines(&report.lines);
     // The biggest first, whatever their layer; a stable sort keeps the report's order on ties.
     groups.sort_by_key(|g| std::cmp::Reverse(g.count));
     let rest: usize = groups.iter().skip(MAX_CAUSE_SERIES).map(|g| g.count).sum();
-    for g in groups.iter().take(MAX_CAUSE_SERIES) {
-        let cause = g.cause.as_ref();
-        let outlook = g.outlook.map_or("", |o| o.as_str());
-        sample(
-            out,
-            NAME,
-            &[
-                ("layer", g.layer.map_or("", |l| l.as_str())),
-                ("state", g.state.as_str()),
-                ("outlook", outlook),
-                ("rule", g.rule.as_deref().unwrap_or("")),
-                ("cause_kind", cause.map_or("", |c| c.kind.as_str())),
-                (
-                    "cause_namespace",
-                    cause.and_then(|c| c.namespace.as_deref()).unwrap_or(""),
-                ),
-                ("cause_name", cause.map_or("", |c| c.name.as_str())),
-            ],
-            g.count,
-        );
+    let kept = &groups[..groups.len().min(MAX_CAUSE_SERIES)];
+    for g in kept {
+        sample(out, NAME, &cause_labels(g), g.count);
     }
     if rest > 0 {
         sample(out, NAME, &[("cause_kind", "(other)")], rest);
+    }
+    queue_places(out, kept);
+}
+
+/// The labels that name a group's cause, the same in every family by cause.
+fn cause_labels(g: &layer_core::diagnosis::Group) -> Vec<(&'static str, &str)> {
+    let cause = g.cause.as_ref();
+    vec![
+        ("layer", g.layer.map_or("", |l| l.as_str())),
+        ("state", g.state.as_str()),
+        ("outlook", g.outlook.map_or("", |o| o.as_str())),
+        ("rule", g.rule.as_deref().unwrap_or("")),
+        ("cause_kind", cause.map_or("", |c| c.kind.as_str())),
+        (
+            "cause_namespace",
+            cause.and_then(|c| c.namespace.as_deref()).unwrap_or(""),
+        ),
+        ("cause_name", cause.map_or("", |c| c.name.as_str())),
+        (
+            "cause_flavor",
+            cause.and_then(|c| c.flavor.as_deref()).unwrap_or(""),
+        ),
+    ]
+}
+
+/// For the causes that are a queue (a Kueue ClusterQueue, a KAI Queue): how many wait in it,
+/// the first and last places their work holds, and the minutes until those turns where the
+/// bundle proves a rate. An alert can then say "40 Jobs wait on cq-team-12's quota, the first
+/// at place 3 of 536".
+fn queue_places(out: &mut String, groups: &[layer_core::diagnosis::Group]) {
+    let queued: Vec<_> = groups
+        .iter()
+        .filter_map(|g| Some((cause_labels(g), g.queue.as_ref()?)))
+        .collect();
+    type Values = fn(&GroupQueue) -> Vec<((&'static str, String), u64)>;
+    let families: [(&str, &str, Values); 3] = [
+        (
+            "kubectl_layer_cause_queue_pending",
+            "For a cause that is a queue: how many pieces of work wait in it (the labels as in \
+             kubectl_layer_blocked_by_cause, and the source of the count: bundle, visibilityApi \
+             or mixed).",
+            |q| {
+                q.of.map(|of| (("source", q.source.clone()), of))
+                    .into_iter()
+                    .collect()
+            },
+        ),
+        (
+            "kubectl_layer_cause_queue_position",
+            "For a cause that is a queue: the first and last 1-based places (end=\"first\", \
+             end=\"last\") the cause's work holds in it.",
+            |q| {
+                let ends = q
+                    .positions
+                    .map(|(first, last)| [("first", first), ("last", last)]);
+                ends.into_iter()
+                    .flatten()
+                    .map(|(e, p)| (("end", e.to_string()), p))
+                    .collect()
+            },
+        ),
+        (
+            "kubectl_layer_cause_queue_wait_minutes",
+            "For a cause that is a queue: roughly how many minutes until its first and last \
+             places have their turn, at the admission rate the bundle proves over the last hour; \
+             absent when it proves none (never a guessed rate).",
+            |q| {
+                let last = q.outlook.as_ref().and_then(|w| w.minutes);
+                [("first", q.first_minutes.or(last)), ("last", last)]
+                    .into_iter()
+                    .filter_map(|(e, m)| Some((("end", e.to_string()), m?)))
+                    .collect()
+            },
+        ),
+    ];
+    for (name, help, values) in families {
+        family(out, name, help);
+        for (labels, q) in &queued {
+            for ((key, value), n) in values(q) {
+                let mut all = labels.clone();
+                all.push((key, &value));
+                sample(out, name, &all, n);
+            }
+        }
     }
 }
 
@@ -283,6 +352,7 @@ mod tests {
                 kind: "ClusterQueue".into(),
                 namespace: None,
                 name: cq.into(),
+                flavor: None,
             }),
             headline: String::new(),
             kind: "Job".into(),
@@ -291,6 +361,7 @@ mod tests {
             api_version: Some("batch/v1".into()),
             status: "Pending".into(),
             lang: None,
+            queue: None,
         }
     }
 
@@ -335,6 +406,71 @@ mod tests {
             .map(|l| l.rsplit(' ').next().unwrap().parse::<usize>().unwrap())
             .sum();
         assert_eq!(total, report.lines.len());
+    }
+
+    /// A cause that is a queue writes how many wait in it, the first and last places its work
+    /// holds and the minutes to those turns; a cause that is no queue writes none of these.
+    #[test]
+    fn queue_causes_write_their_places() {
+        let placed = |name: &str, position: u64| {
+            let mut l = waiting_on("cq-team-12", name);
+            l.queue = Some(layer_core::scan_lines::LineQueue {
+                by: "kueue".into(),
+                queue: "cq-team-12".into(),
+                position,
+                of: Some(536),
+                source: "bundle".into(),
+                partial: vec![],
+                wait: Some(layer_core::standing::outlook(
+                    &(0..30).map(|i| 10_000 - i * 60).collect::<Vec<_>>(),
+                    Some(10_000),
+                    position,
+                )),
+                visibility: None,
+                visibility_why: None,
+            });
+            l
+        };
+        let mut lines = vec![
+            placed("a", 40),
+            placed("b", 3),
+            waiting_on("cq-team-12", "c"),
+        ];
+        lines.push(waiting_on("cq-other", "d"));
+        let text = exposition(
+            &ScanLines {
+                lines,
+                incomplete: None,
+            },
+            1,
+            0,
+        );
+        let series = |name: &str| -> Vec<String> {
+            text.lines()
+                .filter(|l| l.starts_with(&format!("{name}{{")))
+                .map(|l| {
+                    let end = l
+                        .split("end=\"")
+                        .nth(1)
+                        .map_or("", |e| &e[..e.find('"').unwrap()]);
+                    format!(
+                        "{} {end} {}",
+                        l.contains("cause_name=\"cq-team-12\""),
+                        l.rsplit(' ').next().unwrap()
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(series("kubectl_layer_cause_queue_pending"), ["true  536"]);
+        assert_eq!(
+            series("kubectl_layer_cause_queue_position"),
+            ["true first 3", "true last 40"]
+        );
+        // 30 admissions in the hour: half a minute a place.
+        assert_eq!(
+            series("kubectl_layer_cause_queue_wait_minutes"),
+            ["true first 6", "true last 80"]
+        );
     }
 
     #[test]

@@ -214,7 +214,12 @@ function showGroups(groups) {
   const section = $('groups');
   section.hidden = groups.length === 0;
   $('group-list').replaceChildren(...groups.map((g) => {
-    const cause = g.cause ? `${g.cause.kind} ${g.cause.namespace ? `${g.cause.namespace}/` : ''}${g.cause.name}` : null;
+    const cause = g.cause ? `${g.cause.kind} ${g.cause.namespace ? `${g.cause.namespace}/` : ''}${g.cause.name}${g.cause.flavor ? `, flavor ${g.cause.flavor}` : ''}` : null;
+    const q = g.queue;
+    const queue = q?.positions && [
+      t('groupQueue', { first: q.positions[0], last: q.positions[1], of: q.of ?? '?', queue: q.queue, source: q.source }),
+      q.wait,
+    ].filter(Boolean).join('; ');
     const head = [
       t('groupWork', { count: g.count, rule: g.rule ?? '-' }),
       cause && t('groupOn', { cause }),
@@ -231,6 +236,7 @@ function showGroups(groups) {
     return el('details', { class: 'group', 'data-testid': 'group', 'data-layer': g.layer ?? '', 'data-count': g.count },
       el('summary', {}, el('span', { class: `state ${g.state}` }, g.layer ?? g.state), ' ', head),
       g.namespaces.length ? el('p', { class: 'hint' }, t('groupNamespaces', { names: g.namespaces.join(', ') })) : null,
+      queue ? el('p', { class: 'hint', 'data-testid': 'group-queue' }, queue) : null,
       el('ul', {}, items));
   }));
 }

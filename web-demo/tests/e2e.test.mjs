@@ -226,6 +226,14 @@ test('the most likely target is picked by itself', async () => {
   assert.ok(v.target, 'a target is chosen without asking');
 });
 
+test('a group resting on a ClusterQueue says where its work stands there', async () => {
+  const s = scenarios.find((x) => x.name === 'kueue-waiting-for-quota');
+  await reset();
+  await paste(s.bundle);
+  const queue = await page.$eval('[data-testid="group-queue"]', (e) => e.textContent);
+  assert.match(queue, /^queue: places \d+–\d+ of \d+ in \S+ \(bundle\)/, queue);
+});
+
 test('the work not running is shown grouped by cause; a group opens to its work, which diagnoses', async () => {
   const s = scenarios.find((x) => x.name === 'kueue-admitted-no-gpu-room') ?? scenarios[0];
   await reset();

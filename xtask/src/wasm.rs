@@ -414,7 +414,15 @@ export function diagnose(bundle: BundleInput, target?: TargetSpec | null, option
  * `NotSubmitted`; `verdict.layer` the first layer that would stop it, `null` if it would run now;
  * `verdict.outlook` whether waiting would help). */
 export function fit(cluster: BundleInput, manifest: BundleInput, options?: FitOptions): Diagnosis[];
-/** Every piece of work that is not running, diagnosed. */
+/** A scan's report with its per-item diagnoses: what `scan` answers without `summary`. */
+export type ScanReportFull = ScanReport & { diagnoses: Diagnosis[]; groups: Group[] };
+/** A scan's summary: the groups by cause, without the per-item diagnoses (`{ summary: true }`). */
+export type ScanSummary = Omit<ScanReport, 'diagnoses'> & { groups: Group[] };
+/** Every piece of work that is not running, diagnosed, and grouped by cause. */
+export function scan(bundle: BundleInput, options?: ScanOptions & { summary?: false }): ScanReportFull;
+/** The groups by cause only, without the per-item diagnoses. */
+export function scan(bundle: BundleInput, options: ScanOptions & { summary: true }): ScanSummary;
+/** `summary` known only when the program runs: the diagnoses may be absent. */
 export function scan(bundle: BundleInput, options?: ScanOptions): ScanReport;
 /** Candidate targets, work that needs attention first. */
 export function targets(bundle: BundleInput, options?: Options): TargetEntry[];
@@ -448,8 +456,8 @@ export class Bundle {
   diagnose(target?: TargetSpec | null): Diagnosis;
   /** The same as `diagnose` (the CLI's name). */
   why(target?: TargetSpec | null): Diagnosis;
-  /** Every piece of work that is not running, diagnosed. */
-  scan(): ScanReport;
+  /** Every piece of work that is not running, diagnosed, and grouped by cause. */
+  scan(): ScanReportFull;
   /** One object of the bundle (e.g. the source of a piece of evidence). */
   object(ref: { apiVersion?: string; kind: string; namespace?: string | null; name: string }): Record<string, unknown>;
   /** A target's diagnosis as Markdown for an upstream issue (the last diagnosis is reused). */

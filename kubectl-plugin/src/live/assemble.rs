@@ -31,6 +31,7 @@ impl Cluster {
             "context": self.context,
             "target": target,
             "unreadable": unreadable,
+            "visibilityFailed": haul.take_visibility_failed(),
             "apis": self.apis(),
             "redacted": false,
         });

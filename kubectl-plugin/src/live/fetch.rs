@@ -139,6 +139,8 @@ pub(super) struct Read {
     paginate: bool,
     pub namespace: Option<String>,
     pub name: Option<String>,
+    /// A subresource of the named object (`pendingworkloads`).
+    subresource: Option<&'static str>,
     /// What the read is for, for `KUBECTL_LAYER_TRACE`.
     pub why: String,
     /// Whether later rounds plan from what its objects say ([`links`]); a pod's bound pods,
@@ -177,6 +179,7 @@ impl Read {
             paginate: true,
             namespace: namespace.map(str::to_string),
             name: None,
+            subresource: None,
             why: String::new(),
             heads: true,
         }
@@ -188,6 +191,12 @@ impl Read {
             name: Some(name.to_string()),
             ..Read::list(ar, namespace)
         }
+    }
+
+    /// A subresource of the object the read names (`pendingworkloads`).
+    pub(super) fn subresource(mut self, sub: &'static str) -> Read {
+        self.subresource = Some(sub);
+        self
     }
 
     pub(super) fn with(mut self, key: &'static str, value: &str) -> Read {
@@ -233,7 +242,7 @@ impl Read {
     }
 
     /// The URI of one page, or why it is not sent.
-    fn uri(&self, cont: Option<&str>) -> Result<String, Refused> {
+    pub(super) fn uri(&self, cont: Option<&str>) -> Result<String, Refused> {
         let mut query = self.query.clone();
         if self.paginate {
             query.push(("limit", PAGE.to_string()));
@@ -245,6 +254,7 @@ impl Read {
             api: &self.api,
             namespace: self.namespace.as_deref(),
             name: self.name.as_deref(),
+            subresource: self.subresource,
             query: &query,
             selected: &self.selected,
         }
@@ -271,7 +281,10 @@ pub(super) struct Haul {
     fatal: Mutex<Option<String>>,
     answers: Mutex<Vec<Answer>>,
     unreadable: Mutex<Vec<Missing>>,
-    requests: AtomicUsize,
+    /// Reads of Kueue's visibility API that failed: kept apart, since the bundle's own order
+    /// stands in for them (`kubectlLayer.visibilityFailed`).
+    visibility_failed: Mutex<Vec<Missing>>,
+    pub(super) requests: AtomicUsize,
     /// Objects received.
     objects: AtomicUsize,
     /// Reads planned so far: a read's number orders its answers in the bundle.
@@ -286,6 +299,7 @@ impl Haul {
             fatal: Mutex::new(None),
             answers: Mutex::default(),
             unreadable: Mutex::default(),
+            visibility_failed: Mutex::default(),
             requests: AtomicUsize::new(0),
             objects: AtomicUsize::new(0),
             planned: AtomicUsize::new(0),
@@ -308,12 +322,24 @@ impl Haul {
         first..first + n
     }
 
-    fn keep(&self, answer: Answer) {
+    pub(super) fn keep(&self, answer: Answer) {
         self.answers.lock().expect("not poisoned").push(answer);
     }
 
     pub(super) fn fail(&self, m: Missing) {
         self.unreadable.lock().expect("not poisoned").push(m);
+    }
+
+    /// A read of Kueue's visibility API that failed.
+    pub(super) fn visibility_failed(&self, m: Missing) {
+        self.visibility_failed.lock().expect("not poisoned").push(m);
+    }
+
+    /// The reads of Kueue's visibility API that failed, sorted by ClusterQueue.
+    pub(super) fn take_visibility_failed(&self) -> Vec<Missing> {
+        let mut failed = std::mem::take(&mut *self.visibility_failed.lock().expect("not poisoned"));
+        failed.sort();
+        failed
     }
 
     /// Whether an answer of the reads numbered `seqs` has a text that passes `test`.

@@ -17,6 +17,8 @@
 //!   as the API server checks them, every resource checked against `kubectl layer rbac`;
 //! - [`links`]: what the answers say about each object that the next round needs (identity,
 //!   owners, node), read once per answer;
+//! - [`visibility`]: Kueue's own order of each ClusterQueue's pending Workloads, where the
+//!   cluster serves its visibility API, asked once the ClusterQueues are known;
 //! - [`assemble`]: every answer, in the order the reads were planned, read by the core once into
 //!   the bundle and index the diagnosis uses.
 
@@ -27,6 +29,7 @@ mod links;
 mod progress;
 mod request;
 mod rounds;
+mod visibility;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};

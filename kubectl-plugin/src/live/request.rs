@@ -47,6 +47,7 @@ const QUERY_KEYS: &[&str] = &[
     "resourceVersion",
     "limit",
     "continue",
+    "offset",
 ];
 
 /// The longest name: a DNS-1123 subdomain's.
@@ -130,6 +131,9 @@ pub(super) struct Request<'a> {
     pub api: &'a ApiResource,
     pub namespace: Option<&'a str>,
     pub name: Option<&'a str>,
+    /// A subresource of the named object (`pendingworkloads`), checked against the role as
+    /// `plural/subresource`.
+    pub subresource: Option<&'a str>,
     /// Keys and values, values not yet encoded.
     pub query: &'a [(&'static str, String)],
     /// The values the field selector of `query` compares with.
@@ -155,6 +159,10 @@ impl Request<'_> {
             uri.push('/');
             uri.push_str(&encode(n));
         }
+        if let Some(sub) = self.subresource {
+            uri.push('/');
+            uri.push_str(sub);
+        }
         let query: Vec<String> = self
             .query
             .iter()
@@ -171,10 +179,23 @@ impl Request<'_> {
     fn check(&self) -> Result<(), Refused> {
         let ar = self.api;
         let verb = if self.name.is_some() { "get" } else { "list" };
-        if !crate::plan::allows(&ar.group, &ar.plural, verb) {
+        let resource = match self.subresource {
+            Some(sub) if self.name.is_some() => format!("{}/{sub}", ar.plural),
+            Some(_) => {
+                return Err(Refused::OutsideRole {
+                    verb,
+                    resource: format!("{} without a name", super::fetch::qualified(ar)),
+                });
+            }
+            None => ar.plural.clone(),
+        };
+        if !crate::plan::allows(&ar.group, &resource, verb) {
             return Err(Refused::OutsideRole {
                 verb,
-                resource: super::fetch::qualified(ar),
+                resource: match self.subresource {
+                    Some(sub) => format!("{}/{sub}", super::fetch::qualified(ar)),
+                    None => super::fetch::qualified(ar),
+                },
             });
         }
         dns_label(&ar.version).map_err(|_| Refused::Version {
@@ -416,6 +437,7 @@ mod tests {
                 api: &api,
                 namespace: namespace.as_deref(),
                 name: name.as_deref(),
+                subresource: None,
                 query: &query,
                 selected: &selected,
             };
@@ -460,6 +482,7 @@ mod tests {
                 api: &pods,
                 namespace: ns,
                 name,
+                subresource: None,
                 query: &[],
                 selected: &[],
             }
@@ -492,6 +515,7 @@ mod tests {
             api: &secrets,
             namespace: Some("ml"),
             name: None,
+            subresource: None,
             query: &[],
             selected: &[],
         }
@@ -501,5 +525,40 @@ mod tests {
             e.to_string(),
             "list secrets is not in the role `kubectl layer rbac` prints"
         );
+    }
+
+    /// Kueue's `pendingworkloads` is asked of a named ClusterQueue only, with the paging keys,
+    /// and no other subresource of it (nor of another resource) is written.
+    #[test]
+    fn the_visibility_subresource_is_the_one_in_the_role() {
+        let cqs = api("visibility.kueue.x-k8s.io", "v1beta2", "clusterqueues");
+        let query = [("limit", "500".to_string()), ("offset", "1000".to_string())];
+        let uri = |name: Option<&str>, sub: &str| {
+            Request {
+                api: &cqs,
+                namespace: None,
+                name,
+                subresource: Some(sub),
+                query: &query,
+                selected: &[],
+            }
+            .uri()
+        };
+        assert_eq!(
+            uri(Some("cq-a"), "pendingworkloads").unwrap(),
+            "/apis/visibility.kueue.x-k8s.io/v1beta2/clusterqueues/cq-a/pendingworkloads?limit=500&offset=1000"
+        );
+        assert!(uri(Some("cq-a"), "status").is_err());
+        assert!(uri(None, "pendingworkloads").is_err());
+        let kueue = api("kueue.x-k8s.io", "v1beta2", "clusterqueues");
+        let other = Request {
+            api: &kueue,
+            namespace: None,
+            name: Some("cq-a"),
+            subresource: Some("pendingworkloads"),
+            query: &[],
+            selected: &[],
+        };
+        assert!(other.uri().is_err());
     }
 }

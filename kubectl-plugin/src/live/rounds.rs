@@ -13,11 +13,15 @@
 //! 4. events (for a namespaced target: its namespace's, and its nodes'; for a cluster-scoped
 //!    one, those of the objects that make it up, by uid, unless there are many), the CRDs Kueue
 //!    integrations depend on, fake-gpu-operator's topology ConfigMaps when its nodes exist,
-//!    and for a KAI pod whose binder waits on a reservation, where the reservation is made.
+//!    and for a KAI pod whose binder waits on a reservation, where the reservation is made;
+//! 5. where the cluster serves Kueue's visibility API, each ClusterQueue found's pending
+//!    Workloads in Kueue's own order (`visibility.rs`), page by page.
 //!
 //! A target's lists come from the API server's cache in one answer each, so the number of
 //! requests depends on which APIs are installed and what the target shows, never on the
-//! cluster's size: at most 15 for a pod on a server with aggregated discovery (the live tests
+//! cluster's size (except Kueue's visibility API: one request per ClusterQueue found and per
+//! 500 of its pending Workloads): at most 15 for a pod on a server with aggregated discovery
+//! and no visibility API (the live tests
 //! hold every scenario's pods and generated clusters of 12 and 400 nodes to it).
 
 use std::collections::BTreeSet;
@@ -128,6 +132,7 @@ impl Cluster {
                     .await?
             }
         }
+        self.queue_places(&haul).await?;
         let target_meta = serde_json::json!({
             "kind": spec.kind, "namespace": namespace, "name": spec.name,
         });
@@ -345,6 +350,7 @@ impl Cluster {
         self.fetch_all(self.fan_out(namespace, false), &haul)
             .await?;
         self.follow_ups(&haul, None, namespace).await?;
+        self.queue_places(&haul).await?;
         if let Some(why) = haul.first_failure().filter(|_| !haul.has_objects()) {
             return Err(crate::Failure::new(
                 3,

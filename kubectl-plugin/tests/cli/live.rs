@@ -925,7 +925,7 @@ fn a_reset_connection_is_named_as_a_reset() {
 }
 
 /// One rule of a ClusterRole.
-struct RoleRule {
+pub struct RoleRule {
     groups: Vec<String>,
     resources: Vec<String>,
     verbs: Vec<String>,
@@ -933,7 +933,7 @@ struct RoleRule {
 }
 
 /// The rules of the ClusterRole `kubectl layer rbac` prints, read as any bundle is.
-fn printed_role() -> Vec<RoleRule> {
+pub fn printed_role() -> Vec<RoleRule> {
     let o = super::run(&["rbac"]);
     assert_eq!(o.status.code(), Some(0));
     let role = objects(&stdout(&o));
@@ -977,6 +977,15 @@ pub fn authorization(
     let (resource, name) = match rest {
         ["namespaces", _, plural, name] => (*plural, Some(*name)),
         ["namespaces", _, plural] => (*plural, None),
+        // A subresource is authorized as `plural/subresource`, as RBAC names it.
+        [plural, name, sub] => {
+            return Some((
+                "get".into(),
+                group.to_string(),
+                format!("{plural}/{sub}"),
+                Some(name.to_string()),
+            ));
+        }
         [plural, name] => (*plural, Some(*name)),
         [plural] => (*plural, None),
         _ => panic!("a path of no resource: {}", r.path),
@@ -999,7 +1008,7 @@ pub fn authorization(
     ))
 }
 
-fn allowed(role: &[RoleRule], r: &apiserver::RequestRecord) -> bool {
+pub fn allowed(role: &[RoleRule], r: &apiserver::RequestRecord) -> bool {
     let Some((verb, group, resource, name)) = authorization(r) else {
         return r.method == "GET";
     };
@@ -1120,6 +1129,16 @@ fn a_file_is_read_without_a_request_to_the_cluster() {
 /// `cargo xtask gen-cluster`'s generator, built for this run (the test binary cannot name
 /// another package's binary), writing a cluster of this size into `dir`.
 fn generated_cluster(dir: &std::path::Path, nodes: usize, pods: usize) -> PathBuf {
+    generated_cluster_with(dir, nodes, pods, &[])
+}
+
+/// [`generated_cluster`] with more of the generator's flags (`--shape backlog`).
+pub fn generated_cluster_with(
+    dir: &std::path::Path,
+    nodes: usize,
+    pods: usize,
+    flags: &[&str],
+) -> PathBuf {
     let build = std::process::Command::new(env!("CARGO"))
         .args([
             "build",
@@ -1153,6 +1172,7 @@ fn generated_cluster(dir: &std::path::Path, nodes: usize, pods: usize) -> PathBu
             "--seed",
             "1",
         ])
+        .args(flags)
         .arg("--out")
         .arg(&out)
         .output()

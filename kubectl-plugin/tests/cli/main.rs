@@ -25,6 +25,7 @@ mod metrics;
 mod offline;
 mod practice;
 mod requests;
+mod visibility;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

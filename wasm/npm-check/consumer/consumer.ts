@@ -1,6 +1,6 @@
 // Type-checked (tsc --noEmit --strict) inside the consumer project: the declarations must let a
 // TypeScript user write this without casts.
-import { init, loadLanguage, words, diagnose, fit, scan, targets, rules, markdown, version, Bundle, type Lang, type Diagnosis, type LayerError, type Layer, type Outlook, type TargetEntry } from 'kubectl-layer';
+import { init, loadLanguage, words, diagnose, fit, scan, targets, rules, markdown, version, Bundle, type Lang, type Diagnosis, type LayerError, type Layer, type Outlook, type TargetEntry, type ScanOptions } from 'kubectl-layer';
 
 async function main(bundle: string): Promise<void> {
   await init();
@@ -18,13 +18,16 @@ async function main(bundle: string): Promise<void> {
   const earlier: number = d.timeline?.earlier ?? 0;
   const rule: string | null | undefined = d.verdict.rule;
   console.log(moments, earlier, rule);
-  // `diagnoses` is absent from a summary (`{ summary: true }`), so the type says it may be.
-  console.log(scan(bundle).diagnoses?.length, targets(bundle)[0]?.value, rules()[0]?.documentation);
+  // `diagnoses` is always there without `{ summary: true }`, and never typed with it.
+  const summary = scan(bundle, { summary: true });
+  console.log(scan(bundle).diagnoses.length, summary.groups.length, targets(bundle)[0]?.value, rules()[0]?.documentation);
+  const asked: ScanOptions = { summary: Math.random() > 2 };
+  console.log(scan(bundle, asked).diagnoses?.length);
   const b: Bundle = Bundle.parse(bundle, { now: '2026-11-20T10:00:00Z' });
   const first: TargetEntry | undefined = b.targets()[0];
   const again: Diagnosis = b.why(first?.value ?? null);
   const md: string = b.markdown(first ? { kind: first.kind, namespace: first.namespace ?? undefined, name: first.name } : undefined);
-  console.log(again.verdict.state, md, b.text(), b.scan().diagnoses?.length, b.object({ kind: 'Pod', name: 'x' }));
+  console.log(again.verdict.state, md, b.text(), b.scan().diagnoses.length, b.object({ kind: 'Pod', name: 'x' }));
   b.free();
   const lang: Lang = 'ko';
   await loadLanguage(lang);

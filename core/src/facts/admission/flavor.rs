@@ -24,6 +24,25 @@ static TAINT: LazyLock<Pattern> = LazyLock::new(|| {
 static AFFINITY: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(r"flavor (\S+) doesn't match node affinity").expect("static pattern")
 });
+// Every phrase of those reasons that names a flavor: `… in flavor <f>, …` and `flavor <f>
+// doesn't match node affinity`.
+static NAMED: LazyLock<Pattern> = LazyLock::new(|| {
+    Pattern::new(r"in flavor ([^\s,;]+)|flavor ([^\s,;]+) doesn't match").expect("static pattern")
+});
+
+/// The ResourceFlavors a Kueue flavor-assignment message names, added to `into` (without a
+/// sentence's closing full stop).
+pub fn flavors_named(msg: &str, into: &mut std::collections::BTreeSet<String>) {
+    if !msg.contains("flavor ") {
+        return;
+    }
+    for c in NAMED.captures_iter(msg) {
+        if let Some(f) = c.get(1).or_else(|| c.get(2)) {
+            into.insert(f.trim_end_matches('.').to_string());
+        }
+    }
+}
+
 static PODSET: LazyLock<Pattern> = LazyLock::new(|| {
     Pattern::new(r"couldn't assign flavors to pod set (\S+?):").expect("static pattern")
 });
@@ -102,5 +121,28 @@ pub(super) fn flavor_assignment(msg: &str) -> FlavorAssignment {
         untolerated_taints: list(&TAINT, 1),
         tainted_flavors: list(&TAINT, 2),
         affinity_mismatch_flavors: list(&AFFINITY, 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flavors_a_message_names_in_each_of_kueues_phrasings() {
+        let mut got = std::collections::BTreeSet::new();
+        flavors_named(
+            "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu \
+             in flavor a100, 8 more needed; untolerated taint {gpu: h100 NoSchedule <nil>} in \
+             flavor h100; flavor l4 doesn't match node affinity",
+            &mut got,
+        );
+        assert_eq!(got.into_iter().collect::<Vec<_>>(), ["a100", "h100", "l4"]);
+        let mut none = std::collections::BTreeSet::new();
+        flavors_named(
+            "couldn't assign flavors to pod set main: resource x unavailable",
+            &mut none,
+        );
+        assert!(none.is_empty());
     }
 }

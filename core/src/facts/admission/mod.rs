@@ -11,13 +11,14 @@ pub use config::{CONFIG_KEY, configuration};
 mod flavor;
 mod order;
 mod queue;
+pub mod visibility;
 pub use queue::AHEAD_NAMES;
 mod quota;
 mod quota_fit;
 mod workload;
 
 pub use api::{PriorityClassCheck, QuotaCheck, Submission, submission};
-pub use flavor::{ExceedsMaximum, FlavorAssignment};
+pub use flavor::{ExceedsMaximum, FlavorAssignment, flavors_named};
 pub use queue::QueuePosition;
 pub use quota::QuotaOverNodes;
 pub use quota_fit::{Intake, QuotaFit, QuotaRow};

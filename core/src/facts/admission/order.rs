@@ -214,13 +214,6 @@ pub(super) fn standing(
         .in_cq
         .filter(|_| cq_len.is_some())
         .map(|p| u64::from(p) + 1);
-    let wait = match (cluster_queue, position) {
-        (Some(c), Some(p)) => {
-            let times = super::admissions::by_cluster_queue(ix);
-            crate::standing::outlook(times.get(c).map_or(&[], Vec::as_slice), now, p)
-        }
-        _ => crate::standing::WaitOutlook::missing("noClusterQueue"),
-    };
     let strategy = cq.map(|c| {
         c.pointer("/spec/queueingStrategy")
             .and_then(|s| s.as_str())
@@ -241,7 +234,7 @@ pub(super) fn standing(
     {
         partial.push("fairSharing".to_string());
     }
-    Some(QueueStanding {
+    let mut s = QueueStanding {
         by: "kueue".into(),
         cluster_queue: cluster_queue.map(str::to_string),
         local_queue: queue.map(|q| format!("{}/{q}", obj.namespace().unwrap_or(""))),
@@ -263,6 +256,18 @@ pub(super) fn standing(
         ahead_by_priority: Some(u64::from(place.higher_ahead)),
         reported_pending,
         partial,
-        wait: Some(wait),
-    })
+        wait: None,
+        visibility: None,
+        visibility_why: None,
+    };
+    // Kueue's own answer, where the bundle holds it, before the outlook counts from the place.
+    super::visibility::apply(ix, &mut s, obj.namespace().unwrap_or(""), &obj.name);
+    s.wait = Some(match (cluster_queue, s.position) {
+        (Some(c), Some(p)) => {
+            let times = super::admissions::by_cluster_queue(ix);
+            crate::standing::outlook(times.get(c).map_or(&[], Vec::as_slice), now, p)
+        }
+        _ => crate::standing::WaitOutlook::missing("noClusterQueue"),
+    });
+    Some(s)
 }

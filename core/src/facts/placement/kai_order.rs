@@ -194,5 +194,8 @@ pub(super) fn standing(ix: &Index, id: ObjId, now: Option<i64>) -> Option<QueueS
         reported_pending: None,
         partial,
         wait: Some(crate::standing::outlook(admitted, now, position)),
+        // KAI has no visibility API: its place is always the bundle's order.
+        visibility: None,
+        visibility_why: None,
     })
 }
