@@ -187,6 +187,14 @@ impl Request<'_> {
                     resource: format!("{} without a name", super::fetch::qualified(ar)),
                 });
             }
+            // A role entry of a subresource (`clusterqueues/pendingworkloads`) is reached through
+            // `subresource` of a named object only: as a plural it would write another path.
+            None if ar.plural.contains('/') => {
+                return Err(Refused::OutsideRole {
+                    verb,
+                    resource: super::fetch::qualified(ar),
+                });
+            }
             None => ar.plural.clone(),
         };
         if !crate::plan::allows(&ar.group, &resource, verb) {
