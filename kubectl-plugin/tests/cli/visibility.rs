@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 fn backlog() -> Vec<Value> {
     let dir = TempDir::new("vis");
     let path =
-        super::live::generated_cluster_with(dir.0.as_path(), 40, 720, &["--shape", "backlog"]);
+        super::live::generated_cluster_with(dir.0.as_path(), 60, 1080, &["--shape", "backlog"]);
     objects(&std::fs::read_to_string(path).expect("the generated cluster"))
 }
 
