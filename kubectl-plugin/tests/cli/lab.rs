@@ -267,13 +267,9 @@ fn read_twice(lab: &Lab, dir: &TempDir, ns: &str, target: &str, kinds: &str) -> 
     (comparable(live), comparable(off))
 }
 
-/// A diagnosis without where its `now` came from (an option live, the file offline).
-pub(super) fn comparable(mut d: Value) -> Value {
-    if let Some(now) = d.get_mut("now").and_then(Value::as_object_mut) {
-        now.remove("source");
-    }
-    d
-}
+/// A diagnosis without what only says how it was read (one place: the test API server's
+/// comparison and the lab's are the same).
+pub(super) use super::live::comparable;
 
 /// One pod that cannot fit: no node has 16 GPUs. kwok never runs it, so the image is never
 /// pulled.

@@ -95,7 +95,7 @@ fn current() -> Options {
 }
 
 /// A diagnosis without where its `now` came from (an option live, the bundle offline).
-fn comparable(mut d: Value) -> Value {
+pub(super) fn comparable(mut d: Value) -> Value {
     if let Some(now) = d.get_mut("now").and_then(Value::as_object_mut) {
         now.remove("source");
     }
