@@ -72,12 +72,25 @@ pub fn request_device_classes(req: &Value) -> Vec<&str> {
     names
 }
 
+/// A field of a pod's `spec.resourceClaims` entry (`resourceClaimName`,
+/// `resourceClaimTemplateName`), also where Kubernetes before 1.31 (DRA `v1alpha2`) put it:
+/// under the entry's `source`.
+pub fn claim_field<'v>(entry: &'v Value, field: &str) -> Option<&'v str> {
+    entry[field]
+        .as_str()
+        .or_else(|| entry["source"][field].as_str())
+}
+
+/// The template a pod's `spec.resourceClaims` entry asks a claim to be made from.
+pub fn claim_template(entry: &Value) -> Option<&str> {
+    claim_field(entry, "resourceClaimTemplateName")
+}
+
 /// The ResourceClaim a pod's `spec.resourceClaims` entry stands for: its `resourceClaimName`,
 /// or for a claim made from a template, the name the pod's `status.resourceClaimStatuses`
 /// records for that entry (none until the claim is generated).
 pub fn claim_name(pod: &Value, entry: &Value) -> Option<String> {
-    entry["resourceClaimName"]
-        .as_str()
+    claim_field(entry, "resourceClaimName")
         .map(str::to_string)
         .or_else(|| {
             let name = entry["name"].as_str().unwrap_or("");
@@ -116,6 +129,19 @@ pub fn labels(v: &Value) -> Option<&Map<String, Value>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn claim_fields_read_both_entry_shapes() {
+        // Kubernetes 1.31+ names the claim or template on the entry; before, under `source`.
+        let now = json!({"name": "gpu", "resourceClaimTemplateName": "one-gpu"});
+        let before = json!({"name": "gpu", "source": {"resourceClaimTemplateName": "one-gpu"}});
+        let given = json!({"name": "gpu", "source": {"resourceClaimName": "shared"}});
+        assert_eq!(claim_template(&now), Some("one-gpu"));
+        assert_eq!(claim_template(&before), Some("one-gpu"));
+        assert_eq!(claim_template(&given), None);
+        assert_eq!(claim_name(&json!({}), &given).as_deref(), Some("shared"));
+        assert_eq!(claim_name(&json!({}), &before), None);
+    }
 
     #[test]
     fn selectors_read_both_shapes_and_an_empty_one_selects_nothing() {

@@ -64,6 +64,20 @@ pub fn failing_event(type_: &str, reason: &str) -> bool {
     type_ == "Warning" || FAILING_WHATEVER_TYPE.contains(&reason)
 }
 
+/// Whether a status condition reports failure, in words worth quoting: `"False"` on a
+/// positive type, `"True"` on a negative one, or `Unknown` on a positive type with a reason (the
+/// controller could not confirm it: a NodeClaim whose node never registered). A condition with
+/// neither reason nor message says only its type: too little to quote.
+pub fn failing_condition(c: &Value) -> bool {
+    let ty = c["type"].as_str().unwrap_or("");
+    let status = c["status"].as_str().unwrap_or("");
+    let failing = (POSITIVE.contains(&ty)
+        && (status == "False" || (status == "Unknown" && c["reason"].is_string())))
+        || (NEGATIVE.contains(&ty) && status == "True");
+    let said = |k: &str| c[k].as_str().is_some_and(|t| !t.is_empty());
+    failing && (said("reason") || said("message"))
+}
+
 /// Pod conditions that only echo what the containers say (their state is read instead).
 const POD_ECHOES: &[&str] = &["Ready", "ContainersReady", "Initialized"];
 
@@ -389,13 +403,7 @@ fn read_object<'v>(
         .chain(per_parent)
     {
         let ty = c["type"].as_str().unwrap_or("");
-        let status = c["status"].as_str().unwrap_or("");
-        // `Unknown` on a positive type with a reason says the controller could not confirm it
-        // (a NodeClaim whose node never registered): a failure as much as `False`.
-        let failing = (POSITIVE.contains(&ty)
-            && (status == "False" || (status == "Unknown" && c["reason"].is_string())))
-            || (NEGATIVE.contains(&ty) && status == "True");
-        if !failing || (is_pod && POD_ECHOES.contains(&ty)) {
+        if !failing_condition(c) || (is_pod && POD_ECHOES.contains(&ty)) {
             continue;
         }
         let reason = c["reason"].as_str().unwrap_or("");
@@ -403,10 +411,6 @@ fn read_object<'v>(
             continue;
         }
         let message = c["message"].as_str().unwrap_or("");
-        // A condition with neither reason nor message says only its type: too little to quote.
-        if reason.is_empty() && message.is_empty() {
-            continue;
-        }
         let raw = Raw {
             source: Source::Condition,
             field: ty,

@@ -40,6 +40,9 @@ pub struct TargetFact {
     /// cluster, a JobSet, an LWS) and has no status and no pods: no controller has ever
     /// reconciled it.
     pub unreconciled: bool,
+    /// When `unreconciled`, the layer of the operator that should have reconciled it
+    /// (`grouping` for job operators, `serving` for KServe, the NIM operator and llm-d).
+    pub unreconciled_layer: Option<Layer>,
     /// A Node target's labels that say it holds NVIDIA GPUs (`key=value`), while it advertises
     /// no `nvidia.com/gpu`: the device stack has not made its GPUs exist. Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -49,6 +52,7 @@ pub struct TargetFact {
 /// `$.facts.target`.
 pub fn target(ctx: &Ctx) -> TargetFact {
     let t = ctx.ix.object(ctx.target);
+    let unreconciled_layer = unreconciled(ctx);
     TargetFact {
         kind: t.kind().to_string(),
         status: ctx.state.status.clone(),
@@ -64,7 +68,8 @@ pub fn target(ctx: &Ctx) -> TargetFact {
             .map(requests_without_limits)
             .unwrap_or_default(),
         not_submitted: ctx.ix.not_submitted(ctx.target),
-        unreconciled: unreconciled(ctx),
+        unreconciled: unreconciled_layer.is_some(),
+        unreconciled_layer,
         gpu_labels_without_devices: silent_node(ctx),
     }
 }
@@ -84,27 +89,37 @@ fn silent_node(ctx: &Ctx) -> Vec<String> {
     super::device::nvidia_gpu_labels(n)
 }
 
-/// API groups whose objects an operator turns into pods, and writes a status on when it does.
-const OPERATOR_GROUPS: &[&str] = &[
-    "kubeflow.org",
-    "trainer.kubeflow.org",
-    "ray.io",
-    "jobset.x-k8s.io",
-    "leaderworkerset.x-k8s.io",
+/// API groups whose objects an operator turns into pods (or serving objects), and writes a
+/// status on when it does, with the layer that operator serves: training jobs, Ray, JobSet and
+/// LWS at grouping; KServe's, the NIM operator's and llm-d's at serving.
+const OPERATOR_GROUPS: &[(&str, Layer)] = &[
+    ("kubeflow.org", Layer::Grouping),
+    ("trainer.kubeflow.org", Layer::Grouping),
+    ("ray.io", Layer::Grouping),
+    ("jobset.x-k8s.io", Layer::Grouping),
+    ("leaderworkerset.x-k8s.io", Layer::Grouping),
+    ("serving.kserve.io", Layer::Serving),
+    ("serving.kubeflow.org", Layer::Serving),
+    ("apps.nvidia.com", Layer::Serving),
+    ("llm-d.ai", Layer::Serving),
 ];
 
-/// Whether no controller has ever written the target's status nor made its pods.
-fn unreconciled(ctx: &Ctx) -> bool {
+/// When no controller has ever written the target's status nor made its pods, the layer of
+/// the operator that should have. An event about the object says some controller did see it
+/// (its refusal is the evidence then, not silence).
+fn unreconciled(ctx: &Ctx) -> Option<Layer> {
     let t = ctx.ix.object(ctx.target);
-    if !OPERATOR_GROUPS.contains(&t.group())
-        || !ctx.pods.is_empty()
+    let &(_, layer) = OPERATOR_GROUPS.iter().find(|(g, _)| *g == t.group())?;
+    if !ctx.pods.is_empty()
         || ctx.ix.not_submitted(ctx.target)
+        || !ctx.events_about(ctx.target).is_empty()
     {
-        return false;
+        return None;
     }
     let v = ctx.value(ctx.target);
     v.at("/status")
         .is_none_or(|s| s.is_null() || s.as_object().is_some_and(|m| m.is_empty()))
+        .then_some(layer)
 }
 
 /// `$.facts.scheduler`: the pod's `schedulerName`, `default-scheduler` when unset.
@@ -352,13 +367,18 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
         _ => {
             if pods.is_empty() {
                 // An object of its own kind with no pods is settled unless someone warns about
-                // it: a scheduler's `Unschedulable` on a PodGroup, an operator's refusal. A
-                // Warning is never an all-clear.
+                // it (a scheduler's `Unschedulable` on a PodGroup, an operator's refusal) or its
+                // own controller reports it failing in a condition (an InferenceService or
+                // LLMInferenceService `Ready=False`, an operator's `Degraded=True`): the object's
+                // own contract says it is not done, and neither is a never-an-all-clear Warning.
                 let warned = ix
                     .events_about(target)
                     .iter()
                     .any(|(_, e)| super::signals::failing_event(&e.type_, &e.reason));
-                ("Present".into(), !warned)
+                match own_failing_condition(v) {
+                    Some(status) => (status, false),
+                    None => ("Present".into(), !warned),
+                }
             } else {
                 let s = pods_settled();
                 (
@@ -372,6 +392,21 @@ fn status_by_kind(ix: &Index, target: ObjId, v: &Value, pods: &[ObjId]) -> (Stri
             }
         }
     }
+}
+
+/// The status an object's own failing condition gives it (`NotReady` for `Ready=False`,
+/// `Degraded` for `Degraded=True`), the first such condition in its order.
+fn own_failing_condition(v: &Value) -> Option<String> {
+    let c = v
+        .at("/status/conditions")
+        .and_then(Value::as_array)?
+        .iter()
+        .find(|c| super::signals::failing_condition(c))?;
+    let ty = c["type"].as_str().unwrap_or("");
+    Some(match c["status"].as_str() {
+        Some("True") => ty.to_string(),
+        _ => format!("Not{ty}"),
+    })
 }
 
 /// Whether the Grove objects a DynamoGraphDeployment is made of (its PodCliqueSet, scaling groups

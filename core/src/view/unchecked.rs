@@ -96,8 +96,8 @@ fn device_classes(ix: &Index, pod: ObjId, v: &Value) -> Vec<String> {
         .flatten()
         .filter_map(|c| {
             let (kind, name, spec) = match (
-                c["resourceClaimName"].as_str(),
-                c["resourceClaimTemplateName"].as_str(),
+                crate::json::claim_field(c, "resourceClaimName"),
+                crate::json::claim_template(c),
             ) {
                 (Some(n), _) => ("ResourceClaim", n, "/spec/devices/requests"),
                 (None, Some(n)) => ("ResourceClaimTemplate", n, "/spec/spec/devices/requests"),

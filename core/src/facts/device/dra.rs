@@ -51,7 +51,7 @@ pub struct DraClaim {
     /// The ResourceClaim it stands for: its `resourceClaimName`, or for a template claim the name
     /// the pod's `status.resourceClaimStatuses` records (null until generated).
     pub claim: Option<String>,
-    /// Its `resourceClaimTemplateName`.
+    /// Its `resourceClaimTemplateName` (`source.resourceClaimTemplateName` before Kubernetes 1.31).
     pub template: Option<String>,
     /// The template is in the bundle; null without a template.
     pub template_exists: Option<bool>,
@@ -149,7 +149,7 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
     let mut allocating_drivers = BTreeSet::new();
     for e in entries {
         let entry = e["name"].as_str().unwrap_or("");
-        let template = e["resourceClaimTemplateName"].as_str();
+        let template = crate::json::claim_template(e);
         let claim_name = crate::json::claim_name(pv, e);
         let template_exists = template.map(|t| ix.find("ResourceClaimTemplate", ns, t).is_some());
         let claim_id = claim_name

@@ -58,7 +58,7 @@ pub(super) fn silence(ctx: &Ctx, pod: ObjId, pv: &Value) -> Silence {
     // DRA's PreEnqueue holds a pod whose claim from a template does not exist yet, without an
     // event (the device layer explains that): not a silent scheduler.
     let claim_pending = arr(pv, "/spec/resourceClaims").any(|rc| {
-        rc["resourceClaimTemplateName"].is_string()
+        crate::json::claim_template(rc).is_some()
             && !arr(pv, "/status/resourceClaimStatuses").any(|s| s["name"] == rc["name"])
     });
     // Kubernetes' own gang scheduling holds the pod at the same door while its gang's object is
