@@ -1,8 +1,8 @@
 //! `cargo xtask workflows`: the GitHub Actions workflows in `.github/workflows/`, which run
 //! only on a tag and so never ran before a release, checked here: `actionlint` (built from its
 //! Go module into the lab's cache, as krew is) with Debian's `shellcheck` on every `run:`
-//! script, and, in this module's tests, every `cargo xtask` task and every repository path a
-//! `run:` step or a step's `working-directory` names must exist.
+//! script; and every `cargo xtask` task and every repository path a `run:` step or a step's
+//! `working-directory` names must exist.
 
 use crate::{lab, root, run, tools};
 use serde_yaml_ng::Value;
@@ -34,11 +34,75 @@ pub fn check() -> Result<(), String> {
         .arg("-no-color")
         .arg(format!("-shellcheck={shellcheck}"))
         .args(&files))?;
+    let (calls, problems) = unknown_calls()?;
+    if !problems.is_empty() {
+        return Err(problems.join("\n"));
+    }
     eprintln!(
-        "==> workflows: actionlint and shellcheck found nothing in {} files",
+        "==> workflows: actionlint and shellcheck found nothing in {} files; their {calls} \
+         `cargo xtask` calls and the paths they name exist",
         files.len()
     );
     Ok(())
+}
+
+/// Every workflow, read as YAML: (file name, parsed).
+fn workflows() -> Result<Vec<(String, Value)>, String> {
+    files()?
+        .iter()
+        .map(|f| {
+            let name = f
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            let text = std::fs::read_to_string(f).map_err(|e| format!("{name}: {e}"))?;
+            let v = serde_yaml_ng::from_str(&text).map_err(|e| format!("{name}: {e}"))?;
+            Ok((name, v))
+        })
+        .collect()
+}
+
+/// A task xtask's help lists and its `main` dispatches.
+fn is_task(task: &str) -> bool {
+    let listed = crate::HELP.lines().any(|l| {
+        l.strip_prefix("  ")
+            .and_then(|l| l.split_whitespace().next())
+            == Some(task)
+    });
+    let main = std::fs::read_to_string(root().join("xtask/src/main.rs")).unwrap_or_default();
+    listed && main.contains(&format!("Some(\"{task}\")"))
+}
+
+/// How many `cargo xtask` calls the workflows' `run:` steps make, and each call of a task
+/// xtask lacks and each repository path that is not there. What a build leaves (wasm/pkg,
+/// web-demo/dist) exists once its task ran: its parent must, and the task is checked.
+fn unknown_calls() -> Result<(usize, Vec<String>), String> {
+    let (mut calls, mut problems) = (0, Vec::new());
+    for (name, w) in workflows()? {
+        for (script, dir) in run_steps(&w) {
+            for task in xtask_tasks(&script) {
+                calls += 1;
+                if !is_task(&task) {
+                    problems.push(format!("{name}: `cargo xtask {task}` is no xtask task"));
+                }
+            }
+            for p in repo_paths(&script).into_iter().chain(dir) {
+                let made = ["wasm/pkg", "web-demo/dist"]
+                    .into_iter()
+                    .find(|m| p.starts_with(m));
+                let at = root().join(made.unwrap_or(&p));
+                let exists = match made {
+                    Some(_) => at.parent().is_some_and(std::path::Path::exists),
+                    None => at.exists(),
+                };
+                if !exists {
+                    problems.push(format!("{name}: `{p}` is not in the repository"));
+                }
+            }
+        }
+    }
+    Ok((calls, problems))
 }
 
 /// Every `run:` script of a workflow, with its step's `working-directory` when it has one.
@@ -97,63 +161,13 @@ fn repo_paths(script: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// Every workflow, read as YAML: (file name, parsed).
-    fn workflows() -> Vec<(String, Value)> {
-        let files = files().unwrap();
-        assert!(files.len() >= 3, "{files:?}");
-        files
-            .iter()
-            .map(|f| {
-                let text = std::fs::read_to_string(f).unwrap();
-                let name = f.file_name().unwrap().to_string_lossy().into_owned();
-                let v = serde_yaml_ng::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
-                (name, v)
-            })
-            .collect()
-    }
-
-    /// A task xtask's help lists and its `main` dispatches.
-    fn is_task(task: &str) -> bool {
-        let listed = crate::HELP.lines().any(|l| {
-            l.strip_prefix("  ")
-                .and_then(|l| l.split_whitespace().next())
-                == Some(task)
-        });
-        let main = std::fs::read_to_string(root().join("xtask/src/main.rs")).unwrap();
-        listed && main.contains(&format!("Some(\"{task}\")"))
-    }
-
     #[test]
     fn every_xtask_task_and_path_a_workflow_runs_exists() {
-        let mut tasks = 0;
-        for (name, w) in workflows() {
-            for (script, dir) in run_steps(&w) {
-                for task in xtask_tasks(&script) {
-                    assert!(
-                        is_task(&task),
-                        "{name}: `cargo xtask {task}` is no xtask task"
-                    );
-                    tasks += 1;
-                }
-                let paths = repo_paths(&script).into_iter().chain(dir);
-                for p in paths {
-                    // What a build leaves (wasm/pkg, web-demo/dist) exists once its task ran:
-                    // its parent must, and the task that makes it is checked above.
-                    let made = ["wasm/pkg", "web-demo/dist"]
-                        .into_iter()
-                        .find(|m| p.starts_with(m));
-                    let at = root().join(made.unwrap_or(&p));
-                    let exists = match made {
-                        Some(_) => at.parent().is_some_and(std::path::Path::exists),
-                        None => at.exists(),
-                    };
-                    assert!(exists, "{name}: `{p}` is not in the repository");
-                }
-            }
-        }
+        let (calls, problems) = unknown_calls().unwrap();
+        assert!(problems.is_empty(), "{problems:#?}");
         assert!(
-            tasks >= 5,
-            "{tasks} xtask calls found: the reader lost them"
+            calls >= 5,
+            "{calls} xtask calls found: the reader lost them"
         );
     }
 
