@@ -51,6 +51,76 @@ fn every_input_form_gives_the_same_diagnosis() {
     }
 }
 
+/// `kubectl cluster-info dump` printed to standard output: each scenario's objects as the
+/// dump prints them (one List of them, then a log section for every pod: one whose log holds
+/// an object of its own, one whose last line has no line end), with and without the line
+/// kubectl before 1.19 printed last. The logs are set aside and counted in the input notes;
+/// the verdicts are those of the objects alone, and an error names the line as given.
+#[test]
+fn a_printed_cluster_info_dump_gives_its_objects_diagnosis() {
+    let mut checked = 0;
+    for s in scenarios::all() {
+        if Bundle::parse(s.bundle_text()).is_ok_and(|b| b.meta().is_some()) {
+            continue;
+        }
+        let objs = items(&s);
+        let pods: Vec<&Value> = objs.iter().filter(|o| o["kind"] == "Pod").collect();
+        if pods.is_empty() {
+            continue;
+        }
+        let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": objs});
+        let mut dump = serde_json::to_string_pretty(&list).unwrap() + "\n";
+        for (i, p) in pods.iter().enumerate() {
+            let what = format!(
+                "main of pod {}/{}",
+                p["metadata"]["namespace"].as_str().unwrap_or(""),
+                p["metadata"]["name"].as_str().unwrap_or("")
+            );
+            let log = if i % 2 == 0 {
+                "{\"kind\": \"Pod\", \"metadata\": {\"name\": \"from-a-log\"}}\n"
+            } else {
+                "no line end"
+            };
+            dump += &format!(
+                "==== START logs for container {what} ====\n{log}==== END logs for container {what} ====\n"
+            );
+        }
+        let baseline = verdicts(s.bundle_text(), &s);
+        for text in [
+            dump.clone(),
+            format!("{dump}Cluster info dumped to standard output\n"),
+        ] {
+            let b = Bundle::parse(text).unwrap_or_else(|e| panic!("{}: {e}", s.name));
+            let note = &b.meta().expect("a note").input_notes;
+            assert!(
+                note[0].contains(&format!("{} container log section", pods.len())),
+                "{}: {note:?}",
+                s.name
+            );
+            assert_eq!(b.set_aside().len(), pods.len());
+            let ix = Index::new(b);
+            let got: Vec<String> = s
+                .expectations
+                .iter()
+                .map(|e| {
+                    let mut d = support::diagnose(&ix, &e.target).0;
+                    d.input_notes.clear();
+                    serde_json::to_string(&d).expect("serializes")
+                })
+                .collect();
+            assert_eq!(got, baseline, "scenario {} as a printed dump", s.name);
+        }
+        let broken = format!("{dump}{{\"kind\": \"PodList\", \"items\": [}}\n");
+        let e = Bundle::parse(broken).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("line {},", dump.lines().count() + 1)),
+            "{e}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 5, "{checked} scenarios as dumps");
+}
+
 #[test]
 fn later_copies_win_unless_resource_versions_say_otherwise() {
     let pod = |rv: &str, phase: &str| {

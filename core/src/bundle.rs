@@ -1,6 +1,7 @@
 //! The bundle reader: turns what people actually have into a list of Kubernetes objects.
 //!
-//! Accepted: `kubectl describe` output (read by [`crate::describe`]), a kubectl `List`, a single object, a JSON array, several JSON documents one after
+//! Accepted: `kubectl describe` output (read by [`crate::describe`]), `kubectl cluster-info dump`
+//! printed to standard output (its container logs set aside by [`dump`]), a kubectl `List`, a single object, a JSON array, several JSON documents one after
 //! another, the same as YAML (multi-document streams too), Lists nested in Lists, typed lists
 //! such as `PodList` from `kubectl get --raw` (items without `kind`; `"items": null` when
 //! empty, as `kubectl cluster-info dump` prints them one after another), and the tool's own
@@ -17,6 +18,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+mod dump;
 mod fast;
 mod name;
 mod uid;
@@ -193,6 +195,8 @@ pub struct Bundle {
     more: Vec<(usize, String)>,
     objects: Vec<RawObject>,
     meta: Option<BundleMeta>,
+    /// The container log sections of a printed `cluster-info dump` that were set aside.
+    set_aside: Vec<String>,
 }
 
 type Identity = (String, String, Option<String>, String);
@@ -217,6 +221,16 @@ impl Bundle {
                 limit: limits.max_bytes,
             });
         }
+        let aside = dump::set_aside(&mut text);
+        let mut bundle = Bundle::parse_text(text, limits)?;
+        if let Some(aside) = aside {
+            bundle.note_set_aside(aside);
+        }
+        Ok(bundle)
+    }
+
+    /// [`Bundle::parse_with`] once the text is known to be within the limits and bare.
+    fn parse_text(text: String, limits: ReadLimits) -> Result<Bundle, BundleError> {
         let first = text.trim_start().chars().next();
         match first {
             None => Err(BundleError::Empty),
@@ -257,6 +271,23 @@ impl Bundle {
                 Bundle::from_json_text(json, Some(docs), None, None)
             }
         }
+    }
+
+    /// What a dump's set-aside logs leave: their names, and a note every diagnosis carries.
+    fn note_set_aside(&mut self, aside: dump::SetAside) {
+        if let Some(note) = aside.note() {
+            self.meta
+                .get_or_insert_with(BundleMeta::default)
+                .input_notes
+                .push(note);
+        }
+        self.set_aside = aside.logs;
+    }
+
+    /// The container log sections of a printed `kubectl cluster-info dump` that were set aside
+    /// (`container train of pod ml/p-0`), in the order given.
+    pub fn set_aside(&self) -> &[String] {
+        &self.set_aside
     }
 
     /// Several inputs (e.g. files dropped together) read as one bundle; later inputs win ties.
@@ -315,8 +346,18 @@ impl Bundle {
             o.span = (o.span.0 + offset, o.span.1 + offset);
             insert_dedup(&mut self.objects, &mut seen, o);
         }
-        if self.meta.is_none() {
-            self.meta = other.meta;
+        self.set_aside.extend(other.set_aside);
+        match (&mut self.meta, other.meta) {
+            (None, meta) => self.meta = meta,
+            // What each input could not show is said once, whichever input it came from.
+            (Some(mine), Some(theirs)) => {
+                for note in theirs.input_notes {
+                    if !mine.input_notes.contains(&note) {
+                        mine.input_notes.push(note);
+                    }
+                }
+            }
+            (Some(_), None) => {}
         }
     }
 
@@ -403,6 +444,7 @@ impl Bundle {
                 more: Vec::new(),
                 objects,
                 meta,
+                set_aside: Vec::new(),
             });
         }
         Bundle::from_json_text_checked(text, yaml_docs)
@@ -455,6 +497,7 @@ impl Bundle {
             more: Vec::new(),
             objects: deduped,
             meta,
+            set_aside: Vec::new(),
         })
     }
 }

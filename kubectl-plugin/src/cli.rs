@@ -277,7 +277,8 @@ pub struct Input {
     /// pasted (pods, nodes, Jobs, custom resources; its events' ages count back from --now,
     /// else from the time it is read), and a directory or a .tar.gz, .tgz or .tar of such
     /// files: `kubectl cluster-info dump --output-directory`, the GPU Operator's must-gather;
-    /// also `kubectl cluster-info dump` printed to standard output (its logs skipped).
+    /// also `kubectl cluster-info dump` printed to standard output (its logs set aside, and
+    /// the closing line kubectl before 1.19 printed).
     /// In a directory or archive, .json, .yaml and .yml files are read (and .descr describe
     /// output), logs, tables and other files skipped; standard error says which (--verbose:
     /// each file). Repeat to merge several.

@@ -182,6 +182,7 @@ pub(crate) fn read(
         let outcome = match Bundle::read_all([(Some(t.name), t.text)], limits) {
             Ok(b) => {
                 let n = b.objects().len();
+                set_aside_logs(&mut sources[t.source], &b);
                 match &mut merged {
                     Some(m) => m.merge(b),
                     None => merged = Some(b),
@@ -199,6 +200,17 @@ pub(crate) fn read(
         Some(b) => Ok((b, sources)),
         None => Err(nothing_read(&sources)),
     }
+}
+
+/// The logs the core set aside from a printed `cluster-info dump`, each reported as a file
+/// skipped, so that the source is reported as a tree is.
+fn set_aside_logs(source: &mut Source, read: &Bundle) {
+    let logs = read.set_aside().iter().map(|log| Entry {
+        name: format!("logs for {log}"),
+        outcome: Outcome::Skipped(Skip::Log),
+    });
+    source.entries.extend(logs);
+    source.tree |= source.entries.len() > 1;
 }
 
 /// A List with no items, as `cluster-info dump` writes one for each kind a namespace has none
@@ -289,21 +301,15 @@ impl Gatherer {
     }
 
     /// A file named by the user: read whatever it is called. Reported only when it is a
-    /// `cluster-info dump` printed to standard output, whose container logs are cut out.
+    /// `cluster-info dump` printed to standard output, whose container logs the core sets aside.
     fn single(&mut self, name: &str, text: String) {
-        let (text, logs) = cut_dump_logs(text);
-        let mut entries = vec![Entry {
-            name: name.to_string(),
-            outcome: Outcome::Read(0),
-        }];
-        entries.extend(logs.into_iter().map(|log| Entry {
-            name: log,
-            outcome: Outcome::Skipped(Skip::Log),
-        }));
         self.sources.push(Source {
             name: name.to_string(),
-            tree: entries.len() > 1,
-            entries,
+            tree: false,
+            entries: vec![Entry {
+                name: name.to_string(),
+                outcome: Outcome::Read(0),
+            }],
         });
         self.texts.push(Text {
             source: self.sources.len() - 1,
@@ -382,40 +388,6 @@ impl Gatherer {
             entries,
         });
     }
-}
-
-/// The line `kubectl cluster-info dump` writes before each container's log when it prints to
-/// standard output, between the JSON Lists; `==== END logs for container …` closes it.
-const DUMP_LOG_START: &str = "==== START logs for container ";
-const DUMP_LOG_END: &str = "==== END logs for container ";
-
-/// `text` without the container logs `cluster-info dump` printed between its Lists (a line
-/// of JSON or YAML never starts with `====`), and the name of each log cut out
-/// (`logs for container main of pod ml/p-0`). Each line cut out leaves its line end, so an
-/// error in what is left names the line of the text as it was given.
-fn cut_dump_logs(text: String) -> (String, Vec<String>) {
-    if !text.starts_with(DUMP_LOG_START) && !text.contains(&format!("\n{DUMP_LOG_START}")) {
-        return (text, Vec::new());
-    }
-    let mut kept = String::with_capacity(text.len());
-    let mut logs = Vec::new();
-    let mut in_log = false;
-    for line in text.split_inclusive('\n') {
-        if let Some(rest) = line.strip_prefix(DUMP_LOG_START) {
-            in_log = true;
-            let what = rest.trim_end().trim_end_matches(" ====");
-            logs.push(format!("logs for container {what}"));
-        } else if line.starts_with(DUMP_LOG_END) {
-            in_log = false;
-        } else if !in_log {
-            kept.push_str(line);
-            continue;
-        }
-        if line.ends_with('\n') {
-            kept.push('\n');
-        }
-    }
-    (kept, logs)
 }
 
 /// The first bytes of a stream, enough to tell gzip and tar from text.
@@ -730,24 +702,7 @@ fn objects(n: usize) -> &'static str {
 
 #[cfg(test)]
 mod tests {
-    use super::{Expect, Skip, classify, cut_dump_logs};
-
-    #[test]
-    fn a_printed_cluster_info_dump_loses_its_logs_and_keeps_its_lists() {
-        let dump = "{\"kind\": \"NodeList\", \"items\": []}\n\
-            ==== START logs for container main of pod ml/p-0 ====\n\
-            {\"not\": \"an object\"}\n\
-            ==== END logs for container main of pod ml/p-0 ====\n\
-            {\"kind\": \"PodList\", \"items\": []}\n";
-        let (kept, logs) = cut_dump_logs(dump.to_string());
-        assert_eq!(
-            kept,
-            "{\"kind\": \"NodeList\", \"items\": []}\n\n\n\n{\"kind\": \"PodList\", \"items\": []}\n"
-        );
-        assert_eq!(logs, ["logs for container main of pod ml/p-0"]);
-        let plain = "a: 1\n".to_string();
-        assert_eq!(cut_dump_logs(plain.clone()), (plain, Vec::new()));
-    }
+    use super::{Expect, Skip, classify};
 
     #[test]
     fn names_say_what_a_tree_file_holds() {

@@ -306,6 +306,26 @@ test('errors are Errors with the CLI codes and messages', () => {
   assert.ok(cliErr.stderr.includes(jsMessage), `CLI says the same: ${cliErr.stderr}`);
 });
 
+// `kubectl cluster-info dump --namespaces ml` printed to standard output by the lab's kubectl
+// (the CLI's fixture, beside the scenarios in the repository): diagnose and scan read it as the
+// CLI does, its container log set aside and counted in the input notes, and so with the line
+// kubectl before 1.19 printed last.
+test('a printed kubectl cluster-info dump: diagnose and scan equal the CLI, its logs counted', () => {
+  const fixture = join(scenariosDir, '../../kubectl-plugin/tests/cli/fixtures/cluster-info-dump.txt');
+  const dump = readFileSync(fixture, 'utf8');
+  const fromCli = runCli(['why', 'Pod/ml/too-big-wgt59', '-f', fixture, '-o', 'json']);
+  for (const text of [dump, `${dump}Cluster info dumped to standard output\n`]) {
+    const d = diagnose(text, 'Pod/ml/too-big-wgt59');
+    assert.deepStrictEqual(d, fromCli);
+    assert.equal(d.verdict.layer, 'placement');
+    assert.match(d.inputNotes[0], /1 container log section set aside/);
+    assert.deepStrictEqual(scan(text), runCli(['scan', '-f', fixture, '-o', 'json']));
+  }
+  const broken = `${dump}{"kind": "PodList", "items": [}\n`;
+  const line = dump.split('\n').length;
+  assert.throws(() => diagnose(broken), (err) => err.code === 'parse' && err.message.includes(`line ${line},`));
+});
+
 test('version() is the package.json version', () => {
   const pkg = JSON.parse(readFileSync(new URL(import.meta.resolve('kubectl-layer/package.json')), 'utf8'));
   assert.equal(version(), pkg.version);

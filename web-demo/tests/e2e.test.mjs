@@ -291,6 +291,26 @@ test('bad input shows what and where, never a blank page', async () => {
   assert.match(await page.textContent('[data-testid="error"]'), /table output/);
 });
 
+// `kubectl cluster-info dump --namespaces ml` as the lab's kubectl printed it (the CLI's
+// fixture): pasted as it is, its Lists read, the pod's log set aside and counted under "What
+// the input could not show", the same verdict as the CLI's; with the line kubectl before 1.19
+// printed last, the same again.
+const dumpFixture = resolve(here, '../../kubectl-plugin/tests/cli/fixtures/cluster-info-dump.txt');
+test('a printed kubectl cluster-info dump is read, its container logs set aside and counted', async () => {
+  const dump = readFileSync(dumpFixture, 'utf8');
+  for (const text of [dump, `${dump}Cluster info dumped to standard output\n`]) {
+    await reset();
+    await paste(text);
+    assert.equal(await page.isVisible('[data-testid="error"]'), false, await page.textContent('[data-testid="error"]'));
+    await choose('Pod/ml/too-big-wgt59');
+    const v = await verdict();
+    assert.equal(v.state, 'blocked');
+    assert.equal(v.layer, 'placement');
+    assert.equal(await page.isVisible('#notes-section'), true);
+    assert.match(await page.textContent('#notes'), /1 container log section set aside/);
+  }
+});
+
 test('several dropped files are read as one bundle, JSON and YAML mixed', async () => {
   const s = scenarios.find((x) => x.name === 'lws-leader-only');
   const y = scenarios.find((x) => x.name === 'mixed-yaml-stream');

@@ -9,6 +9,7 @@ mod release;
 mod tools;
 mod wasm;
 mod web;
+mod workflows;
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -20,9 +21,11 @@ cargo xtask <task>
   ci            every check CI runs: fmt, clippy (warnings denied, natively and for the
                 module's build), the scenario consistency check, tests, docs --check, the
                 core built for wasm32-unknown-unknown (installs the target if missing),
-                krew-test, wasm-test, mcp-test, web-test, bench --quick and fuzz --seconds 45,
+                workflows (actionlint, shellcheck), krew-test, wasm-test, mcp-test,
+                web-test, bench --quick and fuzz --seconds 45,
                 then demo; installs what a fresh machine lacks (wasm32 target, wasm-bindgen-cli,
-                Chromium, kubectl, PyYAML, prometheus-client, Node and npm, cargo-fuzz)
+                Chromium, kubectl, PyYAML, prometheus-client, Node and npm, cargo-fuzz,
+                shellcheck)
   demo          the main job with no cluster: the release CLI on every built-in example
                 scenario, then the verdicts by layer
   wasm          build the npm package into wasm/pkg/ (installs the wasm32 target and the
@@ -71,6 +74,8 @@ cargo xtask <task>
                 cache): validate-krew-manifest, `kubectl krew install --manifest --archive`
                 into a new KREW_ROOT without network, then `kubectl layer version` and `why`
                 on every scenario through the lab's kubectl
+  workflows     actionlint (built from its Go module into the lab's cache) with Debian's
+                shellcheck on every workflow of .github/workflows/ (installed where missing)
   docs [--check]  regenerate docs/rules/, docs/view.md, docs/schema/ and the README's sample
                 output from rules/, core/src/catalog.rs, the Rust types and a real run; with --check, fail when the committed
                 files are stale
@@ -124,6 +129,7 @@ fn main() -> ExitCode {
         Some("lab") => lab::from_args(&args[1..]),
         Some("release") => release::from_args(&args[1..]),
         Some("krew-test") => release::krew_test(),
+        Some("workflows") => workflows::check(),
         Some("help" | "-h" | "--help") | None => {
             print!("{HELP}");
             Ok(())
@@ -203,6 +209,8 @@ pub fn cargo() -> Command {
 fn ci() -> Result<(), String> {
     tools::ensure(tools::ALL)?;
     run(cargo().args(["fmt", "--all", "--check"]))?;
+    // The release, npm and Pages workflows run only on a tag: linted here before one does.
+    workflows::check()?;
     run(cargo().args([
         "clippy",
         "--workspace",

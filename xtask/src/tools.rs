@@ -42,6 +42,8 @@ pub enum Tool {
     Go,
     /// openssl, which makes the lab's certificates (Debian's where missing).
     Openssl,
+    /// shellcheck, which actionlint runs on the workflows' scripts (Debian's where missing).
+    Shellcheck,
     /// GNU time, whose peak-RSS figure the lab's benchmark reads for processes it does not
     /// build (kubectl) as well as the tool.
     GnuTime,
@@ -101,6 +103,7 @@ fn present(t: Tool) -> Result<bool, String> {
         Tool::Go => succeeds(Command::new("go").arg("version")),
         Tool::Openssl => succeeds(Command::new("openssl").arg("version")),
         Tool::GnuTime => succeeds(Command::new("/usr/bin/time").args(["-f", "%M", "true"])),
+        Tool::Shellcheck => shellcheck_path().is_ok(),
     })
 }
 
@@ -138,6 +141,7 @@ fn install(t: Tool) -> Result<(), String> {
         )),
         Tool::Openssl => apt("openssl"),
         Tool::GnuTime => apt("time"),
+        Tool::Shellcheck => apt("shellcheck"),
     }
 }
 
@@ -210,6 +214,19 @@ pub fn go_version() -> Result<String, String> {
         return Err(format!("the lab needs {GO_MIN} or later; PATH has {v}"));
     }
     Ok(v.to_string())
+}
+
+/// The shellcheck on PATH, by its full path (actionlint takes it as `-shellcheck=`).
+pub fn shellcheck_path() -> Result<String, String> {
+    let out = crate::output(
+        Command::new("sh").args(["-c", "command -v shellcheck"]),
+        "shellcheck",
+    )?;
+    let path = String::from_utf8_lossy(&out).trim().to_string();
+    if path.is_empty() {
+        return Err("shellcheck is not on PATH".into());
+    }
+    Ok(path)
 }
 
 /// The Chromium the browser tests drive: `$CHROMIUM`, else Debian's.

@@ -397,7 +397,9 @@ export interface LayerError extends Error {
 }
 
 /** `kubectl get … -o json` or `-o yaml` output (any of the accepted forms), `kubectl describe`
- * output as it is (what it cannot show is in each diagnosis's `inputNotes`), an object, or an
+ * output as it is (what it cannot show is in each diagnosis's `inputNotes`), `kubectl
+ * cluster-info dump` printed to standard output (its container logs set aside and counted in
+ * `inputNotes`), an object, or an
  * array of them (several files read as one bundle; JSON, YAML and describe may be mixed). */
 export type BundleInput = string | Uint8Array | object | Array<string | Uint8Array | object>;
 

@@ -123,19 +123,20 @@ fn maps(children: &[Entry]) -> Vec<Map<String, Value>> {
     out
 }
 
+/// The labels of the maps named `resources`: a container's (limits, requests, claims) and a
+/// KAI-Scheduler Queue's (`spec.resources`: quota, limit and weight for each of cpu, gpu and
+/// memory). A list named `resources` (Kueue's flavors) has items with a `Name`.
+const RESOURCE_MAP_KEYS: [&str; 6] = ["Limits", "Requests", "Claims", "Cpu", "Gpu", "Memory"];
+
 /// One map under a plural field is a list of one: `conditions`, `podSets`, `ownerReferences`.
 /// Not when its keys are data (`nvidia.com/gpu`), nor for the plural names of maps, nor a
-/// container's `resources` (limits and requests).
+/// `resources` map ([`RESOURCE_MAP_KEYS`]).
 fn is_list(field: &str, children: &[Entry]) -> bool {
     let keys: Vec<&str> = children.iter().filter_map(|c| c.key).collect();
     if keys.iter().any(|k| !is_smart(k)) || PLURAL_MAPS.contains(&field) {
         return false;
     }
-    if field == "resources"
-        && keys
-            .iter()
-            .all(|k| matches!(*k, "Limits" | "Requests" | "Claims"))
-    {
+    if field == "resources" && keys.iter().all(|k| RESOURCE_MAP_KEYS.contains(k)) {
         return false;
     }
     field.ends_with('s') && !field.ends_with("ss") && !field.ends_with("us")
@@ -180,6 +181,24 @@ mod tests {
         assert_eq!(psa[0]["count"], 2);
         assert_eq!(psa[0]["flavors"], json!({"nvidia.com/gpu": "h100"}));
         assert_eq!(psa[0]["resourceUsage"], json!({"nvidia.com/gpu": "16"}));
+    }
+
+    /// A KAI Queue's `spec.resources` is one map, so a GPU entry without `Limit` is seen as
+    /// the unset limit it is (KAI reads it as 0); Kueue's `resources` of a flavor stays a list.
+    #[test]
+    fn a_kai_queues_resources_stay_a_map_and_kueues_a_list() {
+        let v = read(
+            "Spec:\n  Parent Queue:  root\n  Resources:\n    Cpu:\n      Limit:  -1\n      Quota:  -1\n    Gpu:\n      Over Quota Weight:  1\n      Quota:  4\n",
+        );
+        assert_eq!(
+            v["resources"]["gpu"],
+            json!({"overQuotaWeight": 1, "quota": 4})
+        );
+        assert_eq!(v["resources"]["cpu"]["limit"], -1);
+        let v = read(
+            "Flavors:\n  Name:  h100\n  Resources:\n    Name:  nvidia.com/gpu\n    Nominal Quota:  8\n",
+        );
+        assert_eq!(v[0]["resources"][0]["nominalQuota"], 8);
     }
 
     #[test]

@@ -501,8 +501,9 @@ fn links_are_listed_and_never_followed() {
 /// 1.35 (`fixtures/cluster-info-dump.txt`: the NodeList, then the namespace's typed Lists one
 /// after another, five of them `"items": null`, then the pod's log between its `====` lines)
 /// after the scheduler refused a Job's pod for `nvidia.com/gpu`: read as a file and from
-/// standard input to the same diagnosis, placement, the log skipped; text broken after a log
-/// is an error naming its line in the text as given.
+/// standard input to the same diagnosis, placement, the log set aside and counted in the
+/// diagnosis's input notes; the line kubectl before 1.19 printed last changes nothing; text
+/// broken after a log is an error naming its line in the text as given.
 #[test]
 fn a_cluster_info_dump_printed_to_standard_output_is_read() {
     let dump = include_str!("fixtures/cluster-info-dump.txt");
@@ -519,6 +520,13 @@ fn a_cluster_info_dump_printed_to_standard_output_is_read() {
         "{}",
         stderr(&from_file)
     );
+    assert!(
+        d["inputNotes"][0]
+            .as_str()
+            .is_some_and(|n| n.contains("1 container log section set aside")),
+        "{}",
+        d["inputNotes"]
+    );
     let from_stdin = with_stdin(bin().args(args).arg("-"), dump);
     assert_eq!(
         stdout(&from_stdin),
@@ -526,6 +534,9 @@ fn a_cluster_info_dump_printed_to_standard_output_is_read() {
         "{}",
         stderr(&from_stdin)
     );
+    let before_1_19 = format!("{dump}Cluster info dumped to standard output\n");
+    let old = with_stdin(bin().args(args).arg("-"), &before_1_19);
+    assert_eq!(stdout(&old), stdout(&from_file), "{}", stderr(&old));
     let broken = format!("{dump}{{\"kind\": \"PodList\", \"items\": [}}\n");
     let o = with_stdin(bin().args(args).arg("-"), &broken);
     let line = dump.lines().count() + 1;

@@ -45,6 +45,10 @@ pub const KAI_COMPONENTS: [(&str, &str); 4] = [
 /// of the module; krew's v0.4.4 and v0.4.5 are not published as module versions).
 pub const KREW: &str = "v0.4.3";
 
+/// actionlint, which `cargo xtask workflows` runs on `.github/workflows/` (Go module
+/// `github.com/rhysd/actionlint`, as the proxy serves it).
+pub const ACTIONLINT: &str = "v1.7.12";
+
 /// A module whose zip holds CRD manifests, and the folder in it that holds them.
 pub const CRD_MODULES: [(&str, &str, &str); 4] = [
     ("sigs.k8s.io/kueue", KUEUE, "config/components/crd/bases"),
@@ -97,6 +101,13 @@ const KREW_BINS: [Single; 2] = [
         "sigs.k8s.io/krew/cmd/validate-krew-manifest",
     ),
 ];
+
+const ACTIONLINT_BIN: Single = (
+    "actionlint",
+    "github.com/rhysd/actionlint",
+    ACTIONLINT,
+    "github.com/rhysd/actionlint/cmd/actionlint",
+);
 
 /// The binaries a tier runs, each in its cache folder, once built.
 pub struct Bins {
@@ -195,6 +206,11 @@ pub fn kubectl() -> Result<PathBuf, String> {
 pub fn krew() -> Result<(PathBuf, PathBuf), String> {
     let [krew, validate] = KREW_BINS;
     Ok((built(krew)?.join(krew.0), built(validate)?.join(validate.0)))
+}
+
+/// `actionlint`, built at [`ACTIONLINT`] (or found in the cache).
+pub fn actionlint() -> Result<PathBuf, String> {
+    Ok(built(ACTIONLINT_BIN)?.join(ACTIONLINT_BIN.0))
 }
 
 /// `go` with the settings every lab build shares: the local toolchain only (a pin that needs a
