@@ -110,7 +110,8 @@ pub struct Resource {
     pub eligible_nodes: u64,
     /// The most any eligible node has free.
     pub eligible_max_free: Num,
-    /// `noneAdvertised` (no node has any allocatable), `neverFits` (no node could ever hold the
+    /// `unknown` (no node in the bundle shows any allocatable or capacity, not even cpu: their
+    /// status was cut), `noneAdvertised` (no node has any allocatable), `neverFits` (no node could ever hold the
     /// request), `noneFreeNow` (some node could, none has it free now) or `fitsSomewhere` (a
     /// node has it free: the reason is elsewhere).
     pub fit: String,
@@ -230,7 +231,10 @@ pub fn resources(
             .iter()
             .map(|&p| &node(p).name)
             .collect();
-        let fit = if advertising == 0 {
+        let fit = if advertising == 0 && tables.showing_resources == 0 {
+            // Every node's status was cut: nothing is known of what they advertise.
+            "unknown"
+        } else if advertising == 0 {
             "noneAdvertised"
         } else if max_alloc < want {
             "neverFits"
@@ -321,5 +325,26 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A node pasted without its status (no allocatable, no capacity, not even cpu) says
+    /// nothing of what it advertises; one node that shows its status makes "none" a finding.
+    #[test]
+    fn nodes_without_status_leave_advertising_unknown() {
+        let node = |name: &str, status: Value| json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}, "status": status});
+        let fit = |nodes: Vec<Value>| {
+            let text = json!({"apiVersion": "v1", "kind": "List", "items": nodes}).to_string();
+            let ix = Index::new(crate::Bundle::parse(text).expect("parses"));
+            let requests = BTreeMap::from([("nvidia.com/gpu".to_string(), 1.0)]);
+            resources(&ix, &requests, &[], &json!({}))[0].fit.clone()
+        };
+        let cut = json!({"nodeInfo": {"containerRuntimeVersion": "docker://19.3.15"}});
+        let cpu_only = json!({"allocatable": {"cpu": "8", "pods": "110"}});
+        assert_eq!(fit(vec![node("a", cut.clone())]), "unknown");
+        assert_eq!(
+            fit(vec![node("a", cut), node("b", cpu_only.clone())]),
+            "noneAdvertised"
+        );
+        assert_eq!(fit(vec![node("b", cpu_only)]), "noneAdvertised");
     }
 }

@@ -112,6 +112,10 @@ pub struct NodeTables {
     pub unschedulable: Vec<usize>,
     /// Per resource any node advertises (allocatable or capacity).
     pub resources: BTreeMap<String, ResourceTable>,
+    /// Nodes whose status shows any allocatable or capacity. A kubelet always reports cpu,
+    /// memory and pods, so a node without them is a paste that cut its status: it says
+    /// nothing about what the node advertises.
+    pub showing_resources: usize,
 }
 
 /// What the nodes hold of one resource.
@@ -172,6 +176,7 @@ impl NodeTables {
         let mut taint_set_at: HashMap<Vec<Taint>, usize> = HashMap::new();
         let mut unschedulable = Vec::new();
         let mut names: std::collections::BTreeSet<&String> = std::collections::BTreeSet::new();
+        let mut showing_resources = 0;
         for (pos, n) in nodes.iter().enumerate() {
             for (k, v) in &n.labels {
                 labels
@@ -194,6 +199,9 @@ impl NodeTables {
             }
             names.extend(n.allocatable.keys());
             names.extend(n.capacity.keys());
+            if !(n.allocatable.is_empty() && n.capacity.is_empty()) {
+                showing_resources += 1;
+            }
         }
         let empty = BTreeMap::new();
         let mut resources = BTreeMap::new();
@@ -261,6 +269,7 @@ impl NodeTables {
             taint_sets,
             unschedulable,
             resources,
+            showing_resources,
         }
     }
 

@@ -805,10 +805,18 @@ pub(super) fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
     if !(pods.is_empty() && workload) {
         return pods;
     }
-    ix.owner_chain(target)
+    let by_owner = ix
+        .owner_chain(target)
         .into_iter()
         .map(own)
-        .find(|p| !p.is_empty())
+        .find(|p| !p.is_empty());
+    // The job the Workload admits may be missing from the bundle (a TrainJob's Workload pasted
+    // beside its pods): its ownerReference still names it, and its pods carry its label.
+    by_owner
+        .or_else(|| {
+            ix.unresolved_owner_refs(target)
+                .find_map(|r| labelled_pods(ix, t.namespace(), &r.kind, &r.name))
+        })
         .unwrap_or_default()
 }
 
@@ -824,6 +832,8 @@ const OWNER_LABELS: &[(&str, &[&str])] = &[
         &["nvidia.com/dynamo-graph-deployment-name"],
     ),
     ("PodCliqueSet", &["app.kubernetes.io/part-of"]),
+    // Kubeflow Trainer v2 runs a TrainJob as a JobSet of the same name.
+    ("TrainJob", &["jobset.sigs.k8s.io/jobset-name"]),
     // KServe's predictor pods (raw Deployments or Knative revisions), and KFServing's before it.
     (
         "InferenceService",
@@ -852,28 +862,33 @@ fn pods_by_selector(ix: &Index, target: ObjId) -> Vec<ObjId> {
             .take(256)
             .collect();
     }
-    let by_label = ix.pods_by_label();
-    let mut out: Vec<ObjId> = match OWNER_LABELS.iter().find(|(k, _)| *k == t.kind()) {
-        Some((_, keys)) => {
-            let name = Value::from(t.name.as_str());
-            let mut pods: Vec<ObjId> = keys
-                .iter()
-                .flat_map(|k| by_label.with(t.namespace(), k, &name))
-                .copied()
-                .collect();
-            pods.sort_unstable();
-            pods.dedup();
-            pods
-        }
-        None => {
-            let v = ix.value(target);
-            let Some(sel) = crate::json::match_labels(&v, t.kind() == "InferencePool") else {
-                return Vec::new();
-            };
-            by_label.selected(t.namespace(), sel)
-        }
+    if let Some(pods) = labelled_pods(ix, t.namespace(), t.kind(), &t.name) {
+        return pods;
+    }
+    let v = ix.value(target);
+    let Some(sel) = crate::json::match_labels(&v, t.kind() == "InferencePool") else {
+        return Vec::new();
     };
+    let mut out = ix.pods_by_label().selected(t.namespace(), sel);
     out.sort_by(|a, b| ix.object(*a).name.cmp(&ix.object(*b).name));
     out.truncate(256);
     out
+}
+
+/// The pods carrying the label a `kind`'s controller writes with `name` ([`OWNER_LABELS`]), by
+/// name, at most 256; None for a kind without such a label.
+fn labelled_pods(ix: &Index, ns: Option<&str>, kind: &str, name: &str) -> Option<Vec<ObjId>> {
+    let (_, keys) = OWNER_LABELS.iter().find(|(k, _)| *k == kind)?;
+    let by_label = ix.pods_by_label();
+    let name = Value::from(name);
+    let mut pods: Vec<ObjId> = keys
+        .iter()
+        .flat_map(|k| by_label.with(ns, k, &name))
+        .copied()
+        .collect();
+    pods.sort_unstable();
+    pods.dedup();
+    pods.sort_by(|a, b| ix.object(*a).name.cmp(&ix.object(*b).name));
+    pods.truncate(256);
+    Some(pods)
 }

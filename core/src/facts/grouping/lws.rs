@@ -170,7 +170,7 @@ pub(super) fn lws(ctx: &Ctx, id: ObjId) -> (GroupingLws, Vec<ObjId>) {
         leader: leader_fact(ix, leader, &leader_name),
         worker_stateful_set: worker_set_fact(ix, wsts, &leader_name),
         recreate_events: recreate_events(ix, id, leader),
-        nested_worker_sets: nested_worker_sets(ix, &name, ns.as_deref()),
+        nested_worker_sets: nested_worker_sets(ix, id, &name, ns.as_deref()),
         sub_group: sub_group(&v),
         rollout: rollout(ctx, &v),
         name,
@@ -230,27 +230,51 @@ fn recreate_events(ix: &Index, id: ObjId, leader: Option<ObjId>) -> u64 {
     recreate
 }
 
-/// StatefulSets of the LWS named like a worker set of a worker set (`<lws>-0-0`, `<lws>-0-0-0`):
-/// below Kubernetes 1.26 a worker StatefulSet starts at ordinal 0, its first pod takes the
-/// leader's name, and LWS makes worker sets for it in turn, recursively.
-fn nested_worker_sets(ix: &Index, lws: &str, ns: Option<&str>) -> Vec<String> {
+/// Worker sets made for workers (`<lws>-0-0`, `<lws>-0-0-0`): below Kubernetes 1.26 a worker
+/// StatefulSet starts at ordinal 0, its first pod takes a leader's name, and LWS makes worker
+/// sets for it in turn, recursively. Three things show them: StatefulSets of the LWS named so,
+/// the sets of its pods named `<lws>-<g>-<o>-<o>…` (a pod's set is its name without the last
+/// ordinal), and the LWS's own events "Created worker statefulset for leader pod `<lws>-<g>-<o>`"
+/// (a leader's worker set takes the leader's name).
+fn nested_worker_sets(ix: &Index, id: ObjId, lws: &str, ns: Option<&str>) -> Vec<String> {
     let prefix = format!("{lws}-");
-    // Named like one first: reading a StatefulSet's labels parses it, and a cluster has many.
-    let named_like_one = |n: &str| {
-        n.strip_prefix(&prefix).is_some_and(|rest| {
+    // How many numeric parts follow `<lws>-` (0 when any part is not a number).
+    let ordinals = |n: &str| {
+        n.strip_prefix(&prefix).map_or(0, |rest| {
             let parts: Vec<&str> = rest.split('-').collect();
-            parts.len() >= 2 && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit()))
+            let numeric = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+            if parts.iter().all(numeric) {
+                parts.len()
+            } else {
+                0
+            }
         })
     };
-    let mut out: Vec<String> = ix
-        .of_kind("StatefulSet")
-        .iter()
-        .filter(|&&id| ix.object(id).namespace() == ns)
-        .filter(|&&id| named_like_one(&ix.object(id).name))
-        .filter(|&&id| label(&ix.value(id), "leaderworkerset.sigs.k8s.io/name") == Some(lws))
-        .map(|&id| ix.object(id).name.clone())
-        .collect();
+    let of_lws =
+        |oid: ObjId| label(&ix.value(oid), "leaderworkerset.sigs.k8s.io/name") == Some(lws);
+    // Named like one first: reading an object's labels parses it, and a cluster has many.
+    let named = |kind: &str, parts: usize| -> Vec<String> {
+        ix.of_kind(kind)
+            .iter()
+            .copied()
+            .filter(|&oid| ix.object(oid).namespace() == ns)
+            .filter(|&oid| ordinals(&ix.object(oid).name) >= parts && of_lws(oid))
+            .map(|oid| ix.object(oid).name.clone())
+            .collect()
+    };
+    let from_pods = named("Pod", 3)
+        .into_iter()
+        .filter_map(|n| n.rfind('-').map(|at| n[..at].to_string()));
+    let from_events = ix.events_about(id).into_iter().filter_map(|(_, e)| {
+        let leader = e
+            .message
+            .strip_prefix("Created worker statefulset for leader pod ")?;
+        (ordinals(leader.trim()) >= 2).then(|| leader.trim().to_string())
+    });
+    let mut out: Vec<String> = named("StatefulSet", 2);
+    out.extend(from_pods.chain(from_events));
     out.sort();
+    out.dedup();
     out
 }
 
