@@ -13,9 +13,14 @@ use std::process::Command;
 
 /// A generated cluster's bundle (`gen-cluster`, the benchmarks' maker).
 fn generated(shape: &str, nodes: u32, pods: u32) -> Index {
+    generated_with_seed(shape, nodes, pods, 1)
+}
+
+/// [`generated`] from another seed.
+fn generated_with_seed(shape: &str, nodes: u32, pods: u32, seed: u64) -> Index {
     let out = Command::new(env!("CARGO_BIN_EXE_gen-cluster"))
         .args(["--nodes", &nodes.to_string(), "--pods", &pods.to_string()])
-        .args(["--shape", shape])
+        .args(["--shape", shape, "--seed", &seed.to_string()])
         .output()
         .expect("gen-cluster runs");
     assert!(out.status.success(), "gen-cluster --shape {shape} failed");
@@ -352,4 +357,68 @@ fn into_string(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Strin
     let mut out = Vec::new();
     write(&mut out).expect("written to memory");
     String::from_utf8(out).expect("UTF-8")
+}
+
+/// The grouped outputs from verdict lines (`target::scan_group_lines`: each piece of work's
+/// view and finding rules, only the examples diagnosed whole) are the ones the whole per-item
+/// diagnoses give, on every scenario, incident and generated shape (two seeds, one and two
+/// threads), in English and Korean: the groups as JSON, the grouped text and the grouped
+/// Markdown byte for byte, and every line but a non-example's headline field for field.
+#[test]
+fn grouped_outputs_from_verdict_lines_are_the_per_item_ones() {
+    let english = support::engine();
+    let korean = english
+        .in_lang(layer_core::Lang::Ko)
+        .expect("the Korean rules load");
+    let mut all = bundles();
+    for shape in ["usual", "backlog", "taint-storm", "plugin-down", "mixed"] {
+        all.push((
+            format!("generated {shape}, seed 2"),
+            generated_with_seed(shape, 24, 480, 2),
+        ));
+    }
+    for (name, ix) in &all {
+        let threads = if name.starts_with("generated") { vec![1, 2] } else { vec![0] };
+        let engines = match name.as_str() {
+            n if n.starts_with("generated backlog") || n.starts_with("scenario") => {
+                vec![english, &korean]
+            }
+            _ => vec![english],
+        };
+        for (engine, &threads) in engines.iter().flat_map(|e| threads.iter().map(move |t| (e, t))) {
+            let opts = Options {
+                threads,
+                ..Options::default()
+            };
+            let what = format!("{name} ({}, {threads} threads)", engine.lang());
+            let full = layer_core::target::scan_lines(engine, ix, &opts, None);
+            let fast = layer_core::target::scan_group_lines(engine, ix, &opts, None);
+            assert_same_grouped_outputs(&what, &full, &fast);
+        }
+    }
+}
+
+/// What [`grouped_outputs_from_verdict_lines_are_the_per_item_ones`] holds of two listings.
+fn assert_same_grouped_outputs(what: &str, full: &ScanLines, fast: &ScanLines) {
+    assert_eq!(full.incomplete, fast.incomplete, "{what}");
+    assert_eq!(full.lines.len(), fast.lines.len(), "{what}");
+    let groups = |l: &ScanLines| {
+        serde_json::to_string(&layer_core::groups::of_lines(&l.lines)).expect("JSON")
+    };
+    assert!(groups(full) == groups(fast), "{what}: groups differ");
+    let text = |l: &ScanLines| {
+        into_string(|out| render::scan_groups_text_to(out, l, Style { color: false }))
+    };
+    let (a, b) = (text(full), text(fast));
+    assert!(a == b, "{what}: text differs\n{a}\n---\n{b}");
+    let md = |l: &ScanLines| into_string(|out| render::scan_groups_markdown_to(out, l));
+    assert!(md(full) == md(fast), "{what}: Markdown differs");
+    // Line by line: a verdict line that is no example leaves its headline empty, and only that.
+    for (f, g) in full.lines.iter().zip(&fast.lines) {
+        let mut g = g.clone();
+        if g.headline.is_empty() {
+            g.headline.clone_from(&f.headline);
+        }
+        assert_eq!(f, &g, "{what}");
+    }
 }

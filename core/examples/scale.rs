@@ -6,8 +6,9 @@
 //! Usage: scale MODE FILE [ARGS]
 //! - `scan FILE [OUT]`: read, parse, index and scan as `kubectl layer scan -o json` does;
 //!   write the JSON report to OUT when given.
-//! - `groups FILE`: read, parse, index and scan as `kubectl layer scan` (text) does: the work
-//!   grouped by cause; `textLines` is how many lines it prints.
+//! - `groups FILE [OUT]`: read, parse, index and scan as `kubectl layer scan` (text) does: the
+//!   work grouped by cause, from each piece of work's verdict line; `textLines` is how many
+//!   lines it prints; the text written to OUT when given.
 //! - `why FILE TARGET [ROUNDS]`: read, parse, index and diagnose one target (from bytes), then
 //!   diagnose it again ROUNDS times on the built index (best round reported).
 //! - `fit FILE MANIFEST`: read and parse the manifest, then (timed) parse the bundle, place the

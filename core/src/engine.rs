@@ -258,6 +258,77 @@ impl Engine {
         (d, matched)
     }
 
+    /// What a scan's grouped outputs need of `target`'s diagnosis: its target, verdict (state,
+    /// layer, rule, outlook, cause), language and place in a queue, exactly as
+    /// [`Engine::diagnose`] gives them, but with an empty headline; or None where only the
+    /// whole diagnosis can say (work `fit` placed: its verdict reads the layers).
+    ///
+    /// Why: a backlog's grouped scan prints one headline a cause, yet every diagnosis wrote
+    /// every finding's words and evidence, every layer, its timeline and its commands. The
+    /// view is the same and the verdict comes from the same [`settle`]; only the finding
+    /// rules are evaluated, and evidence is mapped for the verdict's finding alone.
+    pub fn verdict_line(&self, ix: &Index, target: ObjId, opts: &Options) -> Option<Diagnosis> {
+        let mut d = crate::lang::scoped(self.lang, || self.verdict_in_own_lang(ix, target, opts))?;
+        d.lang = self.english.is_some().then(|| self.lang.as_str().to_string());
+        d.without_credentials();
+        Some(d)
+    }
+
+    fn verdict_in_own_lang(&self, ix: &Index, target: ObjId, opts: &Options) -> Option<Diagnosis> {
+        let (view, now) = self.view(ix, target, opts);
+        if view.not_submitted || !view.unchecked.is_empty() {
+            return None;
+        }
+        let scope = crate::eval::Scope::new(&view.value, view.lent(), self.head_slots);
+        let fired: Vec<(&Rule, Match)> = self
+            .rules
+            .iter()
+            .filter(|r| r.kind == RuleKind::Finding && view.subjects.holds(r.applies_set))
+            .filter_map(|r| Some((r, eval(&r.when, &scope)?)))
+            .collect();
+        let rules: Vec<&Rule> = fired.iter().map(|(r, _)| *r).collect();
+        let (kept, verdict_at) = settle(&rules, view.history);
+        let verdict = verdict_at.map(|k| kept[k]);
+        let (state, layer) = match verdict {
+            Some((i, severity)) => (verdict_state(severity), Some(rules[i].layer)),
+            None if view.settled => (LayerState::Ok, None),
+            None => (LayerState::Unknown, None),
+        };
+        let t = ix.object(target);
+        let cause = verdict.and_then(|(i, _)| {
+            let evidence = evidence(&view, &fired[i].1);
+            cause_of(&view, rules[i], &evidence, t.namespace())
+        });
+        Some(Diagnosis {
+            schema_version: SCHEMA_VERSION.into(),
+            target: target_of(ix, &view),
+            verdict: Verdict {
+                state,
+                layer,
+                headline: String::new(),
+                headline_ko: None,
+                misalignment: None,
+                rule: verdict.map(|(i, _)| rules[i].id.clone()),
+                outlook: verdict
+                    .filter(|_| state == LayerState::Blocked)
+                    .and_then(|(i, _)| rules[i].outlook)
+                    .and_then(crate::rule::RuleOutlook::verdict),
+                cause,
+            },
+            layers: Vec::new(),
+            findings: Vec::new(),
+            next: Vec::new(),
+            missing: Vec::new(),
+            pods: Vec::new(),
+            now,
+            timeline: Timeline::default(),
+            lang: None,
+            incomplete: None,
+            queue: queue_standing(&view),
+            input_notes: Vec::new(),
+        })
+    }
+
     fn evaluate_in_langs(
         &self,
         ix: &Index,
@@ -281,6 +352,12 @@ impl Engine {
         target: ObjId,
         opts: &Options,
     ) -> (Diagnosis, Vec<String>) {
+        let (view, now) = self.view(ix, target, opts);
+        self.diagnose_view(ix, &view, now)
+    }
+
+    /// The view a diagnosis of `target` reads, and the "now" it is built at.
+    fn view(&self, ix: &Index, target: ObjId, opts: &Options) -> (View, Option<Now>) {
         let now = self.now(ix, opts);
         let now_secs = now
             .as_ref()
@@ -293,7 +370,7 @@ impl Engine {
             now_secs,
             now.as_ref().map(|n| n.source.as_str()),
         );
-        self.diagnose_view(ix, &view, now)
+        (view, now)
     }
 
     fn diagnose_view(&self, ix: &Index, view: &View, now: Option<Now>) -> (Diagnosis, Vec<String>) {
@@ -344,15 +421,21 @@ impl Engine {
             }
         }
 
-        // Findings (sorted once their severities are settled, below).
-        let mut findings: Vec<(&Fired, Finding)> = fired
+        // Findings, their severities settled and sorted as the contract says ([`settle`]).
+        let finding_fired: Vec<&Fired> = fired
             .iter()
             .filter(|f| f.rule.kind == RuleKind::Finding)
-            .map(|f| {
+            .collect();
+        let rules: Vec<&Rule> = finding_fired.iter().map(|f| f.rule).collect();
+        let (kept, verdict_at) = settle(&rules, view.history);
+        let findings: Vec<(&Fired, Finding)> = kept
+            .iter()
+            .map(|&(i, severity)| {
+                let f = finding_fired[i];
                 let finding = Finding {
                     rule: f.rule.id.clone(),
                     layer: f.rule.layer,
-                    severity: f.rule.severity,
+                    severity,
                     message: render(&f.rule.message, &f.vars()),
                     evidence: evidence(view, &f.m),
                     next: f.next.clone(),
@@ -362,65 +445,7 @@ impl Engine {
                 (f, finding)
             })
             .collect();
-        let fired_ids: Vec<&str> = findings.iter().map(|(f, _)| f.rule.id.as_str()).collect();
-        let explained: Vec<&str> = findings
-            .iter()
-            .flat_map(|(f, _)| f.rule.explains.iter().map(String::as_str))
-            .filter(|e| fired_ids.contains(e))
-            .collect();
-        // A layer's evidence floor is refined by any specific finding of the same layer: it adds
-        // nothing a reader needs there, so it goes. A floor that a rule of another layer
-        // explains stays, as that layer's own words, but cannot be the verdict.
-        let refined_floors: Vec<String> = findings
-            .iter()
-            .filter(|(f, x)| {
-                f.rule.floor
-                    && findings.iter().any(|(g, y)| {
-                        !g.rule.floor && y.layer == x.layer && y.severity != Severity::Info
-                    })
-            })
-            .map(|(f, _)| f.rule.id.clone())
-            .collect();
-        findings.retain(|(f, _)| !refined_floors.contains(&f.rule.id));
-        // History (finished work, a superseded pod) is told, never a block.
-        if view.history {
-            for (_, x) in findings.iter_mut() {
-                x.severity = Severity::Info;
-            }
-        }
-        // Beside a specific finding in another layer, a floor corroborates: it warns, so the
-        // layer is not silent, but it does not outrank what a rule recognised.
-        let specific_elsewhere = findings
-            .iter()
-            .any(|(f, x)| !f.rule.floor && x.severity != Severity::Info);
-        if specific_elsewhere {
-            for (f, x) in findings.iter_mut() {
-                if f.rule.floor && x.severity == Severity::Block {
-                    x.severity = Severity::Warn;
-                }
-            }
-        }
-        // Severities settled: sorted as the contract says, by severity, layer, id.
-        findings.sort_by(|a, b| {
-            (a.1.severity, a.1.layer, &a.1.rule).cmp(&(b.1.severity, b.1.layer, &b.1.rule))
-        });
-
-        // The verdict finding: blocking first, then warnings; causes over symptoms.
-        // A specific finding over a floor, then priority, layer order and id.
-        let pick = |sev: Severity| {
-            findings
-                .iter()
-                .filter(|(f, x)| x.severity == sev && !explained.contains(&f.rule.id.as_str()))
-                .min_by(|a, b| {
-                    (a.0.rule.floor, -a.0.rule.priority, a.1.layer, &a.1.rule).cmp(&(
-                        b.0.rule.floor,
-                        -b.0.rule.priority,
-                        b.1.layer,
-                        &b.1.rule,
-                    ))
-                })
-        };
-        let verdict_finding = pick(Severity::Block).or_else(|| pick(Severity::Warn));
+        let verdict_finding = verdict_at.map(|k| &findings[k]);
 
         // Layers.
         let blocked_first = findings
@@ -440,14 +465,7 @@ impl Engine {
             vars.insert("unchecked".into(), vec![Value::String(names)]);
         }
         let (state, layer) = match verdict_finding {
-            Some((_, x)) => (
-                if x.severity == Severity::Block {
-                    LayerState::Blocked
-                } else {
-                    LayerState::Warn
-                },
-                Some(x.layer),
-            ),
+            Some((_, x)) => (verdict_state(x.severity), Some(x.layer)),
             None if view.settled => (LayerState::Ok, None),
             // Work not submitted yet runs now when nothing blocks and some node can take it:
             // placement says so from the nodes (a status rule), not from a scheduler.
@@ -553,13 +571,7 @@ impl Engine {
         let incomplete = crate::reads::of_diagnosis(ix, &layers, state, words);
         let diagnosis = Diagnosis {
             schema_version: SCHEMA_VERSION.into(),
-            target: Target {
-                kind: t.kind().to_string(),
-                namespace: t.namespace().map(str::to_string),
-                name: t.name.clone(),
-                api_version: Some(t.api_version().to_string()),
-                status: view.status.clone(),
-            },
+            target: target_of(ix, view),
             verdict: Verdict {
                 state,
                 layer,
@@ -568,7 +580,8 @@ impl Engine {
                 misalignment,
                 rule: verdict_finding.map(|(f, _)| f.rule.id.clone()),
                 outlook,
-                cause: verdict_finding.and_then(|(f, x)| cause_of(view, f.rule, x, t.namespace())),
+                cause: verdict_finding
+                    .and_then(|(f, x)| cause_of(view, f.rule, &x.evidence, t.namespace())),
             },
             layers,
             findings: findings.into_iter().map(|(_, x)| x).collect(),
@@ -579,14 +592,7 @@ impl Engine {
             timeline: crate::timeline::build(ix, view),
             lang: None,
             incomplete,
-            queue: [
-                "/facts/admission/queue/standing",
-                "/facts/placement/kai/standing",
-            ]
-            .iter()
-            .filter_map(|at| view.value.pointer(at))
-            .find(|v| !v.is_null())
-            .and_then(|v| serde_json::from_value(v.clone()).ok()),
+            queue: queue_standing(view),
             input_notes: ix
                 .bundle()
                 .meta()
@@ -740,7 +746,12 @@ fn builtins(ix: &Index, view: &View) -> BTreeMap<String, Vec<Value>> {
 /// The object the verdict's rule rests on ([`crate::groups::rests_on`]): of the objects its
 /// finding cites, then of those its paths read (a capture kept out of the evidence still reads
 /// its object: the ClusterQueue a Workload waits in), the first that is not the work's own.
-fn cause_of(view: &View, rule: &Rule, finding: &Finding, namespace: Option<&str>) -> Option<Cause> {
+fn cause_of(
+    view: &View,
+    rule: &Rule,
+    evidence: &[Evidence],
+    namespace: Option<&str>,
+) -> Option<Cause> {
     let read = rule.when.tests().into_iter().filter_map(|t| {
         let subject = t.source.strip_prefix("$.")?;
         let end = subject.find(['.', '[']).unwrap_or(subject.len());
@@ -750,14 +761,14 @@ fn cause_of(view: &View, rule: &Rule, finding: &Finding, namespace: Option<&str>
         }
     });
     let mut cause = crate::groups::rests_on(
-        finding.evidence.iter().map(|e| &e.object).chain(read),
+        evidence.iter().map(|e| &e.object).chain(read),
         namespace,
     )?;
     if cause.kind == "ClusterQueue" {
         // Kueue's message names the flavor whose quota (taints, labels) held the work back:
         // the work short of one flavor is a cause apart from the work short of another.
         let mut flavors = std::collections::BTreeSet::new();
-        for e in &finding.evidence {
+        for e in evidence {
             if let Value::String(text) = &e.value {
                 crate::facts::admission::flavors_named(text, &mut flavors);
             }
@@ -767,6 +778,99 @@ fn cause_of(view: &View, rule: &Rule, finding: &Finding, namespace: Option<&str>
         }
     }
     Some(cause)
+}
+
+/// The fired findings' `rules` (in rule order) settled: the index of each that stays with
+/// its severity, sorted as the contract says (severity, layer, id), and the place in that list
+/// of the verdict's finding. One place for both a whole diagnosis and a scan's verdict line
+/// ([`Engine::verdict_line`]): they read only the rules, never a finding's words.
+fn settle(rules: &[&Rule], history: bool) -> (Vec<(usize, Severity)>, Option<usize>) {
+    let fired_ids: Vec<&str> = rules.iter().map(|r| r.id.as_str()).collect();
+    let explained: Vec<&str> = rules
+        .iter()
+        .flat_map(|r| r.explains.iter().map(String::as_str))
+        .filter(|e| fired_ids.contains(e))
+        .collect();
+    // A layer's evidence floor is refined by any specific finding of the same layer: it adds
+    // nothing a reader needs there, so it goes. A floor that a rule of another layer
+    // explains stays, as that layer's own words, but cannot be the verdict.
+    let refined = |r: &Rule| {
+        r.floor
+            && rules
+                .iter()
+                .any(|g| !g.floor && g.layer == r.layer && g.severity != Severity::Info)
+    };
+    let mut kept: Vec<(usize, Severity)> = (0..rules.len())
+        .filter(|&i| !refined(rules[i]))
+        .map(|i| (i, rules[i].severity))
+        .collect();
+    // History (finished work, a superseded pod) is told, never a block.
+    if history {
+        kept.iter_mut().for_each(|k| k.1 = Severity::Info);
+    }
+    // Beside a specific finding in another layer, a floor corroborates: it warns, so the
+    // layer is not silent, but it does not outrank what a rule recognised.
+    if kept
+        .iter()
+        .any(|&(i, s)| !rules[i].floor && s != Severity::Info)
+    {
+        for (i, s) in kept.iter_mut() {
+            if rules[*i].floor && *s == Severity::Block {
+                *s = Severity::Warn;
+            }
+        }
+    }
+    kept.sort_by(|a, b| {
+        let (ra, rb) = (rules[a.0], rules[b.0]);
+        (a.1, ra.layer, &ra.id).cmp(&(b.1, rb.layer, &rb.id))
+    });
+    // The verdict finding: blocking first, then warnings; causes over symptoms.
+    // A specific finding over a floor, then priority, layer order and id.
+    let pick = |sev: Severity| {
+        kept.iter()
+            .enumerate()
+            .filter(|(_, (i, s))| *s == sev && !explained.contains(&rules[*i].id.as_str()))
+            .min_by_key(|(_, (i, _))| {
+                let r = rules[*i];
+                (r.floor, -r.priority, r.layer, &r.id)
+            })
+            .map(|(k, _)| k)
+    };
+    let verdict = pick(Severity::Block).or_else(|| pick(Severity::Warn));
+    (kept, verdict)
+}
+
+/// A diagnosis's target: the view's object, with the status the view judged.
+fn target_of(ix: &Index, view: &View) -> Target {
+    let t = ix.object(view.target);
+    Target {
+        kind: t.kind().to_string(),
+        namespace: t.namespace().map(str::to_string),
+        name: t.name.clone(),
+        api_version: Some(t.api_version().to_string()),
+        status: view.status.clone(),
+    }
+}
+
+/// The verdict's state when a finding of `severity` decides it.
+fn verdict_state(severity: Severity) -> LayerState {
+    if severity == Severity::Block {
+        LayerState::Blocked
+    } else {
+        LayerState::Warn
+    }
+}
+
+/// The target's place in a scheduler's queue, as the view's facts hold it.
+fn queue_standing(view: &View) -> Option<crate::standing::QueueStanding> {
+    [
+        "/facts/admission/queue/standing",
+        "/facts/placement/kai/standing",
+    ]
+    .iter()
+    .filter_map(|at| view.value.pointer(at))
+    .find(|v| !v.is_null())
+    .and_then(|v| serde_json::from_value(v.clone()).ok())
 }
 
 /// Turn view paths into evidence on the object each subject came from.

@@ -461,12 +461,73 @@ pub fn scan_lines(
     namespace: Option<&str>,
 ) -> crate::scan_lines::ScanLines {
     let (work, any_work) = scan_work(ix, opts, namespace);
+    let lines = scan_each(engine, ix, opts, &work, |d| {
+        crate::scan_lines::ScanLine::of(&d)
+    });
+    listing(engine, ix, any_work, lines)
+}
+
+/// A scan's listing of `lines`, with what failed reads left unjudged.
+fn listing(
+    engine: &Engine,
+    ix: &Index,
+    any_work: bool,
+    lines: Vec<crate::scan_lines::ScanLine>,
+) -> crate::scan_lines::ScanLines {
     crate::scan_lines::ScanLines {
-        lines: scan_each(engine, ix, opts, &work, |d| {
-            crate::scan_lines::ScanLine::of(&d)
-        }),
+        lines,
         incomplete: crate::reads::of_scan(ix, any_work, Words::of(engine.lang())),
     }
+}
+
+/// [`scan_lines`] for the outputs that print the work grouped by cause (scan's default text
+/// and Markdown, [`crate::groups`]): the same groups, counts, namespaces, queue lines and
+/// examples, byte for byte. Each piece of work is judged by its verdict line
+/// ([`Engine::verdict_line`]: the view and the finding rules, not the words of every finding,
+/// layer and moment); only the work a group names as an example is then diagnosed whole, for
+/// its headline. The other lines' headlines are empty: this listing is for grouping only, never
+/// for a line-per-work output (`--all`, `-o wide`, Prometheus use [`scan_lines`]).
+pub fn scan_group_lines(
+    engine: &Engine,
+    ix: &Index,
+    opts: &Options,
+    namespace: Option<&str>,
+) -> crate::scan_lines::ScanLines {
+    use crate::scan_lines::ScanLine;
+    let (work, any_work) = scan_work(ix, opts, namespace);
+    // (id, whether the line is already a whole diagnosis's, the line). A verdict line's
+    // headline is empty; a line taken for one is only diagnosed again, to the same line.
+    let judged = scan_each_by(
+        ix,
+        opts,
+        &work,
+        |id| {
+            engine
+                .verdict_line(ix, id, opts)
+                .unwrap_or_else(|| engine.diagnose(ix, id, opts))
+        },
+        |id, d| (id, !d.verdict.headline.is_empty(), ScanLine::of(&d)),
+    );
+    // A group's examples are its first lines in the report's order: as `groups::of_lines`
+    // takes them.
+    let mut named: std::collections::HashMap<crate::groups::GroupKey, usize> = Default::default();
+    let lines = judged
+        .into_iter()
+        .map(|(id, whole, line)| {
+            let taken = named.entry(crate::groups::GroupKey::of(&line)).or_default();
+            *taken += 1;
+            if whole || *taken > crate::groups::EXAMPLES {
+                return line;
+            }
+            let full = ScanLine::of(&engine.diagnose(ix, id, opts));
+            debug_assert_eq!(
+                crate::groups::GroupKey::of(&full),
+                crate::groups::GroupKey::of(&line)
+            );
+            full
+        })
+        .collect();
+    listing(engine, ix, any_work, lines)
 }
 
 /// What a scan diagnoses, in the index's order: each piece of work that is not settled, and
@@ -505,19 +566,31 @@ fn scan_each<T: Send>(
     work: &[(ObjId, bool)],
     finish: impl Fn(crate::diagnosis::Diagnosis) -> T + Sync,
 ) -> Vec<T> {
+    scan_each_by(ix, opts, work, |id| engine.diagnose(ix, id, opts), |_, d| finish(d))
+}
+
+/// [`scan_each`], each piece of work judged by `judge` and turned into a `T` by `finish` (given
+/// its id too).
+fn scan_each_by<T: Send>(
+    ix: &Index,
+    opts: &Options,
+    work: &[(ObjId, bool)],
+    judge: impl Fn(ObjId) -> crate::diagnosis::Diagnosis + Sync,
+    finish: impl Fn(ObjId, crate::diagnosis::Diagnosis) -> T + Sync,
+) -> Vec<T> {
     // Diagnoses are independent; the index's shared tables are computed once, by whichever
     // thread asks first. A handful per batch: one diagnosis takes about a millisecond.
     let threads = crate::par::threads(opts.threads);
     let named = named_order(ix, work);
     let mut listed: Vec<(ScanKey, T)> = crate::par::map(work.len(), threads, 4, |i| {
         let (id, settled) = work[i];
-        let d = engine.diagnose(ix, id, opts);
+        let d = judge(id);
         let listed = !settled
             || matches!(
                 d.verdict.state,
                 crate::layer::LayerState::Blocked | crate::layer::LayerState::Warn
             );
-        listed.then(|| (ScanKey::of(&d, named[i]), finish(d)))
+        listed.then(|| (ScanKey::of(&d, named[i]), finish(id, d)))
     })
     .into_iter()
     .flatten()

@@ -240,8 +240,15 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             }
             // The other outputs print a line per piece of work: each diagnosis is cut down to
             // its line on the thread that made it (`layer_core::scan_lines`), and written out
-            // as it is rendered.
-            let lines = layer_core::target::scan_lines(&engine, &ix, &opts, namespace);
+            // as it is rendered. The grouped text and Markdown need a headline per cause only:
+            // each piece of work is judged to its verdict line, and a group's examples are
+            // diagnosed whole (`scan_group_lines`; the same output, byte for byte).
+            let grouped = !args.all && matches!(args.output, ScanFormat::Text | ScanFormat::Markdown);
+            let lines = if grouped {
+                layer_core::target::scan_group_lines(&engine, &ix, &opts, namespace)
+            } else {
+                layer_core::target::scan_lines(&engine, &ix, &opts, namespace)
+            };
             let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
             let done = match args.output {
                 ScanFormat::Markdown if args.all => render::scan_markdown_to(&mut w, &lines),
