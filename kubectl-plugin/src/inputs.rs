@@ -263,7 +263,7 @@ struct Gatherer {
 impl Gatherer {
     fn argument(&mut self, f: &str) -> Result<(), Failure> {
         if f == "-" {
-            return self.stream(std::io::stdin().lock(), "standard input");
+            return self.stream(std::io::stdin().lock(), "standard input", None);
         }
         let meta = std::fs::metadata(f).map_err(|e| io_error(f, &e))?;
         if meta.is_dir() {
@@ -274,11 +274,17 @@ impl Gatherer {
             return Err(too_large(f, meta.len() as usize, self.bounds.max_bytes));
         }
         let file = std::fs::File::open(f).map_err(|e| io_error(f, &e))?;
-        self.stream(file, f)
+        self.stream(file, f, meta.is_file().then_some(meta.len()))
     }
 
     /// A file or standard input: an archive (gzip or tar, by its first bytes), or one text.
-    fn stream(&mut self, mut from: impl Read, name: &str) -> Result<(), Failure> {
+    /// `size`: what a regular file says it holds (nothing for a pipe).
+    fn stream(
+        &mut self,
+        mut from: impl Read,
+        name: &str,
+        size: Option<u64>,
+    ) -> Result<(), Failure> {
         let head = read_head(&mut from).map_err(|e| io_error(name, &e))?;
         let whole = Cursor::new(head).chain(from);
         let head = whole.get_ref().0.get_ref();
@@ -288,14 +294,14 @@ impl Gatherer {
             if is_tar(&head) {
                 return self.archive(Cursor::new(head).chain(gz), name);
             }
-            let text = self.take_text(Cursor::new(head).chain(gz), name)?;
+            let text = self.take_text(Cursor::new(head).chain(gz), name, None)?;
             self.single(name, text);
             return Ok(());
         }
         if is_tar(head) {
             return self.archive(whole, name);
         }
-        let text = self.take_text(whole, name)?;
+        let text = self.take_text(whole, name, size)?;
         self.single(name, text);
         Ok(())
     }
@@ -320,9 +326,17 @@ impl Gatherer {
         });
     }
 
-    /// All of `from` as text, within what may still be read.
-    fn take_text(&mut self, from: impl Read, name: &str) -> Result<String, Failure> {
-        let mut bytes = Vec::new();
+    /// All of `from` as text, within what may still be read. `size` is what the source says
+    /// it holds: the buffer is made that size at once, never grown by doubling, since each
+    /// growth copies the text while the old buffer is still held (1.5 to 2 times the file at
+    /// that moment) and leaves up to twice its size reserved while the bundle lives on it.
+    fn take_text(
+        &mut self,
+        from: impl Read,
+        name: &str,
+        size: Option<u64>,
+    ) -> Result<String, Failure> {
+        let mut bytes = sized_buffer(size, self.left);
         from.take(self.left as u64 + 1)
             .read_to_end(&mut bytes)
             .map_err(|e| io_error(name, &e))?;
@@ -388,6 +402,17 @@ impl Gatherer {
             entries,
         });
     }
+}
+
+/// A buffer for a text that says it holds `size` bytes: that much room at once (one more, so
+/// that reading to the end needs no growth to learn it is there), never more than what may
+/// still be read (a size is the source's word: a tar header can claim anything). Room the
+/// system refuses is not an error: the buffer then grows as the bytes come.
+fn sized_buffer(size: Option<u64>, left: usize) -> Vec<u8> {
+    let room = size.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+    let mut bytes = Vec::new();
+    let _ = bytes.try_reserve_exact(room.min(left).saturating_add(1));
+    bytes
 }
 
 /// The first bytes of a stream, enough to tell gzip and tar from text.
@@ -471,7 +496,8 @@ impl Gatherer {
         let path = Path::new(root).join(rel);
         let name = shown(&path);
         let file = std::fs::File::open(&path).map_err(|e| io_error(&name, &e))?;
-        let text = self.take_text(file, &name)?;
+        let size = file.metadata().ok().map(|m| m.len());
+        let text = self.take_text(file, &name, size)?;
         Ok(Ok((text, expect)))
     }
 
@@ -509,7 +535,7 @@ impl Gatherer {
             let member = match not_a_file(kind).map_or_else(|| classify(&current), Err) {
                 Err(skip) => Err(skip),
                 Ok(expect) => {
-                    let mut bytes = Vec::new();
+                    let mut bytes = sized_buffer(Some(entry.size()), self.left);
                     entry
                         .read_to_end(&mut bytes)
                         .map_err(|e| failed(&current, &e))?;
