@@ -46,12 +46,13 @@ cargo xtask lab <command>
           500 pods, figures printed), down
   replay  up a bare lab, write every scenario, incident and fit cluster into it and
           check the live verdicts against the offline ones (docs/lab.md), down
-  bench [--nodes N] [--pods M] [--rounds R] [--quick] [--write]
+  bench [--nodes N] [--pods M] [--rounds R] [--quick] [--measure-only] [--write]
           a Kueue backlog of M one-GPU pods on N kwok nodes, then scan -A and why against
           the kubectl reads they replace (default 1000 nodes, 20000 pods, 3 rounds; --quick:
           50 nodes, 500 pods, 1 round). Uses the running full lab, or starts one (full tier
           without KAI) and stops it after; a backlog of that size already made is measured
-          again, not remade. --write puts the figures in docs/benchmarks.md
+          again, not remade (--measure-only: whatever the running lab holds, as it is).
+          --write puts the figures in docs/benchmarks.md
 ";
 
 /// What a lab runs: each tier adds to the one before.
@@ -313,7 +314,7 @@ fn test(tier: Tier, nodes: usize, kai: bool) -> Result<(), String> {
         if tier < Tier::Full {
             return Ok(());
         }
-        let (_, summary) = bench::run(&lab, bench::SMALL, 1)?;
+        let (_, summary) = bench::run(&lab, bench::SMALL, 1, true)?;
         summary.iter().for_each(|s| eprintln!("==> lab bench: {s}"));
         Ok(())
     });
@@ -365,7 +366,8 @@ fn bench_cmd(args: &[String]) -> Result<(), String> {
         nodes: number("--nodes", base.nodes)?,
         pods: number("--pods", base.pods)?,
     };
-    let (section, summary) = bench_in_lab(size, number("--rounds", rounds)?)?;
+    let make = !args.iter().any(|a| a == "--measure-only");
+    let (section, summary) = bench_in_lab(size, number("--rounds", rounds)?, make)?;
     print!("{section}");
     summary.iter().for_each(|s| eprintln!("==> lab bench: {s}"));
     if args.iter().any(|a| a == "--write") {
@@ -379,7 +381,11 @@ fn bench_cmd(args: &[String]) -> Result<(), String> {
 /// core: the backlog must be judged by the real Kueue (its webhook gates the pods, its
 /// controller writes the Workloads and admits), which only the full tier runs. Without KAI:
 /// its scheduler snapshots every pod each second, load the benchmark would measure.
-fn bench_in_lab(size: bench::Size, rounds: usize) -> Result<(String, Vec<String>), String> {
+fn bench_in_lab(
+    size: bench::Size,
+    rounds: usize,
+    make: bool,
+) -> Result<(String, Vec<String>), String> {
     let lab = lab();
     let started = match running(&lab).as_deref() {
         Some("full") => false,
@@ -390,7 +396,7 @@ fn bench_in_lab(size: bench::Size, rounds: usize) -> Result<(String, Vec<String>
         }
         None => up(Tier::Full, size.nodes, false, false)?,
     };
-    let result = bench::run(&lab, size, rounds);
+    let result = bench::run(&lab, size, rounds, make);
     if started {
         down()?;
     }
@@ -413,7 +419,7 @@ fn write_section(section: &str) -> Result<(), String> {
 /// For `cargo xtask bench`: the benchmark at full size (see [`bench_in_lab`]); its section
 /// and summary lines.
 pub fn bench_at_scale() -> Result<(String, Vec<String>), String> {
-    bench_in_lab(bench::FULL, 3)
+    bench_in_lab(bench::FULL, 3, true)
 }
 
 /// The CLI's live tests whose names contain one of `filters`, against `lab`. The filters go

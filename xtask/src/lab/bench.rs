@@ -62,12 +62,19 @@ struct Run {
 }
 
 /// Run the benchmark on the running full lab; its report in Markdown, and the summary lines.
-pub fn run(lab: &Lab, size: Size, rounds: usize) -> Result<(String, Vec<String>), String> {
+/// `make`: false measures the backlog the lab holds as it is (`--measure-only`), never
+/// making or deleting it.
+pub fn run(
+    lab: &Lab,
+    size: Size,
+    rounds: usize,
+    make: bool,
+) -> Result<(String, Vec<String>), String> {
     tools::ensure(&[tools::Tool::GnuTime])?;
     let tool = crate::target_dir().join("release/kubectl-layer");
     crate::run(crate::cargo().args(["build", "--quiet", "--release", "-p", "kubectl-layer"]))?;
     let start = Instant::now();
-    let made = populate(lab, size)?;
+    let made = make && populate(lab, size)?;
     let settled = made.then(|| start.elapsed().as_secs_f64());
     let figures = measure(lab, &tool, size, rounds)?;
     Ok(report(size, settled, &figures))
