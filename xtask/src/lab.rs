@@ -46,10 +46,13 @@ cargo xtask lab <command>
           500 pods, figures printed), down
   replay  up a bare lab, write every scenario, incident and fit cluster into it and
           check the live verdicts against the offline ones (docs/lab.md), down
-  bench [--nodes N] [--pods M] [--rounds R] [--write]
-          on the running full lab: a Kueue backlog of M one-GPU pods on N kwok nodes, then
-          scan -A and why against the kubectl reads they replace (default 1000 nodes, 20000
-          pods, 3 rounds; --write puts the figures in docs/benchmarks.md)
+  bench [--nodes N] [--pods M] [--rounds R] [--quick] [--measure-only] [--write]
+          a Kueue backlog of M one-GPU pods on N kwok nodes, then scan -A and why against
+          the kubectl reads they replace (default 1000 nodes, 20000 pods, 3 rounds; --quick:
+          50 nodes, 500 pods, 1 round). Uses the running full lab, or starts one (full tier
+          without KAI) and stops it after; a backlog of that size already made is measured
+          again, not remade (--measure-only: whatever the running lab holds, as it is).
+          --write puts the figures in docs/benchmarks.md
 ";
 
 /// What a lab runs: each tier adds to the one before.
@@ -311,7 +314,7 @@ fn test(tier: Tier, nodes: usize, kai: bool) -> Result<(), String> {
         if tier < Tier::Full {
             return Ok(());
         }
-        let (_, summary) = bench::run(&lab, bench::SMALL, 1)?;
+        let (_, summary) = bench::run(&lab, bench::SMALL, 1, true)?;
         summary.iter().for_each(|s| eprintln!("==> lab bench: {s}"));
         Ok(())
     });
@@ -344,8 +347,8 @@ fn jobset_after_kueue(fresh: bool, nodes: usize) -> Result<(), String> {
     result
 }
 
-/// `lab bench`: the benchmark on the running full lab, printed (and with `--write`, put in
-/// docs/benchmarks.md).
+/// `lab bench`: the benchmark, printed (and with `--write`, put in docs/benchmarks.md), on
+/// the running full lab or on one started for it (see [`bench_in_lab`]).
 fn bench_cmd(args: &[String]) -> Result<(), String> {
     let number = |name: &str, default: usize| -> Result<usize, String> {
         match args.iter().skip_while(|a| *a != name).nth(1) {
@@ -353,21 +356,51 @@ fn bench_cmd(args: &[String]) -> Result<(), String> {
             None => Ok(default),
         }
     };
-    let size = bench::Size {
-        nodes: number("--nodes", bench::FULL.nodes)?,
-        pods: number("--pods", bench::FULL.pods)?,
+    let quick = args.iter().any(|a| a == "--quick");
+    let (base, rounds) = if quick {
+        (bench::SMALL, 1)
+    } else {
+        (bench::FULL, 3)
     };
-    let lab = lab();
-    if running(&lab).as_deref() != Some("full") {
-        return Err("lab bench needs a full lab: `cargo xtask lab up --tier full`".into());
-    }
-    let (section, summary) = bench::run(&lab, size, number("--rounds", 3)?)?;
+    let size = bench::Size {
+        nodes: number("--nodes", base.nodes)?,
+        pods: number("--pods", base.pods)?,
+    };
+    let make = !args.iter().any(|a| a == "--measure-only");
+    let (section, summary) = bench_in_lab(size, number("--rounds", rounds)?, make)?;
     print!("{section}");
     summary.iter().for_each(|s| eprintln!("==> lab bench: {s}"));
     if args.iter().any(|a| a == "--write") {
         write_section(&section)?;
     }
     Ok(())
+}
+
+/// The benchmark in a full lab: the one running, or one started here with `size`'s nodes and
+/// stopped after. A lab of another tier is an error, not stopped (it is someone's). Full, not
+/// core: the backlog must be judged by the real Kueue (its webhook gates the pods, its
+/// controller writes the Workloads and admits), which only the full tier runs. Without KAI:
+/// its scheduler snapshots every pod each second, load the benchmark would measure.
+fn bench_in_lab(
+    size: bench::Size,
+    rounds: usize,
+    make: bool,
+) -> Result<(String, Vec<String>), String> {
+    let lab = lab();
+    let started = match running(&lab).as_deref() {
+        Some("full") => false,
+        Some(other) => {
+            return Err(format!(
+                "lab bench needs a full lab and a {other} lab runs: `cargo xtask lab down` first"
+            ));
+        }
+        None => up(Tier::Full, size.nodes, false, false)?,
+    };
+    let result = bench::run(&lab, size, rounds, make);
+    if started {
+        down()?;
+    }
+    result
 }
 
 /// docs/benchmarks.md with its live section replaced by `section` (added at the end if none).
@@ -383,16 +416,10 @@ fn write_section(section: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// For `cargo xtask bench`: the benchmark at full size in a full lab of its own size (started
-/// here and stopped after, unless one ran already); its section and summary lines. Without
-/// KAI: its scheduler snapshots every pod each second, load the benchmark would measure.
+/// For `cargo xtask bench`: the benchmark at full size (see [`bench_in_lab`]); its section
+/// and summary lines.
 pub fn bench_at_scale() -> Result<(String, Vec<String>), String> {
-    let started = up(Tier::Full, bench::FULL.nodes, false, false)?;
-    let result = bench::run(&lab(), bench::FULL, 3);
-    if started {
-        down()?;
-    }
-    result
+    bench_in_lab(bench::FULL, 3, true)
 }
 
 /// The CLI's live tests whose names contain one of `filters`, against `lab`. The filters go

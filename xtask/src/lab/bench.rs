@@ -62,25 +62,46 @@ struct Run {
 }
 
 /// Run the benchmark on the running full lab; its report in Markdown, and the summary lines.
-pub fn run(lab: &Lab, size: Size, rounds: usize) -> Result<(String, Vec<String>), String> {
+/// `make`: false measures the backlog the lab holds as it is (`--measure-only`), never
+/// making or deleting it.
+pub fn run(
+    lab: &Lab,
+    size: Size,
+    rounds: usize,
+    make: bool,
+) -> Result<(String, Vec<String>), String> {
     tools::ensure(&[tools::Tool::GnuTime])?;
     let tool = crate::target_dir().join("release/kubectl-layer");
     crate::run(crate::cargo().args(["build", "--quiet", "--release", "-p", "kubectl-layer"]))?;
     let start = Instant::now();
-    populate(lab, size)?;
-    let settled = start.elapsed().as_secs_f64();
+    let made = make && populate(lab, size)?;
+    let settled = made.then(|| start.elapsed().as_secs_f64());
     let figures = measure(lab, &tool, size, rounds)?;
     Ok(report(size, settled, &figures))
 }
 
+/// Pods a creator sends in one `kubectl create` (one request each), and creators at once:
+/// the API server and Kueue's webhook are the bound, and they serve requests side by side
+/// (measured on 2 busy cores: 14 pods/s from one creator, 43/s from eight).
+const PODS_PER_CREATOR: usize = 250;
+const CREATORS: usize = 8;
+
 /// The nodes, the queue, the pods; back once Kueue has judged every pod and the admitted ones
-/// run.
-fn populate(lab: &Lab, size: Size) -> Result<(), String> {
+/// run. A backlog of this size already judged (an earlier run's, in the running lab) is kept:
+/// making it again costs minutes and changes no figure. True if it was made now.
+fn populate(lab: &Lab, size: Size) -> Result<bool, String> {
     let kwok = procs::read(&lab.dir)
         .into_iter()
         .find(|p| p.name == "kwok")
         .ok_or("the lab runs no kwok: `cargo xtask lab up --tier full`")?;
     cluster::nodes(lab, &kwok, size.nodes)?;
+    if settled(lab, size).unwrap_or(false) {
+        eprintln!(
+            "    the backlog of {} pods is there already: kept",
+            size.pods
+        );
+        return Ok(false);
+    }
     // A run before this one's objects would change every count: gone first, waited for.
     let mut gone = vec![
         "delete",
@@ -97,39 +118,7 @@ fn populate(lab: &Lab, size: Size) -> Result<(), String> {
     lab.kubectl_out(&gone)?;
     cluster::apply(lab, "bench-queues", &queues(size))?;
     let started = Instant::now();
-    let chunks: Vec<PathBuf> = size
-        .namespaces()
-        .iter()
-        .enumerate()
-        .map(|(i, ns)| {
-            let from = i * PODS_PER_NAMESPACE;
-            let pods = (from..size.pods.min(from + PODS_PER_NAMESPACE)).map(|n| pod(ns, n));
-            let path = lab.dir.join(format!("bench-pods-{ns}.json"));
-            let list =
-                json!({"apiVersion": "v1", "kind": "List", "items": pods.collect::<Vec<_>>()});
-            std::fs::write(&path, list.to_string())
-                .map(|()| path)
-                .map_err(|e| e.to_string())
-        })
-        .collect::<Result<_, String>>()?;
-    // Two creators at once: the API server and Kueue's webhook, not kubectl, are the bound.
-    for pair in chunks.chunks(2) {
-        let handles: Vec<_> = pair
-            .iter()
-            .map(|p| {
-                let mut c = lab.kubectl();
-                c.args(["create", "-o", "name", "-f"]).arg(p);
-                std::thread::spawn(move || {
-                    // One line of what went wrong, not one per pod.
-                    output(&mut c, "kubectl create (bench pods)")
-                        .map_err(|e| e.lines().take(3).collect::<Vec<_>>().join("\n"))
-                })
-            })
-            .collect();
-        for h in handles {
-            h.join().map_err(|_| "a creator panicked")??;
-        }
-    }
+    create_pods(lab, size)?;
     eprintln!(
         "    {} pods created: {:.0} s",
         size.pods,
@@ -141,7 +130,53 @@ fn populate(lab: &Lab, size: Size) -> Result<(), String> {
         "Kueue's verdict on every pod",
         1_800,
         || settled(lab, size).unwrap_or(false),
-    )
+    )?;
+    Ok(true)
+}
+
+/// The pods, in files of [`PODS_PER_CREATOR`], sent by [`CREATORS`] `kubectl create` at once.
+fn create_pods(lab: &Lab, size: Size) -> Result<(), String> {
+    let names = size.namespaces();
+    let files: Vec<PathBuf> = (0..size.pods)
+        .collect::<Vec<_>>()
+        .chunks(PODS_PER_CREATOR)
+        .enumerate()
+        .map(|(i, ids)| {
+            let pods: Vec<Value> = ids
+                .iter()
+                .map(|&n| pod(&names[n / PODS_PER_NAMESPACE], n))
+                .collect();
+            let path = lab.dir.join(format!("bench-pods-{i:03}.json"));
+            let list = json!({"apiVersion": "v1", "kind": "List", "items": pods});
+            std::fs::write(&path, list.to_string())
+                .map(|()| path)
+                .map_err(|e| e.to_string())
+        })
+        .collect::<Result<_, String>>()?;
+    let next = std::sync::Mutex::new(files.iter());
+    std::thread::scope(|s| {
+        let creators: Vec<_> = (0..CREATORS)
+            .map(|_| {
+                s.spawn(|| {
+                    loop {
+                        // Taken in a statement of its own: the lock is released before the
+                        // request, so the creators send side by side.
+                        let taken = next.lock().map_err(|_| "a creator panicked")?.next();
+                        let Some(p) = taken else { break };
+                        let mut c = lab.kubectl();
+                        c.args(["create", "-o", "name", "-f"]).arg(p);
+                        // One line of what went wrong, not one per pod.
+                        output(&mut c, "kubectl create (bench pods)")
+                            .map_err(|e| e.lines().take(3).collect::<Vec<_>>().join("\n"))?;
+                    }
+                    Ok::<(), String>(())
+                })
+            })
+            .collect();
+        creators
+            .into_iter()
+            .try_for_each(|h| h.join().map_err(|_| "a creator panicked".to_string())?)
+    })
 }
 
 /// Kueue has a Workload for every pod, admitted as many as the quota holds, and those run.
@@ -213,6 +248,9 @@ struct Figures {
     scan_read_bytes: u64,
     floor: Run,
     floor_requests: usize,
+    /// `scan -f` of the floor's JSON: the same objects read offline, and that file's size.
+    offline: Run,
+    offline_file: u64,
     why: Run,
     why_requests: usize,
     why_target: String,
@@ -253,6 +291,15 @@ fn measure(lab: &Lab, tool: &Path, size: Size, rounds: usize) -> Result<Figures,
         sum(floor_cmds.iter().map(|a| timed(&mut kubectl(a, false))))
     })?;
     let floor_requests = sum_requests(floor_cmds.iter().map(|a| timed(&mut kubectl(a, true))))?;
+    // The same lists, once, kept in a file for the tool to read offline: what of scan's
+    // memory is the live reader's, and what the engine's on any input.
+    let file = lab.dir.join("bench-floor.json");
+    saved(&mut kubectl(&floor_cmds[0], false), &file)?;
+    let offline_file = std::fs::metadata(&file).map_err(|e| e.to_string())?.len();
+    let file_arg = file.display().to_string();
+    let offline = best(rounds, || {
+        timed(&mut layer(&["scan", "-A", "-o", "json", "-f", &file_arg]))
+    })?;
     let last_ns = size.namespaces().pop().unwrap_or_default();
     let target = format!("train-{:05}", size.pods - 1);
     let why = best(rounds, || {
@@ -270,6 +317,8 @@ fn measure(lab: &Lab, tool: &Path, size: Size, rounds: usize) -> Result<Figures,
         scan_read_bytes,
         floor,
         floor_requests,
+        offline,
+        offline_file,
         why,
         why_requests,
         why_target: format!("Pod/{last_ns}/{target}"),
@@ -308,26 +357,55 @@ fn by_hand(ns: &str, pod: &str, queue: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// One request of the tool's trace: its resource (`pods`, `workloads.kueue.x-k8s.io`), the
+/// namespace and name it asked for, if any, and the bytes of its answer.
+struct Traced {
+    resource: String,
+    namespace: Option<String>,
+    name: Option<String>,
+    bytes: u64,
+}
+
+/// A trace line's request; None for discovery and subresources.
+fn traced_read(line: &str) -> Option<Traced> {
+    let rest = line.strip_prefix("GET ")?;
+    let path = rest.split_whitespace().next()?.split('?').next()?;
+    let bytes = answer_bytes(line).unwrap_or(0);
+    let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    let (group, rest) = match parts.as_slice() {
+        ["api", "v1", rest @ ..] => (String::new(), rest),
+        ["apis", group, _version, rest @ ..] => (format!(".{group}"), rest),
+        _ => return None,
+    };
+    let (namespace, rest) = match rest {
+        ["namespaces", ns, tail @ ..] if !tail.is_empty() => (Some(ns.to_string()), tail),
+        other => (None, other),
+    };
+    let (plural, name) = match rest {
+        [plural] => (plural, None),
+        [plural, name] => (plural, Some(name.to_string())),
+        _ => return None,
+    };
+    Some(Traced {
+        resource: format!("{plural}{group}"),
+        namespace,
+        name,
+        bytes,
+    })
+}
+
 /// `kubectl get` of what scan read, from its trace: every list in one command (`-A`), and
 /// what it read by name (the integrations' CRDs) in a second.
 fn floor(trace: &str) -> Vec<Vec<String>> {
     let mut lists: Vec<String> = Vec::new();
     let mut named: Vec<(String, String)> = Vec::new();
-    for path in trace
-        .lines()
-        .filter_map(|l| l.strip_prefix("GET ")?.split_whitespace().next())
-    {
-        let path = path.split('?').next().unwrap_or_default();
-        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-        let (group, rest) = match parts.as_slice() {
-            ["api", "v1", rest @ ..] => (String::new(), rest),
-            ["apis", group, _version, rest @ ..] => (format!(".{group}"), rest),
-            _ => continue,
-        };
-        match rest {
-            [plural] => lists.push(format!("{plural}{group}")),
-            [plural, name] => named.push((format!("{plural}{group}"), name.to_string())),
-            _ => {}
+    // Cluster-wide reads only: `-A` covers a namespace's list, and scan -A reads no
+    // namespaced object by name.
+    let reads = trace.lines().filter_map(traced_read);
+    for t in reads.filter(|t| t.namespace.is_none()) {
+        match t.name {
+            None => lists.push(t.resource),
+            Some(name) => named.push((t.resource, name)),
         }
     }
     lists.sort();
@@ -350,21 +428,32 @@ fn floor(trace: &str) -> Vec<Vec<String>> {
     cmds
 }
 
+/// The resources that answered the most bytes, largest first: `pods: 40 requests, 61.2 MB`.
+fn largest_reads(trace: &str, top: usize) -> Vec<String> {
+    let mut by: std::collections::BTreeMap<String, (usize, u64)> = Default::default();
+    for t in trace.lines().filter_map(traced_read) {
+        let e = by.entry(t.resource).or_default();
+        e.0 += 1;
+        e.1 += t.bytes;
+    }
+    let mut rows: Vec<_> = by.into_iter().collect();
+    rows.sort_by(|a, b| b.1.1.cmp(&a.1.1).then_with(|| a.0.cmp(&b.0)));
+    rows.into_iter()
+        .take(top)
+        .map(|(r, (n, bytes))| format!("{r}: {n} requests, {}", mb(bytes as f64)))
+        .collect()
+}
+
 /// Requests and response bytes in the tool's trace (`GET <path> -> <n> bytes in …`).
 fn traced(log: &str) -> (usize, u64) {
     let gets: Vec<&str> = log.lines().filter(|l| l.starts_with("GET ")).collect();
-    let bytes = gets
-        .iter()
-        .filter_map(|l| {
-            l.split("-> ")
-                .nth(1)?
-                .split(' ')
-                .next()?
-                .parse::<u64>()
-                .ok()
-        })
-        .sum();
+    let bytes = gets.iter().filter_map(|l| answer_bytes(l)).sum();
     (gets.len(), bytes)
+}
+
+/// The bytes of a traced answer (`GET <path> -> <n> bytes in …`).
+fn answer_bytes(line: &str) -> Option<u64> {
+    line.split("-> ").nth(1)?.split(' ').next()?.parse().ok()
 }
 
 /// Run `cmd` under GNU time: wall, peak RSS, output size. A failure (exit ≥ 2: `why`/`scan`
@@ -410,6 +499,24 @@ fn timed(cmd: &mut Command) -> Result<Run, String> {
         out_bytes: out.stdout.len() as u64,
         log,
     })
+}
+
+/// Run `cmd` with its standard output written to `path`.
+fn saved(cmd: &mut Command, path: &Path) -> Result<(), String> {
+    let out = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let status = cmd
+        .stdout(out)
+        .status()
+        .map_err(|e| format!("{:?}: {e}", cmd.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{:?} {:?}: {status}",
+            cmd.get_program(),
+            cmd.get_args().collect::<Vec<_>>()
+        ))
+    }
 }
 
 /// Several commands as one: times and output added, the largest RSS, logs joined.
@@ -464,7 +571,11 @@ fn mb(bytes: f64) -> String {
 }
 
 /// The Markdown section (between the markers `cargo xtask bench` keeps) and summary lines.
-fn report(size: Size, settled: f64, x: &Figures) -> (String, Vec<String>) {
+fn report(size: Size, settled: Option<f64>, x: &Figures) -> (String, Vec<String>) {
+    let ready = match settled {
+        Some(secs) => format!("ready {secs:.0} s after the nodes were asked for"),
+        None => "made by an earlier run in the same lab".to_string(),
+    };
     let read = x.scan_read_bytes as f64;
     let rss = |r: &Run| r.rss_kb as f64 * 1024.0;
     let summary = vec![
@@ -491,10 +602,10 @@ fn report(size: Size, settled: f64, x: &Figures) -> (String, Vec<String>) {
     let section = format!(
         "{begin} written by `cargo xtask bench` or `cargo xtask lab bench --nodes {n} --pods {p} --write` -->\n\
          ## Live at scale: the lab\n\n\
-         `cargo xtask lab bench --nodes {n} --pods {p}` on the full lab (issue 39): kwok serves {n} GPU nodes (8 each); {p} one-GPU pods go through the real Kueue (pod integration) into a ClusterQueue of {q} GPUs, so the real Kueue admits {q} (the real scheduler places them, kwok runs them) and holds the rest, gated: a Kueue backlog, ready {settled:.0} s after the nodes were asked for. Everything runs as the least-privileged reader. Wall time and peak RSS from GNU time, best of the rounds; requests from the tool's trace (`KUBECTL_LAYER_TRACE=1`, every page) and kubectl's `-v=6`, in runs of their own. kubectl's discovery cache is warm, as a user's is; the tool has none and asks `/apis` each time.\n\n\
+         `cargo xtask lab bench --nodes {n} --pods {p}` on the full lab (issue 39): kwok serves {n} GPU nodes (8 each); {p} one-GPU pods go through the real Kueue (pod integration) into a ClusterQueue of {q} GPUs, so the real Kueue admits {q} (the real scheduler places them, kwok runs them) and holds the rest, gated: a Kueue backlog, {ready}. Everything runs as the least-privileged reader. Wall time and peak RSS from GNU time, best of the rounds; requests from the tool's trace (`KUBECTL_LAYER_TRACE=1`, every page) and kubectl's `-v=6`, in runs of their own. kubectl's discovery cache is warm, as a user's is; the tool has none and asks `/apis` each time.\n\n\
          | command | wall | requests | peak RSS | printed |\n|---|---:|---:|---:|---:|\n\
-         {scan}{floor}{why}{hand}\n\
-         - `scan -A` ÷ its floor (`kubectl get` of the {kinds} kinds scan read, `-A -o json`, and what it read by name): **{t}** wall (goal ≤ 1.2×); scan read {read} of JSON, its peak RSS is **{m}** of that (goal ≤ 2×), kubectl's {km}.\n\
+         {scan}{floor}{offline}{why}{hand}\n\
+         - `scan -A` ÷ its floor (`kubectl get` of the {kinds} kinds scan read, `-A -o json`, and what it read by name): **{t}** wall (goal ≤ 1.2×); scan read {read} of JSON, its peak RSS is **{m}** of that (goal ≤ 2×), kubectl's {km}. The same objects offline (`scan -f` of the floor's {file} of JSON): peak RSS {om} of the file, so the live reader adds {live} to what the engine holds on any input. Largest reads: {largest}.\n\
          - `why {target}` (deep in the backlog): **{wr}** requests (goal ≤ 10), {ws:.2} s, against {hr} requests and {hs:.2} s for the {hc} kubectl commands it replaces: `describe pod`, `get workloads -n` (to find the pod's), `describe workload`, `get localqueue`, `describe clusterqueue`, `get resourceflavors`, `get nodes` with their GPUs.\n\
          {end}\n",
         begin = LIVE_SECTION.0,
@@ -508,6 +619,11 @@ fn report(size: Size, settled: f64, x: &Figures) -> (String, Vec<String>) {
             &x.floor,
             x.floor_requests
         ),
+        offline = row(
+            "offline: `kubectl layer scan -f <the floor's JSON>`",
+            &x.offline,
+            0
+        ),
         why = row("`kubectl layer why <pod>`", &x.why, x.why_requests),
         hand = row(
             "the same by hand (kubectl, 7 commands)",
@@ -519,6 +635,10 @@ fn report(size: Size, settled: f64, x: &Figures) -> (String, Vec<String>) {
         read = mb(read),
         m = ratio(rss(&x.scan), read),
         km = ratio(rss(&x.floor), read),
+        file = mb(x.offline_file as f64),
+        om = ratio(rss(&x.offline), x.offline_file as f64),
+        live = mb(rss(&x.scan) - rss(&x.offline)),
+        largest = largest_reads(&x.scan.log, 4).join("; "),
         target = x.why_target,
         wr = x.why_requests,
         ws = x.why.secs,
@@ -531,3 +651,56 @@ fn report(size: Size, settled: f64, x: &Figures) -> (String, Vec<String>) {
 
 /// The markers of this section in docs/benchmarks.md.
 pub const LIVE_SECTION: (&str, &str) = ("<!-- live-lab:", "<!-- /live-lab -->");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRACE: &str = "\
+GET /apis -> 5120 bytes in 3 ms
+GET /api/v1/pods?limit=500 -> 1500000 bytes in 90 ms (the pods)
+GET /api/v1/pods?limit=500&continue=abc -> 700000 bytes in 40 ms (the pods)
+GET /apis/kueue.x-k8s.io/v1beta2/workloads?limit=500 -> 900000 bytes in 60 ms (Workload: quota)
+GET /api/v1/nodes?resourceVersion=0 -> 300000 bytes in 20 ms (Node: capacity)
+GET /apis/apiextensions.k8s.io/v1/customresourcedefinitions/jobsets.jobset.x-k8s.io -> 4000 bytes in 2 ms
+GET /apis/visibility.kueue.x-k8s.io/v1beta1/clusterqueues/bench/pendingworkloads -> 100 bytes in 2 ms
+GET /api/v1/namespaces/team-a/pods?limit=500 -> 10 bytes in 1 ms
+";
+
+    #[test]
+    fn the_floor_reads_every_list_once_and_each_named_object() {
+        let cmds = floor(TRACE);
+        assert_eq!(
+            cmds[0],
+            [
+                "get",
+                "nodes,pods,workloads.kueue.x-k8s.io",
+                "-A",
+                "-o",
+                "json"
+            ]
+        );
+        assert_eq!(
+            cmds[1],
+            [
+                "get",
+                "customresourcedefinitions.apiextensions.k8s.io/jobsets.jobset.x-k8s.io",
+                "-o",
+                "json"
+            ]
+        );
+        assert_eq!(cmds.len(), 2);
+    }
+
+    #[test]
+    fn the_largest_reads_add_up_pages_per_resource() {
+        assert_eq!(
+            largest_reads(TRACE, 2),
+            [
+                "pods: 3 requests, 2.2 MB",
+                "workloads.kueue.x-k8s.io: 1 requests, 0.9 MB"
+            ]
+        );
+        assert_eq!(traced(TRACE), (8, 3_409_230));
+    }
+}
