@@ -378,14 +378,21 @@ fn grouped_outputs_from_verdict_lines_are_the_per_item_ones() {
         ));
     }
     for (name, ix) in &all {
-        let threads = if name.starts_with("generated") { vec![1, 2] } else { vec![0] };
+        let threads = if name.starts_with("generated") {
+            vec![1, 2]
+        } else {
+            vec![0]
+        };
         let engines = match name.as_str() {
             n if n.starts_with("generated backlog") || n.starts_with("scenario") => {
                 vec![english, &korean]
             }
             _ => vec![english],
         };
-        for (engine, &threads) in engines.iter().flat_map(|e| threads.iter().map(move |t| (e, t))) {
+        for (engine, &threads) in engines
+            .iter()
+            .flat_map(|e| threads.iter().map(move |t| (e, t)))
+        {
             let opts = Options {
                 threads,
                 ..Options::default()

@@ -269,7 +269,10 @@ impl Engine {
     /// rules are evaluated, and evidence is mapped for the verdict's finding alone.
     pub fn verdict_line(&self, ix: &Index, target: ObjId, opts: &Options) -> Option<Diagnosis> {
         let mut d = crate::lang::scoped(self.lang, || self.verdict_in_own_lang(ix, target, opts))?;
-        d.lang = self.english.is_some().then(|| self.lang.as_str().to_string());
+        d.lang = self
+            .english
+            .is_some()
+            .then(|| self.lang.as_str().to_string());
         d.without_credentials();
         Some(d)
     }
@@ -760,10 +763,8 @@ fn cause_of(
             SubjectRef::Many(_) => None,
         }
     });
-    let mut cause = crate::groups::rests_on(
-        evidence.iter().map(|e| &e.object).chain(read),
-        namespace,
-    )?;
+    let mut cause =
+        crate::groups::rests_on(evidence.iter().map(|e| &e.object).chain(read), namespace)?;
     if cause.kind == "ClusterQueue" {
         // Kueue's message names the flavor whose quota (taints, labels) held the work back:
         // the work short of one flavor is a cause apart from the work short of another.

@@ -566,7 +566,13 @@ fn scan_each<T: Send>(
     work: &[(ObjId, bool)],
     finish: impl Fn(crate::diagnosis::Diagnosis) -> T + Sync,
 ) -> Vec<T> {
-    scan_each_by(ix, opts, work, |id| engine.diagnose(ix, id, opts), |_, d| finish(d))
+    scan_each_by(
+        ix,
+        opts,
+        work,
+        |id| engine.diagnose(ix, id, opts),
+        |_, d| finish(d),
+    )
 }
 
 /// [`scan_each`], each piece of work judged by `judge` and turned into a `T` by `finish` (given

@@ -243,7 +243,8 @@ fn run(cli: Cli, style: Style, out: &mut impl Write) -> Result<u8, Failure> {
             // as it is rendered. The grouped text and Markdown need a headline per cause only:
             // each piece of work is judged to its verdict line, and a group's examples are
             // diagnosed whole (`scan_group_lines`; the same output, byte for byte).
-            let grouped = !args.all && matches!(args.output, ScanFormat::Text | ScanFormat::Markdown);
+            let grouped =
+                !args.all && matches!(args.output, ScanFormat::Text | ScanFormat::Markdown);
             let lines = if grouped {
                 layer_core::target::scan_group_lines(&engine, &ix, &opts, namespace)
             } else {
