@@ -110,27 +110,43 @@ fn groups_count_every_listed_diagnosis_once_under_its_own_cause() {
 }
 
 /// A group's queue is its own work's places in the queue it rests on: the first and the last
-/// of them, how many hold one, the longest line; no queue without such a place.
+/// of them, how many hold one, the longest line; for a group resting on no queue, its work's
+/// places in the one KAI Queue every piece of it waits in; no queue without such a place.
 fn queue_agrees_with_its_lines(name: &str, g: &layer_core::diagnosis::Group, lines: &[ScanLine]) {
     let key = |l: &ScanLine| GroupKey::of(l);
-    let places: Vec<&layer_core::scan_lines::LineQueue> = lines
+    let own: Vec<&ScanLine> = lines
         .iter()
         .filter(|l| {
             let k = key(l);
             (k.layer, k.state, &k.rule, &k.cause, k.outlook)
                 == (g.layer, g.state, &g.rule, &g.cause, g.outlook)
         })
-        .filter_map(|l| l.queue.as_ref())
-        .filter(|q| {
-            g.cause.as_ref().is_some_and(|c| {
-                q.queue == c.name
-                    && matches!(
-                        (c.kind.as_str(), q.by.as_str()),
-                        ("ClusterQueue", "kueue") | ("Queue", "kai-scheduler")
-                    )
-            })
-        })
         .collect();
+    let on_queue = g
+        .cause
+        .as_ref()
+        .is_some_and(|c| matches!(c.kind.as_str(), "ClusterQueue" | "Queue"));
+    let places: Vec<&layer_core::scan_lines::LineQueue> = if on_queue {
+        own.iter()
+            .filter_map(|l| l.queue.as_ref())
+            .filter(|q| {
+                g.cause.as_ref().is_some_and(|c| {
+                    q.queue == c.name
+                        && matches!(
+                            (c.kind.as_str(), q.by.as_str()),
+                            ("ClusterQueue", "kueue") | ("Queue", "kai-scheduler")
+                        )
+                })
+            })
+            .collect()
+    } else {
+        let all: Vec<_> = own.iter().filter_map(|l| l.queue.as_ref()).collect();
+        let one_kai_queue = all.len() == own.len()
+            && all.iter().all(|q| {
+                q.by == "kai-scheduler" && all.first().is_some_and(|f| f.queue == q.queue)
+            });
+        if one_kai_queue { all } else { Vec::new() }
+    };
     let Some(q) = &g.queue else {
         assert!(
             places.is_empty(),

@@ -134,7 +134,8 @@ pub fn of_lines<'a>(lines: impl IntoIterator<Item = &'a ScanLine>) -> Vec<Group>
                 queue: key
                     .cause
                     .as_ref()
-                    .and_then(|c| queue_of(c, &g.places, words)),
+                    .and_then(|c| queue_of(c, &g.places, words))
+                    .or_else(|| kai_queue_of_all(g.count, &g.places, words)),
             };
             (key, group)
         })
@@ -156,10 +157,38 @@ fn queue_of(cause: &Cause, places: &[&LineQueue], words: crate::lang::Words) -> 
         "Queue" => "kai-scheduler",
         _ => return None,
     };
+    queue_in(by, &cause.name, places, words)
+}
+
+/// A group resting on no queue whose every piece of work waits in one KAI Queue: KAI orders
+/// all its pending PodGroups, whatever holds them (a node's room, a taint), so their place
+/// there still says when each is tried. Kueue's places are not so: work Kueue has admitted
+/// holds none, and a group resting elsewhere is not waiting on its ClusterQueue.
+fn kai_queue_of_all(
+    count: usize,
+    places: &[&LineQueue],
+    words: crate::lang::Words,
+) -> Option<GroupQueue> {
+    let first = places.first()?;
+    let one_queue = places
+        .iter()
+        .all(|p| p.by == "kai-scheduler" && p.queue == first.queue);
+    (one_queue && places.len() == count)
+        .then(|| queue_in("kai-scheduler", &first.queue, places, words))
+        .flatten()
+}
+
+/// Where the group's `places` in queue `queue` of `by` are, none when none is there.
+fn queue_in(
+    by: &str,
+    queue: &str,
+    places: &[&LineQueue],
+    words: crate::lang::Words,
+) -> Option<GroupQueue> {
     let here: Vec<&LineQueue> = places
         .iter()
         .copied()
-        .filter(|p| p.by == by && p.queue == cause.name)
+        .filter(|p| p.by == by && p.queue == queue)
         .collect();
     let first = here.iter().min_by_key(|p| p.position)?;
     let last = here.iter().max_by_key(|p| p.position)?;
@@ -177,7 +206,7 @@ fn queue_of(cause: &Cause, places: &[&LineQueue], words: crate::lang::Words) -> 
             }
         }),
         by: by.to_string(),
-        queue: cause.name.clone(),
+        queue: queue.to_string(),
         placed: here.len(),
         source: match sources.len() {
             1 => sources.first().copied().unwrap_or_default().to_string(),
@@ -237,11 +266,7 @@ pub fn group_line(q: &GroupQueue, count: usize, words: crate::lang::Words) -> St
             ],
         ));
     }
-    out.push_str(words.get(match q.source.as_str() {
-        "visibilityApi" => "queue.fromVisibility",
-        "mixed" => "queue.fromMixed",
-        _ => "queue.fromBundle",
-    }));
+    out.push_str(words.get(crate::standing::source_key(&q.by, &q.source)));
     for code in &q.visibility {
         out.push_str(&crate::standing::visibility_words(
             Some(code),
@@ -468,5 +493,44 @@ mod tests {
             .map(|g| g.queue.is_some())
             .collect();
         assert_eq!(others, vec![false, false], "{groups:?}");
+    }
+
+    /// KAI orders every pending PodGroup of a Queue whatever holds it: a group resting on a
+    /// node's room whose every piece of work waits in one KAI Queue says its places there; one
+    /// piece elsewhere, or without a place, and it says nothing of a queue.
+    #[test]
+    fn a_group_whose_work_all_waits_in_one_kai_queue_says_its_places() {
+        let p = Some(Layer::Placement);
+        let rule = "placement/pod-unschedulable";
+        let kai = |mut l: ScanLine, queue: &str, position: u64| {
+            l = placed(l, queue, position, None);
+            if let Some(q) = l.queue.as_mut() {
+                q.by = "kai-scheduler".into();
+            }
+            l
+        };
+        let all_in_one = vec![
+            kai(line(p, rule, None, "t1", "a"), "team-a", 4),
+            kai(line(p, rule, None, "t1", "b"), "team-a", 7),
+        ];
+        let q = of_lines(&all_in_one)[0]
+            .queue
+            .clone()
+            .expect("a KAI queue line");
+        assert_eq!(
+            (q.by.as_str(), q.queue.as_str()),
+            ("kai-scheduler", "team-a")
+        );
+        assert_eq!((q.positions, q.placed), (Some((4, 7)), 2));
+        let split = vec![
+            kai(line(p, rule, None, "t1", "a"), "team-a", 4),
+            kai(line(p, rule, None, "t1", "b"), "team-b", 1),
+        ];
+        assert!(of_lines(&split)[0].queue.is_none());
+        let one_unplaced = vec![
+            kai(line(p, rule, None, "t1", "a"), "team-a", 4),
+            line(p, rule, None, "t1", "b"),
+        ];
+        assert!(of_lines(&one_unplaced)[0].queue.is_none());
     }
 }

@@ -180,6 +180,17 @@ pub fn outlook(admitted: &[i64], now: Option<i64>, position: u64) -> WaitOutlook
     w
 }
 
+/// The words key saying where a place in a queue of `by` (`kueue`, `kai-scheduler`) was
+/// counted from (`source`: `visibilityApi`, `mixed`, else the bundle).
+pub(crate) fn source_key(by: &str, source: &str) -> &'static str {
+    match (source, by) {
+        ("visibilityApi", _) => "queue.fromVisibility",
+        ("mixed", _) => "queue.fromMixed",
+        (_, "kai-scheduler") => "queue.fromBundleKai",
+        _ => "queue.fromBundle",
+    }
+}
+
 /// The standing in one line of the reader's words, for `why`'s text and Markdown (the caller
 /// makes the values safe for its output first: they come from the bundle).
 pub fn line(q: &QueueStanding, words: crate::lang::Words) -> String {
@@ -220,10 +231,7 @@ pub fn line(q: &QueueStanding, words: crate::lang::Words) -> String {
             ],
         ));
     }
-    out.push_str(words.get(match q.source.as_str() {
-        "visibilityApi" => "queue.fromVisibility",
-        _ => "queue.fromBundle",
-    }));
+    out.push_str(words.get(source_key(&q.by, &q.source)));
     out.push_str(&visibility_words(
         q.visibility.as_deref(),
         q.visibility_why.as_deref(),
