@@ -13,6 +13,7 @@ mod lab_bundles;
 mod picture;
 mod practice;
 mod properties;
+mod provenance;
 mod queue_order;
 mod references;
 mod rule_fixtures;

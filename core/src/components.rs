@@ -42,6 +42,13 @@ pub struct Component {
     /// injects only into containers run with the NVIDIA runtime.
     #[serde(default, rename = "driverLibraries")]
     pub driver_libraries: bool,
+    /// The argument a router reads its model servers' label selector from
+    /// (`--k8s-label-selector`), and the one naming their namespace: what it sends requests to
+    /// (`$.facts.serving.router`).
+    #[serde(default, rename = "selectorArg")]
+    pub selector_arg: Option<String>,
+    #[serde(default, rename = "namespaceArg")]
+    pub namespace_arg: Option<String>,
 }
 
 /// The kinds a component is known as: its pods and what makes them.

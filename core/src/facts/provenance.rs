@@ -38,6 +38,10 @@ pub struct SelectorSource {
     pub exclusive: Vec<String>,
     /// The group kind whose controller pins the pods (`JobSet`, `LeaderWorkerSet`).
     pub group: Option<String>,
+    /// `key=value` requirements on a topology level of the domain Kueue's topology-aware
+    /// scheduling assigned the pod's pod set (`topologyAssignment.levels`), which no node meets
+    /// together with the rest of the pod's requirements: TAS chose a domain the pod cannot use.
+    pub topology: Vec<String>,
 }
 
 /// None when the pod is bound, or every label it requires is met (or unknown: no nodes).
@@ -49,12 +53,15 @@ pub fn fact(ctx: &Ctx) -> Option<SelectorSource> {
     let tables = ctx.ix.node_tables();
     // Without nodes in the bundle, the scheduler's own words say that none matches.
     let no_nodes = tables.nodes.is_empty() && !scheduler_says_unmatched(ctx, &pv);
-    let unmet: Vec<(String, String)> = super::required_node_labels(&pv)
-        .into_iter()
-        .filter(|(k, vals)| tables.with_label_in(k, vals).is_empty())
+    let required = super::required_node_labels(&pv);
+    let unmet: Vec<(String, String)> = required
+        .iter()
+        .filter(|&(k, vals)| tables.with_label_in(k, vals).is_empty())
+        .cloned()
         .flat_map(|(k, vals)| vals.into_iter().map(move |v| (k.clone(), v)))
         .collect();
     let mut out = SelectorSource::default();
+    let tas_levels = tas_levels(ctx, &pv);
     let exclusive = EXCLUSIVE_TOPOLOGY.iter().find_map(|(a, kind)| {
         let key = pv.at(&format!("/metadata/annotations/{}", a.replace('/', "~1")))?;
         Some((key.as_str()?.to_string(), *kind))
@@ -73,6 +80,10 @@ pub fn fact(ctx: &Ctx) -> Option<SelectorSource> {
         if no_nodes || !kueue_work(ctx) {
             continue;
         }
+        if tas_levels.contains(&k.as_str()) {
+            out.topology.push(label);
+            continue;
+        }
         let from: Vec<String> = flavors_with(ctx, k, v);
         if !from.is_empty() {
             out.flavor.push(label);
@@ -83,7 +94,58 @@ pub fn fact(ctx: &Ctx) -> Option<SelectorSource> {
             }
         }
     }
-    (!out.flavor.is_empty() || !out.exclusive.is_empty()).then_some(out)
+    // Each label is on some node, yet no node has them all: the domain TAS assigned and the
+    // pod's own requirements do not overlap (a leader whose selector TAS never checked).
+    if unmet.is_empty()
+        && !tas_levels.is_empty()
+        && kueue_work(ctx)
+        && scheduler_says_unmatched(ctx, &pv)
+        && !meets_all(&tables, &required)
+    {
+        out.topology = required
+            .iter()
+            .filter(|(k, _)| tas_levels.contains(&k.as_str()))
+            .flat_map(|(k, vals)| vals.iter().map(move |v| format!("{k}={v}")))
+            .collect();
+    }
+    (!out.flavor.is_empty() || !out.exclusive.is_empty() || !out.topology.is_empty()).then_some(out)
+}
+
+/// Whether one node carries every required label (one of the values of each key).
+fn meets_all(tables: &crate::index::NodeTables, required: &[(String, Vec<String>)]) -> bool {
+    let mut sets = required
+        .iter()
+        .map(|(k, vals)| tables.with_label_in(k, vals));
+    let Some(first) = sets.next() else {
+        return true;
+    };
+    let mut common = first;
+    for set in sets {
+        common.retain(|n| set.binary_search(n).is_ok());
+    }
+    !common.is_empty()
+}
+
+/// The node label keys of the topology levels Kueue assigned the pod's pod set (every pod
+/// set's when the pod does not name its own): the keys Kueue's TAS writes into the pods'
+/// nodeSelector when it ungates them. Read in both shapes (v1beta1 `domains`, v1beta2
+/// `slices`): only `levels` is needed.
+fn tas_levels<'v>(ctx: &'v Ctx, pod: &Value) -> Vec<&'v str> {
+    let podset = pod
+        .at("/metadata/labels/kueue.x-k8s.io~1podset")
+        .and_then(Value::as_str);
+    let Some(wl) = ctx.subjects.get("workload") else {
+        return Vec::new();
+    };
+    wl.at("/status/admission/podSetAssignments")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|a| podset.is_none_or(|p| a["name"].as_str() == Some(p)))
+        .filter_map(|a| a.at("/topologyAssignment/levels").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
 }
 
 /// The ResourceFlavors whose node labels (or own labels) hold `key=value`.

@@ -67,7 +67,9 @@ pub fn failing_event(type_: &str, reason: &str) -> bool {
 /// Whether a status condition reports failure, in words worth quoting: `"False"` on a
 /// positive type, `"True"` on a negative one, or `Unknown` on a positive type with a reason (the
 /// controller could not confirm it: a NodeClaim whose node never registered). A condition with
-/// neither reason nor message says only its type: too little to quote.
+/// neither reason nor message says only its type: too little to quote, except `Ready=False`,
+/// which is the controller's own summary that the object is not done (a NodeClaim whose
+/// instance never launched says nothing more).
 pub fn failing_condition(c: &Value) -> bool {
     let ty = c["type"].as_str().unwrap_or("");
     let status = c["status"].as_str().unwrap_or("");
@@ -75,7 +77,7 @@ pub fn failing_condition(c: &Value) -> bool {
         && (status == "False" || (status == "Unknown" && c["reason"].is_string())))
         || (NEGATIVE.contains(&ty) && status == "True");
     let said = |k: &str| c[k].as_str().is_some_and(|t| !t.is_empty());
-    failing && (said("reason") || said("message"))
+    failing && (said("reason") || said("message") || (ty == "Ready" && status == "False"))
 }
 
 /// Pod conditions that only echo what the containers say (their state is read instead).
@@ -410,7 +412,12 @@ fn read_object<'v>(
         if gated && reason == "SchedulingGated" {
             continue;
         }
-        let message = c["message"].as_str().unwrap_or("");
+        // A bare `Ready=False` is still the controller's word that the object is not ready.
+        let bare = format!("{ty}=False, with no reason given");
+        let message = match c["message"].as_str().unwrap_or("") {
+            "" if reason.is_empty() => bare.as_str(),
+            m => m,
+        };
         let raw = Raw {
             source: Source::Condition,
             field: ty,
@@ -801,7 +808,7 @@ fn read_events(
 
 #[cfg(test)]
 mod tests {
-    use super::{failed_status_word, label_stem, plugin_without_devices};
+    use super::{failed_status_word, failing_condition, label_stem, plugin_without_devices};
     use crate::bundle::Bundle;
     use crate::index::Index;
     use serde_json::{Value, json};
@@ -887,5 +894,21 @@ mod tests {
         ] {
             assert_eq!(failed_status_word(&status(quiet.clone())), None, "{quiet}");
         }
+    }
+
+    #[test]
+    fn a_bare_ready_false_fails_and_other_bare_conditions_do_not() {
+        let c = |ty: &str, status: &str| json!({"type": ty, "status": status});
+        assert!(failing_condition(&c("Ready", "False")));
+        for quiet in [
+            c("Ready", "True"),
+            c("Ready", "Unknown"),
+            c("Available", "False"),
+            c("Launched", "False"),
+        ] {
+            assert!(!failing_condition(&quiet), "{quiet}");
+        }
+        let said = json!({"type": "Launched", "status": "False", "reason": "InsufficientCapacity"});
+        assert!(failing_condition(&said));
     }
 }

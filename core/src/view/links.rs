@@ -308,9 +308,12 @@ pub(super) fn link(ix: &Index, target: ObjId) -> Linked<'_> {
     // Admission: the Kueue Workload, its queues and flavors.
     if !b.refs.contains_key("workload") {
         let by_pod = pod_value.as_ref().and_then(|pv| {
+            // Kueue's topology-aware scheduling annotates each pod it ungates with its
+            // Workload's name (`kueue.x-k8s.io/workload`).
             [
                 "kueue.x-k8s.io/prebuilt-workload-name",
                 "kueue.x-k8s.io/pod-group-name",
+                "kueue.x-k8s.io/workload",
             ]
             .iter()
             .find_map(|k| meta_value(pv, k))

@@ -35,8 +35,18 @@ const ENV_KEPT: &[&str] = &[
 ];
 
 /// Flags whose values the serving facts read in a container's arguments (which plane Dynamo's
-/// events use); every other argument value is replaced.
+/// events use); every other argument value is replaced, except a router's discovery selector
+/// and namespace, which the component registry names ([`kept`]).
 const ARGS_KEPT: &[&str] = &["--event-plane", "--kv-events-config"];
+
+/// Whether a flag's value is kept: [`ARGS_KEPT`], or a router's selector or namespace
+/// argument in the component registry (label selectors, no secrets).
+fn kept(flag: &str) -> bool {
+    ARGS_KEPT.contains(&flag)
+        || layer_core::components::registry().iter().any(|c| {
+            c.selector_arg.as_deref() == Some(flag) || c.namespace_arg.as_deref() == Some(flag)
+        })
+}
 
 /// Termination reasons the kubelet writes when the container never ran: its message is the
 /// runtime's error (the device hook's, CDI's), which rules read, not the container's output.
@@ -234,7 +244,7 @@ fn arg(a: &str) -> Arg<'_> {
 }
 
 /// One argument list: a flag's name stays, every value goes, except the values of
-/// [`ARGS_KEPT`]. `--flag=value` keeps `--flag=`; `-xVALUE` keeps `-x`. After a flag without
+/// [`kept`] flags. `--flag=value` keeps `--flag=`; `-xVALUE` keeps `-x`. After a flag without
 /// a value of its own, which may take the next argument as its value, that argument is a
 /// value unless it is a long flag: `--password -s3cret` loses `-s3cret` whole. (A value
 /// shaped exactly like a long flag, `--password --word`, cannot be told from the next flag.)
@@ -252,10 +262,10 @@ fn arguments(items: &mut [Value]) {
         }
         let (shown, bare) = match arg(a) {
             Arg::Long(name, None) => {
-                keep_next = ARGS_KEPT.contains(&name);
+                keep_next = kept(name);
                 (None, true)
             }
-            Arg::Long(name, Some(_)) if ARGS_KEPT.contains(&name) => (None, false),
+            Arg::Long(name, Some(_)) if kept(name) => (None, false),
             Arg::Long(name, Some(_)) => (Some(format!("{name}={REDACTED}")), false),
             Arg::Short(_, "") if !after_bare_flag => (None, true),
             Arg::Short(name, _) if !after_bare_flag => (Some(format!("{name}{REDACTED}")), false),

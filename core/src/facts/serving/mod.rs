@@ -9,10 +9,12 @@
 mod dgd;
 mod nats;
 mod pool;
+mod router;
 
 pub use dgd::{DgdComponent, ServingDgd};
 pub use nats::ServingNats;
 pub use pool::{PoolCondition, PoolEpp, ServingPool};
+pub use router::ServingRouter;
 
 use super::Ctx;
 use crate::index::{Index, ObjId};
@@ -43,6 +45,11 @@ pub struct ServingFacts {
     /// chart wrote the pod, its probes included. Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stack: Option<String>,
+    /// The view's serving router (its pod, or the Deployment that makes it) and the model
+    /// servers its own discovery selector finds; absent when the view is no router whose
+    /// registry entry names a selector argument.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub router: Option<ServingRouter>,
     /// Containers of the view's pods (`pod` and `$.pods`) whose image is the llm-d inference
     /// simulator (`llm-d-inference-sim`) and that request or limit `nvidia.com/gpu` above 0;
     /// absent when none.
@@ -102,12 +109,14 @@ pub fn facts(ctx: &Ctx) -> Option<ServingFacts> {
         .pod_value()
         .and_then(|p| stack_of(&p))
         .map(str::to_string);
-    let linked = dgd.is_some() || inference_pool.is_some();
+    let router = router::router(ctx);
+    let linked = dgd.is_some() || inference_pool.is_some() || router.is_some();
     (linked || stack.is_some() || !simulator_gpu.is_empty()).then_some(ServingFacts {
         dgd,
         nats,
         inference_pool,
         stack,
+        router,
         simulator_gpu,
     })
 }
