@@ -17,6 +17,7 @@ mod provenance;
 mod queue_order;
 mod references;
 mod rule_fixtures;
+mod serving_paths;
 mod support;
 mod terminal;
 mod verdicts;

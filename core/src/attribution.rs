@@ -220,6 +220,13 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
     ),
     ("nvidia.com", None, at(Layer::Serving, "dynamo-operator")),
     ("llm-d.ai", None, at(Layer::Serving, "llm-d")),
+    // AIBrix's model fleets (RayClusterFleet, StormService) and model adapters serve requests.
+    (
+        "orchestration.aibrix.ai",
+        None,
+        at(Layer::Serving, "aibrix"),
+    ),
+    ("model.aibrix.ai", None, at(Layer::Serving, "aibrix")),
     // An InferenceService's own words (its model's load failure). Not the LLMInferenceService:
     // its conditions lag what serves (a Progressing LWS, a Gateway it waits for while routes
     // work), so they are no failure by themselves.
@@ -320,6 +327,14 @@ pub struct About<'a> {
 pub fn is_device_stack(kind: &str, name: &str) -> bool {
     matches!(kind, "Pod" | "DaemonSet")
         && components::by_name(kind, name).is_some_and(|c| c.layer == Layer::Device)
+}
+
+/// The layer and controller of an object's own API group (and kind), from [`GROUPS`].
+pub fn of_group(group: &str, kind: &str) -> Option<Attribution> {
+    GROUPS
+        .iter()
+        .find(|(g, k, _)| *g == group && k.is_none_or(|k| k == kind))
+        .map(|&(_, _, a)| a)
 }
 
 /// The layer a signal reports on, or `None` when nothing in the table knows it.

@@ -286,11 +286,14 @@ pub fn gang(ctx: &Ctx) -> Option<Gang> {
         .count();
     // A partial paste holds some of the pods: when their controllers are in the bundle and
     // declare enough pods to come, the gang is not short, whatever the paste left out.
+    // A member whose ReplicaSet or StatefulSet the paste cut may have siblings the paste cut
+    // too: how many pods will come is unknown, not short.
     let declared = declared_members(ix, members);
     g.short = g.found
         && (g.live as u64) < g.min_member
         && g.waiting > 0
-        && declared.is_none_or(|d| d < g.min_member);
+        && declared.is_none_or(|d| d < g.min_member)
+        && !members.iter().any(|&m| counting_owner_cut(ix, m));
     Some(g)
 }
 
@@ -322,6 +325,21 @@ fn memberless(ctx: &Ctx) -> Option<Gang> {
     let mut g = Gang::named(t.name.to_string(), t.group(), "PodGroup", min);
     g.short = true;
     Some(g)
+}
+
+/// Whether the pod names a controller that keeps a count of pods (a ReplicaSet or StatefulSet)
+/// which the bundle does not hold. (A cut Job is left out: its JobSet or operator, when pasted,
+/// declares the count the gang is measured against.)
+fn counting_owner_cut(ix: &crate::index::Index, pod: ObjId) -> bool {
+    if !ix.owners(pod).is_empty() {
+        return false;
+    }
+    ix.value(pod)
+        .at("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|r| matches!(r["kind"].as_str(), Some("ReplicaSet" | "StatefulSet")))
 }
 
 /// The pods the members' controllers keep running, when every member's controller is a Job,

@@ -47,12 +47,24 @@ pub struct TargetFact {
     /// no `nvidia.com/gpu`: the device stack has not made its GPUs exist. Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_labels_without_devices: Vec<String>,
+    /// The `key=value` pairs of the target's own `spec.selector.matchLabels` that its own
+    /// `spec.template.metadata.labels` do not carry, each with the template's value
+    /// (`key=value (template: other)`): its controller can never find the objects
+    /// it makes from that template (the API server refuses this for Deployments; custom
+    /// resources' webhooks may not). Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub selector_misses_template: Vec<String>,
+    /// With `selectorMissesTemplate`, the layer of the target's own API group
+    /// (`crate::attribution::GROUPS`); absent when the group is not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_layer: Option<Layer>,
 }
 
 /// `$.facts.target`.
 pub fn target(ctx: &Ctx) -> TargetFact {
     let t = ctx.ix.object(ctx.target);
     let unreconciled_layer = unreconciled(ctx);
+    let misses = selector_misses_template(&ctx.value(ctx.target));
     TargetFact {
         kind: t.kind().to_string(),
         status: ctx.state.status.clone(),
@@ -71,7 +83,37 @@ pub fn target(ctx: &Ctx) -> TargetFact {
         unreconciled: unreconciled_layer.is_some(),
         unreconciled_layer,
         gpu_labels_without_devices: silent_node(ctx),
+        own_layer: (!misses.is_empty())
+            .then(|| crate::attribution::of_group(t.group(), t.kind().as_str()))
+            .flatten()
+            .map(|a| a.layer),
+        selector_misses_template: misses,
     }
+}
+
+/// The pairs of an object's own selector its own template's labels lack.
+fn selector_misses_template(v: &Value) -> Vec<String> {
+    let (Some(sel), Some(labels)) = (
+        v.at("/spec/selector/matchLabels")
+            .and_then(Value::as_object),
+        v.at("/spec/template/metadata/labels")
+            .and_then(Value::as_object),
+    ) else {
+        return Vec::new();
+    };
+    sel.iter()
+        .filter(|(k, want)| labels.get(*k) != Some(want))
+        .map(|(k, want)| {
+            let got = labels
+                .get(k)
+                .and_then(Value::as_str)
+                .unwrap_or("no such label");
+            format!(
+                "{k}={} (template: {got})",
+                want.as_str().unwrap_or_default()
+            )
+        })
+        .collect()
 }
 
 /// A Node target labelled as holding NVIDIA GPUs that advertises none.

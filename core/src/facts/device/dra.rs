@@ -23,7 +23,9 @@ static CEL_DRIVER: LazyLock<Pattern> = LazyLock::new(|| {
 pub struct Dra {
     /// One per entry of the pod's `spec.resourceClaims`, in the pod's order.
     pub claims: Vec<DraClaim>,
-    /// The DeviceClass names the requests ask for that the bundle holds no DeviceClass of, sorted.
+    /// The DeviceClass names the requests ask for that the bundle holds no DeviceClass of, sorted;
+    /// only when the bundle shows a device inventory (a DeviceClass or ResourceSlice) or the
+    /// scheduler says the class does not exist.
     pub missing_classes: Vec<String>,
     /// One sentence per claim to be made from a template that is not created yet:
     /// `<entry> (from ResourceClaimTemplate <t>, which exists)` or `…, which is not in the bundle)`.
@@ -140,6 +142,11 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
                     .as_str()
                     .is_some_and(|m| m.contains("not created yet"))
         });
+    // A bundle with no DeviceClass and no ResourceSlice at all shows no device inventory: a
+    // class it lacks was left out of the paste, not missing from the cluster, unless the
+    // scheduler says so itself.
+    let inventory =
+        !ix.of_kind("DeviceClass").is_empty() || !ix.of_kind("ResourceSlice").is_empty();
     let mut claims = Vec::new();
     let mut missing_classes = BTreeSet::new();
     let mut ungenerated = Vec::new();
@@ -202,7 +209,7 @@ pub(super) fn dra(ctx: &Ctx, pv: &Value) -> Option<Dra> {
                 let (exists, driver) = class_driver(ctx, c);
                 // An allocated claim had its class and its driver's devices when the scheduler
                 // allocated it: a bundle without them is a paste that left them out.
-                if !exists && !allocated {
+                if !exists && !allocated && (inventory || scheduler_lacks_class(ctx, pv, c)) {
                     missing_classes.insert(c.to_string());
                 }
                 if let Some(d) = &driver {
@@ -356,6 +363,25 @@ fn driver_row(d: &str, count: u64, nodes: &BTreeSet<String>, workers: &[String])
         coverage,
         on_bound_node: None,
     }
+}
+
+/// Whether the scheduler's words about the pod (its conditions or events) say the DeviceClass
+/// does not exist (`device class <c> does not exist`, `deviceclass.resource.k8s.io "<c>" not
+/// found`).
+fn scheduler_lacks_class(ctx: &Ctx, pv: &Value, class: &str) -> bool {
+    let said = [
+        format!("device class {class} does not exist"),
+        format!("deviceclass.resource.k8s.io \"{class}\" not found"),
+    ];
+    let conditions = pv
+        .at("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["message"].as_str());
+    conditions
+        .chain(ctx.event_messages())
+        .any(|m| said.iter().any(|s| m.contains(s.as_str())))
 }
 
 #[cfg(test)]

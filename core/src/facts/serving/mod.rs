@@ -6,12 +6,16 @@
 //! need for NATS (`nats`) and the InferencePool (`pool`) are built in their own files; the view's
 //! pods' stack and simulators here.
 
+mod backends;
 mod dgd;
+mod monitor;
 mod nats;
 mod pool;
 mod router;
 
+pub use backends::KnativeRoute;
 pub use dgd::{DgdComponent, ServingDgd};
+pub use monitor::MonitorGap;
 pub use nats::ServingNats;
 pub use pool::{PoolCondition, PoolEpp, ServingPool};
 pub use router::ServingRouter;
@@ -50,6 +54,16 @@ pub struct ServingFacts {
     /// registry entry names a selector argument.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub router: Option<ServingRouter>,
+    /// The target's backend references (`spec.backendRef`, `spec.backendRefs`,
+    /// `spec.rules[].backendRefs`) that name a Serverless InferenceService's Knative route
+    /// Service; absent when none does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub knative_routes: Vec<KnativeRoute>,
+    /// With a PodMonitor target that selects a serving stack's pods: the pod labels its
+    /// relabelings copy (`__meta_kubernetes_pod_label_<name>`) that none of those pods carries;
+    /// absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub monitor_gaps: Vec<MonitorGap>,
     /// Containers of the view's pods (`pod` and `$.pods`) whose image is the llm-d inference
     /// simulator (`llm-d-inference-sim`) and that request or limit `nvidia.com/gpu` above 0;
     /// absent when none.
@@ -110,13 +124,21 @@ pub fn facts(ctx: &Ctx) -> Option<ServingFacts> {
         .and_then(|p| stack_of(&p))
         .map(str::to_string);
     let router = router::router(ctx);
-    let linked = dgd.is_some() || inference_pool.is_some() || router.is_some();
+    let knative_routes = backends::knative_routes(ctx);
+    let monitor_gaps = monitor::monitor_gaps(ctx);
+    let linked = !monitor_gaps.is_empty()
+        || dgd.is_some()
+        || inference_pool.is_some()
+        || router.is_some()
+        || !knative_routes.is_empty();
     (linked || stack.is_some() || !simulator_gpu.is_empty()).then_some(ServingFacts {
         dgd,
         nats,
         inference_pool,
         stack,
         router,
+        knative_routes,
+        monitor_gaps,
         simulator_gpu,
     })
 }
