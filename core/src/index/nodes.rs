@@ -158,6 +158,13 @@ impl NodeInfo {
     pub fn hard_tainted(&self) -> bool {
         self.taints.iter().any(Taint::is_hard)
     }
+
+    /// Its status shows some allocatable or capacity. A kubelet always reports cpu, memory and
+    /// pods, so a node without any is a paste that cut its status: what it advertises is
+    /// unknown, not nothing.
+    pub fn shows_resources(&self) -> bool {
+        !(self.allocatable.is_empty() && self.capacity.is_empty())
+    }
 }
 
 impl Taint {
@@ -199,7 +206,7 @@ impl NodeTables {
             }
             names.extend(n.allocatable.keys());
             names.extend(n.capacity.keys());
-            if !(n.allocatable.is_empty() && n.capacity.is_empty()) {
+            if n.shows_resources() {
                 showing_resources += 1;
             }
         }

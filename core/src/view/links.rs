@@ -818,7 +818,8 @@ pub(super) fn work_pods(ix: &Index, target: ObjId) -> Vec<ObjId> {
     by_owner
         .or_else(|| {
             ix.unresolved_owner_refs(target)
-                .find_map(|r| labelled_pods(ix, t.namespace(), &r.kind, &r.name))
+                .filter_map(|r| labelled_pods(ix, t.namespace(), &r.kind, &r.name))
+                .find(|p| !p.is_empty())
         })
         .unwrap_or_default()
 }

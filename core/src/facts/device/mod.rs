@@ -47,11 +47,13 @@ pub struct DeviceFacts {
     pub advertised: Vec<String>,
     /// `advertised` joined with `, `, or `none`.
     pub advertised_text: String,
-    /// The requested resources no node advertises.
+    /// The requested resources no node advertises; empty when every node of the bundle had
+    /// its status cut (nothing is known to be missing then).
     pub not_advertised: Vec<String>,
     /// The nodes whose labels say they hold NVIDIA GPUs (`nvidia.com/gpu.present=true`,
     /// `feature.node.kubernetes.io/pci-10de.present=true` or `nvidia.com/gpu.count` > 0) but that
-    /// advertise no `nvidia.com/gpu` (nor `nvidia.com/gpu.shared`) allocatable, in name order.
+    /// advertise no `nvidia.com/gpu` (nor `nvidia.com/gpu.shared`) allocatable, in name order;
+    /// a node whose status shows no allocatable or capacity at all (cut) is not counted.
     pub silent_gpu_nodes: Vec<String>,
     /// One `<node> (capacity X, allocatable Y)` (or `<node> (no nvidia.com/gpu capacity)`) per
     /// silent node.
@@ -150,9 +152,12 @@ fn view_facts(ctx: &Ctx) -> Option<DeviceFacts> {
     let tables = ix.node_tables();
     let cl = cluster(ctx);
     let offered = &cl.offered;
+    // When the bundle's nodes all had their status cut, what they advertise is unknown:
+    // nothing is "not advertised" (as `$.facts.resources[*].fit` is `unknown`).
+    let cut = !tables.nodes.is_empty() && tables.showing_resources == 0;
     let not_advertised = requested
         .iter()
-        .filter(|r| !offered.contains(**r))
+        .filter(|r| !offered.contains(**r) && !cut)
         .map(|r| r.to_string())
         .collect();
     let advertised_text = if offered.is_empty() {

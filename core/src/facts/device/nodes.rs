@@ -65,7 +65,8 @@ pub(super) fn silent_gpu_nodes(ix: &Index) -> SilentNodes {
     };
     for n in ix.nodes().values() {
         let why = nvidia_gpu_labels(n);
-        if why.is_empty() {
+        // A node whose status was cut may advertise its GPUs: not silent, unknown.
+        if why.is_empty() || !n.shows_resources() {
             continue;
         }
         let cap = n.capacity.get(GPU).copied();
@@ -260,5 +261,27 @@ mod tests {
         );
         assert!(advertises_gpu(&n));
         assert!(!advertises_gpu(&node(&[], 0.0)));
+    }
+
+    /// A GPU-labelled node whose status shows no resources at all was cut from the paste: it is
+    /// not counted silent. One that shows cpu but no GPU is.
+    #[test]
+    fn a_gpu_labelled_node_is_silent_only_when_its_status_shows() {
+        let node = |status: serde_json::Value| {
+            serde_json::json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "g1",
+                "labels": {"nvidia.com/gpu.present": "true"}}, "status": status})
+        };
+        let ix = |n: serde_json::Value| {
+            let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": [n]});
+            Index::new(crate::Bundle::parse(list.to_string()).expect("parses"))
+        };
+        let cut = ix(node(
+            serde_json::json!({"nodeInfo": {"kubeletVersion": "v1.30.0"}}),
+        ));
+        assert!(silent_gpu_nodes(&cut).names.is_empty());
+        let shown = ix(node(
+            serde_json::json!({"allocatable": {"cpu": "8", "pods": "110"}}),
+        ));
+        assert_eq!(silent_gpu_nodes(&shown).names, ["g1"]);
     }
 }
