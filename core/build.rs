@@ -35,6 +35,9 @@ fn main() {
     );
     // The Korean pack (`lang::Pack`): each rule's `ko:` block by rule id, and the twins.
     let korean = std::env::var_os("CARGO_FEATURE_KO_EMBEDDED").is_some();
+    // A rule's fixtures are test data: the tests and the generated docs read them on the host,
+    // and nothing in the WASM module does, so its budget does not carry them.
+    let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
     let mut ko_rules = serde_json::Map::new();
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
@@ -56,6 +59,9 @@ fn main() {
                 {
                     let id = rel.strip_suffix(".yaml").unwrap_or(&rel).to_string();
                     ko_rules.insert(id, ko);
+                }
+                if let (Value::Object(m), true) = (&mut v, wasm) {
+                    m.remove("fixtures");
                 }
                 (v.to_string(), true, condition_paths(&v))
             }

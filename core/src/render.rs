@@ -1271,7 +1271,7 @@ pub fn rule_info_in(r: &crate::rule::Rule, lang: Lang) -> RuleInfo {
         references: r.references.clone(),
         explains: r.explains.clone(),
         outlook: r.outlook.map(|o| o.as_str().to_string()),
-        documentation: rule_doc_in(r, Words::of(lang)),
+        documentation: rule_doc_with(r, Words::of(lang), false),
     }
 }
 
@@ -1284,6 +1284,13 @@ pub fn rule_doc(r: &crate::rule::Rule) -> String {
 /// engine's [`crate::Engine::in_lang`] rules), the headings come from `rules/ui*.yaml`; ids,
 /// layer codes, paths and commands stay as they are.
 pub fn rule_doc_in(r: &crate::rule::Rule, words: Words) -> String {
+    rule_doc_with(r, words, true)
+}
+
+/// A rule's documentation, with its fixtures (the pages and `explain`) or without them (the
+/// rule list the CLI's `rules -o json` and the WASM module's `rules()` give alike: the module
+/// carries no fixtures, which are test data).
+fn rule_doc_with(r: &crate::rule::Rule, words: Words, fixtures: bool) -> String {
     use crate::rule::{RuleKind, RuleOutlook};
     let mut out = String::new();
     let _ = writeln!(out, "# {}\n", r.id);
@@ -1392,7 +1399,7 @@ pub fn rule_doc_in(r: &crate::rule::Rule, words: Words) -> String {
             let _ = writeln!(out, "- {x}");
         }
     }
-    if !r.fixtures.is_empty() {
+    if fixtures && !r.fixtures.is_empty() {
         let _ = writeln!(out, "\n{}\n", words.get("doc.fixtures"));
         for f in &r.fixtures {
             let _ = writeln!(
