@@ -494,10 +494,7 @@ fn reported_by_component(component: &str) -> Option<Attribution> {
 }
 
 fn group_row(a: &About) -> Option<Attribution> {
-    GROUPS
-        .iter()
-        .find(|(g, k, _)| *g == a.group && k.is_none_or(|k| k == a.kind))
-        .map(|(_, _, at)| *at)
+    of_group(a.group, a.kind)
 }
 
 #[cfg(test)]

@@ -331,15 +331,10 @@ fn memberless(ctx: &Ctx) -> Option<Gang> {
 /// which the bundle does not hold. (A cut Job is left out: its JobSet or operator, when pasted,
 /// declares the count the gang is measured against.)
 fn counting_owner_cut(ix: &crate::index::Index, pod: ObjId) -> bool {
-    if !ix.owners(pod).is_empty() {
-        return false;
-    }
-    ix.value(pod)
-        .at("/metadata/ownerReferences")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .any(|r| matches!(r["kind"].as_str(), Some("ReplicaSet" | "StatefulSet")))
+    ix.owners(pod).is_empty()
+        && ix
+            .unresolved_owner_refs(pod)
+            .any(|r| matches!(r.kind.as_str(), "ReplicaSet" | "StatefulSet"))
 }
 
 /// The pods the members' controllers keep running, when every member's controller is a Job,

@@ -59,6 +59,22 @@ pub fn unreadable_quantities(pod: &Value) -> Vec<String> {
     out
 }
 
+/// Whether a message about the view's pod (a condition of `pod`, its JSON, or an event about
+/// it) holds one of `words`: how the facts read the scheduler's refusal of it.
+pub fn pod_says(ctx: &super::Ctx, pod: &Value, words: &[&str]) -> bool {
+    let said = |m: &str| words.iter().any(|w| m.contains(w));
+    let in_condition = pod
+        .at("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| c["message"].as_str().is_some_and(said));
+    in_condition
+        || ctx
+            .pod
+            .is_some_and(|id| ctx.events_about(id).iter().any(|(_, e)| said(&e.message)))
+}
+
 /// The node labels a pod requires, in the order its spec gives them: each `nodeSelector` entry
 /// (one value) and each `In` expression of its required node affinity (the values it allows).
 /// Values that are not strings are left out. The one reading of a pod's label requirements:

@@ -171,17 +171,5 @@ fn kueue_work(ctx: &Ctx) -> bool {
 
 /// The scheduler's refusal of the pod names its node selector or affinity (condition or event).
 fn scheduler_says_unmatched(ctx: &Ctx, pv: &Value) -> bool {
-    const WORDS: &str = "didn't match Pod's node affinity/selector";
-    let in_condition = pv
-        .at("/status/conditions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .any(|c| c["message"].as_str().is_some_and(|m| m.contains(WORDS)));
-    in_condition
-        || ctx.pod.is_some_and(|id| {
-            ctx.events_about(id)
-                .iter()
-                .any(|(_, e)| e.message.contains(WORDS))
-        })
+    super::pods::pod_says(ctx, pv, &["didn't match Pod's node affinity/selector"])
 }

@@ -413,9 +413,12 @@ fn read_object<'v>(
             continue;
         }
         // A bare `Ready=False` is still the controller's word that the object is not ready.
-        let bare = format!("{ty}=False, with no reason given");
+        let bare;
         let message = match c["message"].as_str().unwrap_or("") {
-            "" if reason.is_empty() => bare.as_str(),
+            "" if reason.is_empty() => {
+                bare = format!("{ty}=False, with no reason given");
+                bare.as_str()
+            }
             m => m,
         };
         let raw = Raw {

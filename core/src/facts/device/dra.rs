@@ -369,19 +369,9 @@ fn driver_row(d: &str, count: u64, nodes: &BTreeSet<String>, workers: &[String])
 /// does not exist (`device class <c> does not exist`, `deviceclass.resource.k8s.io "<c>" not
 /// found`).
 fn scheduler_lacks_class(ctx: &Ctx, pv: &Value, class: &str) -> bool {
-    let said = [
-        format!("device class {class} does not exist"),
-        format!("deviceclass.resource.k8s.io \"{class}\" not found"),
-    ];
-    let conditions = pv
-        .at("/status/conditions")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["message"].as_str());
-    conditions
-        .chain(ctx.event_messages())
-        .any(|m| said.iter().any(|s| m.contains(s.as_str())))
+    let missing = format!("device class {class} does not exist");
+    let not_found = format!("deviceclass.resource.k8s.io \"{class}\" not found");
+    crate::facts::pods::pod_says(ctx, pv, &[&missing, &not_found])
 }
 
 #[cfg(test)]

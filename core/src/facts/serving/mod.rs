@@ -159,6 +159,19 @@ fn label<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
         .and_then(Value::as_str)
 }
 
+/// The bundle's live (not finished) pods in the namespaces `in_ns` accepts: the pods a pool, a
+/// router or a monitor can select.
+fn live_pods<'i>(
+    ix: &'i Index,
+    in_ns: impl Fn(&str) -> bool + 'i,
+) -> impl Iterator<Item = ObjId> + 'i {
+    ix.of_kind("Pod")
+        .iter()
+        .copied()
+        .filter(move |&p| in_ns(ix.object(p).namespace().unwrap_or("")))
+        .filter(move |&p| !ix.pod(p).is_some_and(|i| i.terminal()))
+}
+
 /// Whether a pod's `Ready` condition is `True`.
 fn ready(v: &Value) -> bool {
     v.at("/status/conditions")

@@ -81,11 +81,7 @@ fn selected_pods(ix: &Index, v: &Value, own: &str) -> Vec<ObjId> {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_else(|| vec![own]);
-    ix.of_kind("Pod")
-        .iter()
-        .copied()
-        .filter(|&p| any || names.contains(&ix.object(p).namespace().unwrap_or("")))
-        .filter(|&p| !ix.pod(p).is_some_and(|i| i.terminal()))
+    super::live_pods(ix, |n| any || names.contains(&n))
         .filter(|&p| crate::json::selects(sel, crate::json::labels(&ix.value(p))))
         .collect()
 }

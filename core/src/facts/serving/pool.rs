@@ -204,11 +204,8 @@ pub(super) fn pool(ix: &Index, pool: ObjId) -> ServingPool {
     let targets = target_ports(&v);
     let mut off_port = Vec::new();
     if let Some(sel) = crate::json::match_labels(&v, true) {
-        for &p in ix.of_kind("Pod") {
-            if ix.object(p).namespace() != o.namespace() || ix.pod(p).is_some_and(|i| i.terminal())
-            {
-                continue;
-            }
+        let ns = o.namespace().unwrap_or("");
+        for p in super::live_pods(ix, |n| n == ns) {
             let pv = ix.value(p);
             if crate::json::selects(sel, crate::json::labels(&pv)) {
                 pods += 1;

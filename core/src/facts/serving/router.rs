@@ -34,9 +34,10 @@ pub struct ServingRouter {
 
 /// The view's router: its pod, else the target when that is the object that makes it.
 pub(super) fn router(ctx: &Ctx) -> Option<ServingRouter> {
+    // Borrowed, not copied: this runs for every view of a scan.
     let (id, v) = match (ctx.pod, ctx.pod_value()) {
-        (Some(p), Some(v)) => (p, v.into_owned()),
-        _ => (ctx.target, ctx.value(ctx.target).into_owned()),
+        (Some(p), Some(v)) => (p, v),
+        _ => (ctx.target, ctx.value(ctx.target)),
     };
     let o = ctx.ix.object(id);
     let owner = ctx
@@ -57,31 +58,34 @@ pub(super) fn router(ctx: &Ctx) -> Option<ServingRouter> {
 }
 
 /// Every argument of every container (command and args), in order.
-fn container_args(v: &Value) -> Vec<String> {
-    let spec = v
-        .at("/spec/containers")
-        .or_else(|| v.at("/spec/template/spec/containers"));
-    spec.and_then(Value::as_array)
+fn container_args(v: &Value) -> Vec<&str> {
+    v.at("/spec/containers")
+        .or_else(|| v.at("/spec/template/spec/containers"))
+        .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .flat_map(|c| ["command", "args"].map(|k| c[k].clone()))
-        .filter_map(|a| a.as_array().cloned())
+        .flat_map(|c| {
+            ["command", "args"]
+                .into_iter()
+                .filter_map(move |k| c[k].as_array())
+        })
         .flatten()
-        .filter_map(|a| a.as_str().map(str::to_string))
+        .filter_map(Value::as_str)
         .collect()
 }
 
 /// A flag's value, as `--flag value` or `--flag=value`.
-fn arg(args: &[String], flag: &str) -> Option<String> {
+fn arg(args: &[&str], flag: &str) -> Option<String> {
     let eq = format!("{flag}=");
     args.iter()
         .enumerate()
         .find_map(|(i, a)| match a.strip_prefix(&eq) {
-            Some(v) => Some(v.to_string()),
-            None if a == flag => args.get(i + 1).cloned(),
+            Some(v) => Some(v),
+            None if *a == flag => args.get(i + 1).copied(),
             None => None,
         })
         .filter(|v| !v.is_empty())
+        .map(str::to_string)
 }
 
 /// An equality selector (`a=b,c=d`) as a label map; none when it holds other operators.
@@ -108,13 +112,7 @@ fn backends(ix: &Index, c: &Component, name: &str, selector: &str, ns: &str) -> 
         not_ready_pods: Vec::new(),
     };
     let sel = equality_selector(selector);
-    let live: Vec<ObjId> = ix
-        .of_kind("Pod")
-        .iter()
-        .copied()
-        .filter(|&p| ix.object(p).namespace() == Some(ns))
-        .filter(|&p| !ix.pod(p).is_some_and(|i| i.terminal()))
-        .collect();
+    let live: Vec<ObjId> = super::live_pods(ix, |n| n == ns).collect();
     out.pods_in_bundle = !live.is_empty();
     let Some(sel) = sel else {
         return out;
@@ -142,9 +140,7 @@ mod tests {
 
     #[test]
     fn a_flag_is_read_in_both_forms_and_a_selector_only_with_equalities() {
-        let args: Vec<String> = ["--port", "8000", "--k8s-label-selector=a=b,c=d", "--x"]
-            .map(String::from)
-            .to_vec();
+        let args = ["--port", "8000", "--k8s-label-selector=a=b,c=d", "--x"];
         assert_eq!(arg(&args, "--port").as_deref(), Some("8000"));
         assert_eq!(
             arg(&args, "--k8s-label-selector").as_deref(),
