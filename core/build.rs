@@ -19,6 +19,11 @@ use serde_json::Value;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+/// A rule's documentation fields: `why`, `fix`, `versions` and `references` are read by
+/// nothing but the rule's documentation (`explain`, `rules()`), never by a diagnosis. The core's
+/// `rule::DOCS_EMBEDDED` says whether a build has them.
+const DOC_FIELDS: [&str; 4] = ["why", "fix", "versions", "references"];
+
 fn main() {
     // Read when the script runs, not when it was compiled: cargo shares a compiled build
     // script between checkouts of this workspace that build into one CARGO_TARGET_DIR, and a
@@ -36,7 +41,9 @@ fn main() {
     // The Korean pack (`lang::Pack`): each rule's `ko:` block by rule id, and the twins.
     let korean = std::env::var_os("CARGO_FEATURE_KO_EMBEDDED").is_some();
     // A rule's fixtures are test data: the tests and the generated docs read them on the host,
-    // and nothing in the WASM module does, so its budget does not carry them.
+    // and nothing in the WASM module does, so its budget does not carry them. Nor does it carry
+    // the rules' documentation ([`DOC_FIELDS`]): only `rules()` shows it, and the npm package
+    // ships it beside the module (`web/rules.<lang>.json`, written by `cargo xtask wasm`).
     let wasm = std::env::var("CARGO_CFG_TARGET_ARCH").is_ok_and(|a| a == "wasm32");
     let mut ko_rules = serde_json::Map::new();
     for f in &files {
@@ -62,6 +69,7 @@ fn main() {
                 }
                 if let (Value::Object(m), true) = (&mut v, wasm) {
                     m.remove("fixtures");
+                    DOC_FIELDS.iter().for_each(|f| drop(m.remove(*f)));
                 }
                 (v.to_string(), true, condition_paths(&v))
             }

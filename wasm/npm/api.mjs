@@ -52,7 +52,9 @@ const langCode = (lang) => String(lang ?? '').trim().toLowerCase().split(/[-_.]/
 
 // `readTexts(code)`: the texts of a language, synchronously, where the platform can (Node reads
 // the file beside the module); null where they must be loaded first (`loadLanguage`).
-export function bind(raw, ensureReady, readTexts = () => null) {
+// `readDocs(code)`: the same for the rules' documentation (`web/rules.<code>.json`), which the
+// module leaves out to keep its size for code: `rules()` lays it over the module's list.
+export function bind(raw, ensureReady, readTexts = () => null, readDocs = () => null) {
   const call = (fn, ...args) => {
     ensureReady();
     try {
@@ -71,6 +73,41 @@ export function bind(raw, ensureReady, readTexts = () => null) {
     if (texts == null) return;
     call(raw.installLanguage, code, texts);
     installed.add(code);
+  };
+  const docs = new Map();
+  const installDocs = (code, text) => {
+    try {
+      docs.set(code, JSON.parse(text));
+    } catch (e) {
+      const err = new Error(`kubectl-layer: the rules' documentation (web/rules.${code}.json) does not read: ${e.message}`);
+      err.code = 'internal';
+      throw err;
+    }
+  };
+  // The documentation of `code`'s rules: read where the platform can, else what init() or
+  // loadLanguage() fetched; a clear error where neither has it.
+  const docsOf = (code) => {
+    if (!docs.has(code)) {
+      const text = readDocs(code);
+      if (text == null) {
+        const err = new Error(
+          `kubectl-layer: the rules' documentation (web/rules.${code}.json) is not loaded: await init()${code === 'en' ? '' : ` and loadLanguage('${code}')`} first, with the file beside the module`,
+        );
+        err.code = 'not-initialized';
+        throw err;
+      }
+      installDocs(code, text);
+    }
+    return docs.get(code);
+  };
+  // A rule of the module's list with its documentation in place, keys in the module's order.
+  const documented = (rule, own) => {
+    if (!own) {
+      const err = new Error(`kubectl-layer: the rules' documentation has no rule ${rule.id}: the package's files are from different builds`);
+      err.code = 'internal';
+      throw err;
+    }
+    return Object.fromEntries(Object.entries(rule).map(([k, v]) => [k, k in own ? own[k] : v]));
   };
   const langOf = (options) => (options && typeof options === 'object' ? options.lang : undefined);
   const install = (code, texts) => {
@@ -162,7 +199,9 @@ export function bind(raw, ensureReady, readTexts = () => null) {
     },
     rules(options) {
       prepare(langOf(options));
-      return JSON.parse(call(raw.rulesJson, optionsText(options)));
+      const list = JSON.parse(call(raw.rulesJson, optionsText(options)));
+      const own = docsOf(langCode(langOf(options)) || 'en');
+      return list.map((r) => documented(r, own[r.id]));
     },
     object(bundle, ref) {
       return JSON.parse(call(raw.objectJson, utf8(bundleText(bundle)), JSON.stringify(ref)));
@@ -185,6 +224,10 @@ export function bind(raw, ensureReady, readTexts = () => null) {
       const code = langCode(lang);
       if (code === 'en' || installed.has(code)) return;
       install(code, texts);
+    },
+    // For the browser entry point: the documentation it fetched.
+    installDocs(lang, text) {
+      installDocs(langCode(lang), text);
     },
     needsTexts(lang) {
       const code = langCode(lang);

@@ -8,7 +8,9 @@ import { bind } from './api.mjs';
 raw.initSync({ module: readFileSync(new URL('./web/layer_wasm_bg.wasm', import.meta.url)) });
 // The Korean texts are a file beside the module, read the first time a call asks for Korean.
 const readTexts = (code) => readFileSync(new URL(`./web/${code}.json`, import.meta.url), 'utf8');
-const api = bind(raw, () => {}, readTexts);
+// So is the rules' documentation, read the first time rules() asks for a language's.
+const readDocs = (code) => readFileSync(new URL(`./web/rules.${code}.json`, import.meta.url), 'utf8');
+const api = bind(raw, () => {}, readTexts, readDocs);
 
 export async function init() {}
 

@@ -249,6 +249,31 @@ test('rules() matches the CLI and carries documentation', () => {
   }
 });
 
+// The rules' prose ships beside the module (web/rules.<lang>.json), not in it: the module's
+// size budget is for code. What rules() shows must still be all of it, from that file.
+test("the rules' documentation is in the files beside the module, not in the module", () => {
+  const dir = new URL('./node_modules/kubectl-layer/web/', import.meta.url);
+  const wasm = readFileSync(new URL('layer_wasm_bg.wasm', dir));
+  const docs = JSON.parse(readFileSync(new URL('rules.en.json', dir), 'utf8'));
+  const r = rules();
+  assert.deepStrictEqual(Object.keys(docs).sort(), r.map((x) => x.id).sort());
+  let checked = 0;
+  for (const x of r) {
+    assert.equal(x.why, docs[x.id].why, x.id);
+    assert.equal(x.documentation, docs[x.id].documentation, x.id);
+    // A long line of the rule's own `why`, as the module would hold it (raw UTF-8 inside a
+    // JSON string, so one with nothing JSON escapes).
+    const plain = (t) => t.length > 60 && !/["\\]/.test(t);
+    const sentence = x.why.split('\n').find(plain);
+    if (!sentence) continue;
+    assert.equal(wasm.includes(Buffer.from(sentence)), false, `${x.id}: its why is in the module`);
+    checked += 1;
+  }
+  assert.ok(checked > 100, `why sentences checked: ${checked}`);
+  // The summary is still the module's own (a diagnosis quotes it): the check above can fail.
+  assert.ok(wasm.includes(Buffer.from(r.find((x) => x.summary.length > 40 && !/["\\]/.test(x.summary)).summary)));
+});
+
 test('Korean: diagnose, scan, rules and a Bundle write in Korean and equal the CLI with --lang ko', async () => {
   const hangul = /[\uac00-\ud7a3]/;
   await layer.loadLanguage('ko');

@@ -7,6 +7,7 @@
 
 use crate::tools::{self, Tool};
 use crate::{root, run, target_dir};
+use layer_core::lang::Lang;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -98,15 +99,18 @@ pub fn build() -> Result<(), String> {
     // The Korean texts ship beside the module, not in it: a change to them alone changes the
     // package too.
     let korean = format!("{:x}", fnv(layer_core::embedded::KO_PACK.as_bytes()));
+    // So does the rules' documentation, which the module does not carry either.
+    let docs = rule_docs()?;
+    let docs_print = format!("{:x}", fnv(format!("{docs:?}").as_bytes()));
     let stamp = package_stamp(
         &wasm_module(),
         &sources,
-        &[version, &typescript()?, &korean],
+        &[version, &typescript()?, &korean, &docs_print],
     )?;
     if is_current(&pkg, &stamp) {
         eprintln!("==> wasm/pkg is current (same module, same package sources): not rebuilt");
     } else {
-        bind_package(&pkg, &npm, version)?;
+        bind_package(&pkg, &npm, version, &docs)?;
         write(&pkg.join(STAMP), &stamp)?;
     }
     check_size(&pkg.join("web/layer_wasm_bg.wasm"), version)
@@ -154,27 +158,38 @@ fn fnv(bytes: &[u8]) -> u64 {
     })
 }
 
+/// The files `cargo xtask wasm` writes into the package (beside the hand-written ones).
+const MADE: [&str; 7] = [
+    "package.json",
+    "index.d.ts",
+    "web/layer_wasm_bg.wasm",
+    "web/layer_wasm.js",
+    "web/ko.json",
+    "web/rules.en.json",
+    "web/rules.ko.json",
+];
+
 /// Whether `pkg` holds a whole package made from what `stamp` describes.
 fn is_current(pkg: &Path, stamp: &str) -> bool {
-    let whole = [
-        "package.json",
-        "index.d.ts",
-        "web/layer_wasm_bg.wasm",
-        "web/layer_wasm.js",
-    ]
-    .iter()
-    .chain(
-        NPM_SOURCES
-            .iter()
-            .filter(|f| **f != "package.template.json"),
-    )
-    .all(|f| pkg.join(f).is_file());
+    let whole = MADE
+        .iter()
+        .chain(
+            NPM_SOURCES
+                .iter()
+                .filter(|f| **f != "package.template.json"),
+        )
+        .all(|f| pkg.join(f).is_file());
     whole && std::fs::read_to_string(pkg.join(STAMP)).is_ok_and(|s| s == stamp)
 }
 
 /// wasm/pkg made afresh: the module bound by wasm-bindgen, the package's sources, package.json
 /// and the declarations.
-fn bind_package(pkg: &Path, npm: &Path, version: &str) -> Result<(), String> {
+fn bind_package(
+    pkg: &Path,
+    npm: &Path,
+    version: &str,
+    docs: &[(Lang, String)],
+) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(pkg);
     // One module for both entry points: Node instantiates the browser build's module itself
     // (index.node.mjs), so the tarball carries the .wasm once.
@@ -206,7 +221,40 @@ fn bind_package(pkg: &Path, npm: &Path, version: &str) -> Result<(), String> {
         );
     }
     write(&pkg.join("web/ko.json"), layer_core::embedded::KO_PACK)?;
+    for (lang, text) in docs {
+        write(&pkg.join(format!("web/rules.{lang}.json")), text)?;
+    }
     write(&pkg.join("index.d.ts"), &typescript()?)
+}
+
+/// The rules' documentation in each language, as `rules()` shows it, by rule id: the fields
+/// the module leaves out (`layer_core::rule::DOCS_EMBEDDED`), which the package's `rules()`
+/// lays over the module's list. Written from this build of the core, which has them all.
+fn rule_docs() -> Result<Vec<(Lang, String)>, String> {
+    let english = layer_core::Engine::builtin().map_err(|e| e.to_string())?;
+    Lang::ALL
+        .into_iter()
+        .map(|lang| {
+            let engine = english.in_lang(lang).map_err(|e| e.to_string())?;
+            let docs: serde_json::Map<String, serde_json::Value> = engine
+                .rules()
+                .iter()
+                .map(|r| {
+                    let info = layer_core::render::rule_info_in(r, lang);
+                    let doc = serde_json::json!({
+                        "why": info.why,
+                        "fix": info.fix,
+                        "versions": info.versions,
+                        "references": info.references,
+                        "documentation": info.documentation,
+                    });
+                    (info.id, doc)
+                })
+                .collect();
+            let text = serde_json::to_string(&docs).map_err(|e| e.to_string())?;
+            Ok((lang, text))
+        })
+        .collect()
 }
 
 /// Print the module's size and fail above [`GZIP_BUDGET`].
@@ -403,9 +451,10 @@ export interface LayerError extends Error {
  * array of them (several files read as one bundle; JSON, YAML and describe may be mixed). */
 export type BundleInput = string | Uint8Array | object | Array<string | Uint8Array | object>;
 
-/** Load the WebAssembly module (browser); resolves at once in Node. */
+/** Load the WebAssembly module and the rules' documentation beside it (browser); resolves at
+ * once in Node. */
 export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
-/** Load the texts of a language (`web/ko.json` beside the module) so calls with `{lang}` can
+/** Load the texts of a language (`web/ko.json` and `web/rules.ko.json` beside the module) so calls with `{lang}` can
  * write in it; `en` needs nothing. Until then a Korean call throws code `not-initialized`. Node
  * loads them by itself on the first Korean call. */
 export function loadLanguage(lang: Lang): Promise<void>;
@@ -428,7 +477,8 @@ export function scan(bundle: BundleInput, options: ScanOptions & { summary: true
 export function scan(bundle: BundleInput, options?: ScanOptions): ScanReport;
 /** Candidate targets, work that needs attention first. */
 export function targets(bundle: BundleInput, options?: Options): TargetEntry[];
-/** Every rule's metadata and documentation (in `options.lang`). */
+/** Every rule's metadata and documentation (in `options.lang`); the documentation comes from
+ * `web/rules.<lang>.json` beside the module (throws `not-initialized` where it did not load). */
 export function rules(options?: { lang?: Lang }): RuleInfo[];
 /** One object of the bundle (e.g. the source of a piece of evidence). */
 export function object(bundle: BundleInput, ref: { apiVersion?: string; kind: string; namespace?: string | null; name: string }): Record<string, unknown>;
@@ -649,15 +699,7 @@ mod tests {
         let sources = [source.clone()];
         let stamp = package_stamp(&module, &sources, &["0.1.0"]).unwrap();
         assert_eq!(stamp, package_stamp(&module, &sources, &["0.1.0"]).unwrap());
-        for f in [
-            "package.json",
-            "index.d.ts",
-            "web/layer_wasm_bg.wasm",
-            "web/layer_wasm.js",
-        ]
-        .iter()
-        .chain(NPM_SOURCES)
-        {
+        for f in MADE.iter().chain(NPM_SOURCES) {
             std::fs::write(pkg.join(f), "x").unwrap();
         }
         assert!(!is_current(&pkg, &stamp), "never built: no stamp");
