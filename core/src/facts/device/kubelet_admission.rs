@@ -29,7 +29,9 @@ pub struct KubeletRejection {
     pub reason: String,
     /// The pod's `status.message`.
     pub message: String,
-    /// What the message says: `outOfResource`, `devicesUnavailable` (`requested number of
+    /// What the message says: `outOfResource` (an extended resource: `OutOf<domain/name>`),
+    /// `outOfNodeResource` (the node's own `cpu`, `memory`, `pods`, `ephemeral-storage`,
+    /// hugepages: no device is involved), `devicesUnavailable` (`requested number of
     /// devices unavailable`), `unhealthy` / `unregistered` (`cannot allocate unhealthy|unregistered
     /// devices`), `sharedRequestTooLarge` (`maximum request size for shared resources is 1`),
     /// `pluginError` (an `rpc error`) or `other`.
@@ -54,7 +56,13 @@ pub(super) fn admission(ix: &Index, pv: &Value) -> Option<KubeletRejection> {
         .and_then(Value::as_str)
         .unwrap_or("");
     let (kind, resource) = if let Some(r) = reason.strip_prefix("OutOf") {
-        ("outOfResource", Some(r.to_string()))
+        // Extended resources have a domain (`nvidia.com/gpu`); the node's own have none.
+        let kind = if r.contains('/') {
+            "outOfResource"
+        } else {
+            "outOfNodeResource"
+        };
+        (kind, Some(r.to_string()))
     } else if reason == "UnexpectedAdmissionError" {
         device_manager_refusal(message)
     } else {

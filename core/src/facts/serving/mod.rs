@@ -12,6 +12,7 @@ mod monitor;
 mod nats;
 mod pool;
 mod router;
+mod routes;
 
 pub use backends::KnativeRoute;
 pub use dgd::{DgdComponent, ServingDgd};
@@ -19,6 +20,7 @@ pub use monitor::MonitorGap;
 pub use nats::ServingNats;
 pub use pool::{PoolCondition, PoolEpp, ServingPool};
 pub use router::ServingRouter;
+pub use routes::RouteGap;
 
 use super::Ctx;
 use crate::index::{Index, ObjId};
@@ -59,6 +61,11 @@ pub struct ServingFacts {
     /// Service; absent when none does.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub knative_routes: Vec<KnativeRoute>,
+    /// Where the target's Gateway API routes (the target itself, an HTTPRoute or GRPCRoute,
+    /// or the routes it owns) lead requests nowhere: a rule with no backend, a backend named
+    /// under the wrong API group. Absent when none does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub route_gaps: Vec<RouteGap>,
     /// With a PodMonitor target that selects a serving stack's pods: the pod labels its
     /// relabelings copy (`__meta_kubernetes_pod_label_<name>`) that none of those pods carries;
     /// absent when none.
@@ -125,12 +132,14 @@ pub fn facts(ctx: &Ctx) -> Option<ServingFacts> {
         .map(str::to_string);
     let router = router::router(ctx);
     let knative_routes = backends::knative_routes(ctx);
+    let route_gaps = routes::route_gaps(ctx);
     let monitor_gaps = monitor::monitor_gaps(ctx);
     let linked = !monitor_gaps.is_empty()
         || dgd.is_some()
         || inference_pool.is_some()
         || router.is_some()
-        || !knative_routes.is_empty();
+        || !knative_routes.is_empty()
+        || !route_gaps.is_empty();
     (linked || stack.is_some() || !simulator_gpu.is_empty()).then_some(ServingFacts {
         dgd,
         nats,
@@ -138,6 +147,7 @@ pub fn facts(ctx: &Ctx) -> Option<ServingFacts> {
         stack,
         router,
         knative_routes,
+        route_gaps,
         monitor_gaps,
         simulator_gpu,
     })
