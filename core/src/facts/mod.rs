@@ -9,6 +9,7 @@ pub mod component;
 pub mod device;
 pub mod drift;
 pub mod fake_gpu;
+pub mod gang_minimum;
 pub mod group;
 pub mod grouping;
 pub mod jobset;
@@ -65,6 +66,39 @@ pub fn num(v: f64) -> Value {
     } else {
         json!(v)
     }
+}
+
+/// A pod spec's effective requests, as the index reads a pod's: the containers' (and
+/// sidecars') sum, at least the largest init container's, plus overhead; limits stand in for
+/// unset requests.
+pub fn effective_requests(spec: &Value) -> BTreeMap<String, f64> {
+    let of = |c: &Value| {
+        let mut r = crate::facts::quantity_map(&c["resources"]["limits"]);
+        r.extend(crate::facts::quantity_map(&c["resources"]["requests"]));
+        r
+    };
+    let list = |k: &str| spec[k].as_array().cloned().unwrap_or_default();
+    let mut sum: BTreeMap<String, f64> = BTreeMap::new();
+    let inits = list("initContainers");
+    let sidecar = |c: &Value| c["restartPolicy"] == "Always";
+    for c in list("containers")
+        .iter()
+        .chain(inits.iter().filter(|c| sidecar(c)))
+    {
+        for (k, v) in of(c) {
+            *sum.entry(k).or_default() += v;
+        }
+    }
+    for c in inits.iter().filter(|c| !sidecar(c)) {
+        for (k, v) in of(c) {
+            let e = sum.entry(k).or_default();
+            *e = e.max(v);
+        }
+    }
+    for (k, v) in crate::facts::quantity_map(&spec["overhead"]) {
+        *sum.entry(k).or_default() += v;
+    }
+    sum
 }
 
 /// Requests of a pod per resource, read from its spec (same rules as the index).

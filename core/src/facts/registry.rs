@@ -134,6 +134,13 @@ pub static FACTS: &[FactDef] = &[
         "for a pod not yet bound: the node labels it requires that no node carries, by who wrote them (a Kueue ResourceFlavor, a group's exclusive-topology pinning)"
     ),
     fact!(
+        "gangMinimum",
+        Work,
+        gang_minimum::fact,
+        "core/src/facts/gang_minimum.rs",
+        "the view's gang PodGroup against its own members: the resources whose `minResources` asks more than the `minMember` members asking least of them need together"
+    ),
+    fact!(
         "queueCapability",
         Work,
         queue_capability::fact,

@@ -179,43 +179,10 @@ fn pod_sets(wl: &Value) -> Vec<PodSet> {
         .flatten()
         .map(|p| PodSet {
             count: p["count"].as_f64().unwrap_or(1.0),
-            per_pod: effective_requests(&p["template"]["spec"]),
+            per_pod: crate::facts::effective_requests(&p["template"]["spec"]),
             template: p["template"].clone(),
         })
         .collect()
-}
-
-/// A pod spec's effective requests, as the index reads a pod's: the containers' (and
-/// sidecars') sum, at least the largest init container's, plus overhead; limits stand in for
-/// unset requests.
-fn effective_requests(spec: &Value) -> BTreeMap<String, f64> {
-    let of = |c: &Value| {
-        let mut r = crate::facts::quantity_map(&c["resources"]["limits"]);
-        r.extend(crate::facts::quantity_map(&c["resources"]["requests"]));
-        r
-    };
-    let list = |k: &str| spec[k].as_array().cloned().unwrap_or_default();
-    let mut sum: BTreeMap<String, f64> = BTreeMap::new();
-    let inits = list("initContainers");
-    let sidecar = |c: &Value| c["restartPolicy"] == "Always";
-    for c in list("containers")
-        .iter()
-        .chain(inits.iter().filter(|c| sidecar(c)))
-    {
-        for (k, v) in of(c) {
-            *sum.entry(k).or_default() += v;
-        }
-    }
-    for c in inits.iter().filter(|c| !sidecar(c)) {
-        for (k, v) in of(c) {
-            let e = sum.entry(k).or_default();
-            *e = e.max(v);
-        }
-    }
-    for (k, v) in crate::facts::quantity_map(&spec["overhead"]) {
-        *sum.entry(k).or_default() += v;
-    }
-    sum
 }
 
 /// Amount by flavor and resource ([`key`]).
