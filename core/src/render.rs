@@ -1271,7 +1271,13 @@ pub fn rule_info_in(r: &crate::rule::Rule, lang: Lang) -> RuleInfo {
         references: r.references.clone(),
         explains: r.explains.clone(),
         outlook: r.outlook.map(|o| o.as_str().to_string()),
-        documentation: rule_doc_with(r, Words::of(lang), false),
+        // Without the rules' prose (the WASM module) the documentation comes whole from the
+        // package's file beside the module, which `rules()` lays over this: none is written here.
+        documentation: if crate::rule::DOCS_EMBEDDED {
+            rule_doc_with(r, Words::of(lang), false)
+        } else {
+            String::new()
+        },
     }
 }
 

@@ -9,7 +9,7 @@
 //! from the pods of the group the bundle holds, else from the owner's templates: a Volcano
 //! Job's `spec.tasks`, a Kubeflow TrainJob's `spec.trainer` (`numNodes` × `resourcesPerNode`).
 
-use super::{Ctx, effective_requests, num, quantity_map};
+use super::{Ctx, effective_requests, num, quantity_map, requested};
 use crate::index::ObjId;
 use crate::json::At as _;
 use serde::Serialize;
@@ -162,9 +162,7 @@ fn members(ctx: &Ctx, pg: ObjId) -> Option<(Vec<Requests>, &'static str)> {
         return (!each.is_empty()).then_some((each, "tasks"));
     }
     let trainer = owner.at("/spec/trainer")?;
-    let per_node = trainer.get("resourcesPerNode")?;
-    let mut req = quantity_map(&per_node["limits"]);
-    req.extend(quantity_map(&per_node["requests"]));
+    let req = requested(trainer.get("resourcesPerNode")?);
     let nodes = trainer["numNodes"].as_u64().unwrap_or(1);
     Some((repeat(nodes, req).collect(), "trainer"))
 }

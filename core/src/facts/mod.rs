@@ -72,11 +72,7 @@ pub fn num(v: f64) -> Value {
 /// sidecars') sum, at least the largest init container's, plus overhead; limits stand in for
 /// unset requests.
 pub fn effective_requests(spec: &Value) -> BTreeMap<String, f64> {
-    let of = |c: &Value| {
-        let mut r = crate::facts::quantity_map(&c["resources"]["limits"]);
-        r.extend(crate::facts::quantity_map(&c["resources"]["requests"]));
-        r
-    };
+    let of = |c: &Value| requested(&c["resources"]);
     let list = |k: &str| spec[k].as_array().cloned().unwrap_or_default();
     let mut sum: BTreeMap<String, f64> = BTreeMap::new();
     let inits = list("initContainers");
@@ -95,10 +91,18 @@ pub fn effective_requests(spec: &Value) -> BTreeMap<String, f64> {
             *e = e.max(v);
         }
     }
-    for (k, v) in crate::facts::quantity_map(&spec["overhead"]) {
+    for (k, v) in quantity_map(&spec["overhead"]) {
         *sum.entry(k).or_default() += v;
     }
     sum
+}
+
+/// What a `resources` block (`{requests, limits}`) asks for: its requests, with its limits
+/// standing in where a request is unset, as the API server defaults them.
+pub fn requested(resources: &Value) -> BTreeMap<String, f64> {
+    let mut r = quantity_map(&resources["limits"]);
+    r.extend(quantity_map(&resources["requests"]));
+    r
 }
 
 /// Requests of a pod per resource, read from its spec (same rules as the index).
