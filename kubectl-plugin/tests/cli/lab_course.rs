@@ -549,12 +549,19 @@ fn jobset_installed_after_kueue_waits_for_kueue_to_notice() {
     let (ns, _cq, dir) = quota_setup(&lab, "jobset-late");
     between_kueue_polls(&lab);
     lab.kubectl_ok(&["apply", "--server-side", "-f", crds.trim()]);
-    lab.kubectl_ok(&[
-        "wait",
-        "--for=condition=Established",
-        "crd/jobsets.jobset.x-k8s.io",
-        "--timeout=60s",
-    ]);
+    // Polled rather than `kubectl wait`: right after the apply the CRD can have no
+    // `status.conditions` yet, and kubectl's wait fails on that instead of waiting (CI, stop 50).
+    lab.wait_for(
+        "the JobSet CRD established",
+        &["get", "crd/jobsets.jobset.x-k8s.io", "-o", "json"],
+        60,
+        |v| {
+            v["status"]["conditions"].as_array().is_some_and(|c| {
+                c.iter()
+                    .any(|c| c["type"] == "Established" && c["status"] == "True")
+            })
+        },
+    );
     apply(&lab, &dir, ns.name(), JOBSET);
     let live = course_incident(
         &lab,

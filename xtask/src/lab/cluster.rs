@@ -229,14 +229,44 @@ pub fn crds(lab: &Lab, jobset_late: bool) -> Result<(), String> {
         }
         apply_path(lab, &dir)?;
     }
-    lab.kubectl_out(&[
-        "wait",
-        "--for=condition=Established",
-        "crd",
-        "--all",
-        "--timeout=120s",
-    ])
-    .map(|_| ())
+    crds_established(lab, std::time::Duration::from_secs(120))
+}
+
+/// Polls until every CRD says `Established`. Not `kubectl wait --for=condition=Established`:
+/// a CRD read before the API server wrote its first status has no `status.conditions`, and
+/// kubectl's wait fails on that rather than waiting (a CI run failed so, stop 50).
+fn crds_established(lab: &Lab, within: std::time::Duration) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    loop {
+        let list: serde_json::Value =
+            serde_json::from_str(&lab.kubectl_out(&["get", "crd", "-o", "json"])?)
+                .map_err(|e| format!("kubectl get crd: not JSON: {e}"))?;
+        let waiting: Vec<&str> = list["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|crd| !established(crd))
+            .map(|crd| crd["metadata"]["name"].as_str().unwrap_or("?"))
+            .collect();
+        if waiting.is_empty() {
+            return Ok(());
+        }
+        if start.elapsed() > within {
+            return Err(format!(
+                "CRDs not established after {} s: {}",
+                within.as_secs(),
+                waiting.join(", ")
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+}
+
+fn established(crd: &serde_json::Value) -> bool {
+    crd["status"]["conditions"].as_array().is_some_and(|c| {
+        c.iter()
+            .any(|c| c["type"] == "Established" && c["status"] == "True")
+    })
 }
 
 /// What each fake node holds: 8 GPUs of one product, as on an 8-GPU server.
