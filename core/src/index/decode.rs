@@ -458,6 +458,10 @@ pub(super) struct DecodedPod {
     groups: Vec<String>,
     apps: Vec<String>,
     dgd: Option<String>,
+    /// Its name or its owner's names a device plugin (`…device-plugin…`): the plugin's pods
+    /// carry whatever label their manifest chose (`app`, `name`, `k8s-app`, `component`), but
+    /// every install names the DaemonSet after it.
+    plugin_named: bool,
     /// Its labels, as [`PodsByLabel`](super::PodsByLabel) keys them.
     label_keys: Vec<Box<str>>,
 }
@@ -546,11 +550,17 @@ impl Decoded {
                     .metadata
                     .creation_timestamp
                     .and_then(|t| parse_rfc3339(&t));
+                let plugin_named = o.name.contains("device-plugin")
+                    || p.metadata
+                        .owner_references
+                        .iter()
+                        .any(|r| r.name.contains("device-plugin"));
                 let pod = DecodedPod {
                     info,
                     groups,
                     apps,
                     dgd,
+                    plugin_named,
                     label_keys,
                 };
                 (
@@ -668,6 +678,7 @@ impl Index {
             groups,
             apps,
             dgd,
+            plugin_named,
             label_keys,
         } = pod;
         for key in &label_keys {
@@ -694,6 +705,9 @@ impl Index {
         }
         if let Some(d) = dgd {
             self.pods_by_dgd.entry((ns(), d)).or_default().push(id);
+        }
+        if plugin_named {
+            self.pods_named_plugin.push(id);
         }
         self.pods.push((id, info));
     }

@@ -334,6 +334,8 @@ pub struct Index {
     waiting_names: Vec<Option<String>>,
     /// Pods by (namespace, `nvidia.com/dynamo-graph-deployment-name` label).
     pods_by_dgd: HashMap<(String, String), Vec<ObjId>>,
+    /// Pods whose name or owner's name says `device-plugin`, in bundle order.
+    pods_named_plugin: Vec<ObjId>,
     newest: Option<i64>,
     memo: Memo,
     /// What `fit` assumed, when it built this index.
@@ -845,6 +847,12 @@ impl Index {
         about
     }
 
+    /// Every event's id, in bundle order: for the rare fact that must find events about objects
+    /// the bundle does not hold and whose names it cannot know (a gang's other members).
+    pub fn event_ids(&self) -> impl Iterator<Item = ObjId> + '_ {
+        self.events.iter().map(|e| e.0)
+    }
+
     /// An event, normalized (read from its JSON on each call).
     pub fn event(&self, id: ObjId) -> Option<EventInfo> {
         self.events.binary_search_by_key(&id, |e| e.0).ok()?;
@@ -925,6 +933,12 @@ impl Index {
     /// [`Index::workloads_for_job_uid`] of a Job's uid as the bundle holds it.
     pub fn workloads_of_job(&self, uid: &Uid) -> &[ObjId] {
         self.workloads_by_job_uid.get(uid)
+    }
+
+    /// Pods whose own name or owner's name holds `device-plugin`, in bundle order: candidates
+    /// for the device plugin, whatever labels their manifest gave them.
+    pub fn pods_named_device_plugin(&self) -> &[ObjId] {
+        &self.pods_named_plugin
     }
 
     /// Pods of a namespace labelled `nvidia.com/dynamo-graph-deployment-name=<dgd>`, in bundle

@@ -37,18 +37,44 @@ fn is_plugin_app(app: &str) -> bool {
     )
 }
 
-/// Device-plugin pods that are not ready (GPU Operator, NVIDIA chart, fake-gpu-operator), by
-/// namespace and name.
+/// A pod the component registry knows as a device plugin by its name or its owner's
+/// (`nvidia-device-plugin-daemonset`, `hami-device-plugin`, `nvidia-gpu-device-plugin`): the
+/// static manifest's pods are labelled `name: nvidia-device-plugin-ds`, GKE's `k8s-app`, and
+/// none of them `app`.
+fn is_named_plugin(name: &str, pv: &Value) -> bool {
+    // The GPU Operator's `nvidia-device-plugin-validator` pod is a test workload of the
+    // validator, not the plugin, though its name begins like the plugin's.
+    let plugin = |name: &str| {
+        !name.contains("validator")
+            && crate::components::by_name("Pod", name)
+                .is_some_and(|c| c.layer == crate::Layer::Device && c.id.ends_with("device-plugin"))
+    };
+    let owners = pv.at("/metadata/ownerReferences").and_then(Value::as_array);
+    plugin(name)
+        || owners
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["name"].as_str())
+            .any(plugin)
+}
+
+/// Device-plugin pods that are not ready (GPU Operator, NVIDIA chart and static manifest,
+/// HAMi, fake-gpu-operator), by namespace and name.
 pub(super) fn plugin_pods(ctx: &Ctx) -> Vec<PluginPod> {
     let ix = ctx.ix;
     let mut out = Vec::new();
-    for p in ix.pods_with_app(is_plugin_app) {
+    let mut candidates = ix.pods_with_app(is_plugin_app);
+    candidates.extend(ix.pods_named_device_plugin());
+    candidates.sort_unstable();
+    candidates.dedup();
+    for p in candidates {
         let pv = ix.value(p);
-        // The index matched either label; an `app` label that names something else wins.
+        // The index matched either label; an `app` label that names something else wins,
+        // unless the pod's name says it is the plugin.
         let app = pod_label(&pv, "app")
             .or_else(|| pod_label(&pv, "app.kubernetes.io/name"))
             .unwrap_or("");
-        if !is_plugin_app(app) || pod_ok(&pv) {
+        if !(is_plugin_app(app) || is_named_plugin(&ix.object(p).name, &pv)) || pod_ok(&pv) {
             continue;
         }
         let (container, reason, message, restarts) =
@@ -122,6 +148,32 @@ pub(super) fn plugin_summary(pods: &[PluginPod]) -> String {
         ));
     }
     parts.join("; ")
+}
+
+#[cfg(test)]
+mod named_tests {
+    use super::is_named_plugin;
+    use serde_json::json;
+
+    #[test]
+    fn a_plugin_is_known_by_its_name_or_its_owners_whatever_its_labels() {
+        let none = json!({});
+        // NVIDIA's static manifest labels its pods `name: nvidia-device-plugin-ds` only.
+        assert!(is_named_plugin(
+            "nvidia-device-plugin-daemonset-wqst8",
+            &none
+        ));
+        assert!(is_named_plugin("hami-device-plugin-7xk2p", &none));
+        let owned = json!({"metadata": {"ownerReferences": [
+            {"kind": "DaemonSet", "name": "nvidia-gpu-device-plugin"}]}});
+        assert!(is_named_plugin("gpu-plugin-x9", &owned));
+        assert!(!is_named_plugin(
+            "nvidia-device-plugin-validator-abc12",
+            &none
+        ));
+        assert!(!is_named_plugin("nvidia-dcgm-exporter-abc12", &none));
+        assert!(!is_named_plugin("plugin-device-test", &none));
+    }
 }
 
 #[cfg(test)]

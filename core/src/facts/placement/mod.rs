@@ -7,6 +7,7 @@
 mod containers;
 mod kai;
 mod kai_order;
+mod karpenter;
 pub mod nodefit;
 mod selector;
 mod silence;
@@ -15,6 +16,7 @@ mod volumes;
 
 pub use containers::{ContainerRequest, SharedResource};
 pub use kai::{Kai, KaiQueue, KaiQueueFit, Reservation};
+pub use karpenter::NodeClaim;
 pub use nodefit::{NodeFit, ResourceShort, WholeFit};
 pub use selector::{PlacementSelector, SelectorTerm};
 pub use silence::Silence;
@@ -58,6 +60,8 @@ pub struct PlacementFacts {
     pub reservation: Option<Reservation>,
     /// The gang-scheduling PodGroup the pod names; null when it names none.
     pub gang: Option<Gang>,
+    /// The Karpenter NodeClaims the view's events say the pod will go to, in name order.
+    pub node_claims: Vec<NodeClaim>,
     /// For a pod `fit` placed as if submitted (no scheduler has seen it): the nodes that pass
     /// each filter and the first that leaves none. Null for every other pod.
     pub node_fit: Option<NodeFit>,
@@ -269,6 +273,7 @@ fn view_facts(ctx: &Ctx, parts: &mut Vec<(&'static str, Arc<Shared>)>) -> Option
         kai: kai::kai(ctx),
         reservation: kai::reservation(ctx),
         gang: gang(ctx, pv),
+        node_claims: karpenter::node_claims(ctx),
         node_fit: ctx
             .ix
             .not_submitted(pod)

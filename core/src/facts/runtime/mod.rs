@@ -24,6 +24,11 @@ pub struct RuntimeFacts {
     /// controllers below it (a Deployment's ReplicaSets, a JobSet's Jobs), and `ReplicaFailure`
     /// conditions (reason `FailedCreate`) on them.
     pub create_failures: Vec<CreateFailure>,
+    /// Pods the gang's other members could not create, while the view's pods wait for that gang:
+    /// Grove's `ERR_CREATE_POD` (or `FailedCreate`) Warning events on the PodCliques of the
+    /// pod's PodGang (`<podgang>-<clique>`), when the PodGang is not in the bundle. Grove makes
+    /// the gang only once every clique has its pods, so one clique's rejection holds them all.
+    pub gang_create_failures: Vec<CreateFailure>,
     /// The distinct RuntimeClass names of those rejections that the bundle holds no
     /// RuntimeClass object for.
     pub missing_runtime_classes: Vec<String>,
@@ -160,6 +165,14 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
             }
         }
     }
+    let gang_failures = gang_create_failures(ctx);
+    for f in &gang_failures {
+        if let Some(r) = &f.runtime_class
+            && ix.get("node.k8s.io", "RuntimeClass", None, r).is_none()
+        {
+            missing.insert(r.clone());
+        }
+    }
     let (containers, hook, cdi) =
         ctx.pod
             .map(|p| containers(ctx, p))
@@ -170,6 +183,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         hook_error: hook,
         cdi_error: cdi,
         create_failures: failures,
+        gang_create_failures: gang_failures,
         missing_runtime_classes: missing.into_iter().collect(),
         pods_created: ix.descendant_pods(ctx.target).len(),
     }
@@ -325,4 +339,52 @@ fn containers(ctx: &Ctx, pod: crate::index::ObjId) -> ContainerFacts {
         cdi = events.iter().find_map(|e| cdi_line(&e.message));
     }
     (out, hook, cdi)
+}
+
+/// Grove's reasons for a pod it could not create, and the API server's controllers' own.
+const GANG_CREATE_REASONS: &[&str] = &["ERR_CREATE_POD", "FailedCreate"];
+
+/// [`RuntimeFacts::gang_create_failures`]: only for a pod that names a Grove PodGang the bundle
+/// does not hold, so the events are searched only when the gang is in doubt.
+fn gang_create_failures(ctx: &Ctx) -> Vec<CreateFailure> {
+    let ix = ctx.ix;
+    let Some(pod) = ctx.pod_value() else {
+        return Vec::new();
+    };
+    let Some(gang) = crate::json::label(&pod, "grove.io/podgang") else {
+        return Vec::new();
+    };
+    // Only while Grove's gate still holds the pod: past it, the gang was made.
+    if !crate::gates::on_pod(&pod).any(|g| g == "grove.io/podgang-pending-creation") {
+        return Vec::new();
+    }
+    let ns = pod.at("/metadata/namespace").and_then(Value::as_str);
+    if ix.get("scheduler.grove.io", "PodGang", ns, gang).is_some() {
+        return Vec::new();
+    }
+    let prefix = format!("{gang}-");
+    let mut out: Vec<CreateFailure> = ix
+        .event_ids()
+        .filter_map(|e| ix.event(e))
+        .filter(|e| {
+            e.type_ == "Warning"
+                && e.involved_kind == "PodClique"
+                && e.involved_namespace.as_deref() == ns
+                && e.involved_name.starts_with(&prefix)
+                && GANG_CREATE_REASONS.contains(&e.reason.as_str())
+        })
+        .map(|e| CreateFailure {
+            object: format!("PodClique/{}", e.involved_name),
+            kind: "PodClique".into(),
+            name: e.involved_name.clone(),
+            source: "event".into(),
+            runtime_class: RC_NOT_FOUND.captures(&e.message).map(|c| c[1].to_string()),
+            message: e.message,
+            count: e.count.max(1),
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    // One event of each clique is enough: its retries repeat the same refusal.
+    out.dedup_by(|a, b| a.name == b.name);
+    out
 }
