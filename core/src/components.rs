@@ -49,6 +49,13 @@ pub struct Component {
     pub selector_arg: Option<String>,
     #[serde(default, rename = "namespaceArg")]
     pub namespace_arg: Option<String>,
+    /// The extended resource a device plugin registers with the kubelet by default, and the
+    /// argument that renames it (HAMi's `--resource-name`): two plugins registering one name on
+    /// a node overwrite each other.
+    #[serde(default)]
+    pub resource: Option<String>,
+    #[serde(default, rename = "resourceArg")]
+    pub resource_arg: Option<String>,
 }
 
 /// The kinds a component is known as: its pods and what makes them.

@@ -52,6 +52,15 @@ pub struct ComponentFact {
     /// The `runtimeClassName` its pods run with; absent: the node's default runtime.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub runtime_class: Option<String>,
+    /// For a device plugin: the extended resource it registers (the registry's `resource`,
+    /// else its `resourceArg` argument).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// Other device-plugin DaemonSets of the bundle, of another component, that register the
+    /// same resource and are scheduled somewhere (`<namespace>/<name> (<component>)`): on a node
+    /// both run on, whichever registers last with the kubelet owns the name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shares_resource_with: Vec<String>,
 }
 
 /// The registry's entry the target is, by its name, its owner's, its labels and its images.
@@ -89,6 +98,12 @@ pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
     let first = candidates
         .into_iter()
         .find_map(|s| failing(s, c.layer).map(|f| (without_libraries(f, s, c, &runtime_class), s)));
+    let target_value = ctx.value(ctx.target);
+    let resource = registered_resource(c, &target_value);
+    let shares = resource
+        .as_deref()
+        .map(|r| plugins_registering(ctx, r, &c.id))
+        .unwrap_or_default();
     Some(ComponentFact {
         id: c.id.clone(),
         layer: c.layer,
@@ -99,7 +114,43 @@ pub fn component(ctx: &Ctx) -> Option<ComponentFact> {
         describe: first.map(|(_, s)| s.describe.clone()).unwrap_or_default(),
         driver_libraries: c.driver_libraries,
         runtime_class,
+        resource,
+        shares_resource_with: shares,
     })
+}
+
+/// The resource a device-plugin component registers: its `resourceArg` as its object's
+/// containers pass it, else the registry's default.
+fn registered_resource(c: &crate::components::Component, v: &serde_json::Value) -> Option<String> {
+    let by_arg = c.resource_arg.as_deref().and_then(|flag| {
+        let args = crate::facts::serving::container_args(v);
+        crate::facts::serving::arg(&args, flag)
+    });
+    by_arg.or_else(|| c.resource.clone())
+}
+
+/// DaemonSets of another device-plugin component that register `resource` and are scheduled
+/// on some node (or say nothing of it), by namespace and name.
+fn plugins_registering(ctx: &Ctx, resource: &str, own: &str) -> Vec<String> {
+    let ix = ctx.ix;
+    let mut out: Vec<String> = ix
+        .of_kind("DaemonSet")
+        .iter()
+        .filter(|&&id| id != ctx.target)
+        .filter_map(|&id| {
+            let o = ix.object(id);
+            let v = ix.value(id);
+            let c = crate::components::of("DaemonSet", &o.name, "", &v)?;
+            let scheduled = v
+                .pointer("/status/desiredNumberScheduled")
+                .and_then(serde_json::Value::as_u64)
+                .is_none_or(|n| n > 0);
+            (c.id != own && scheduled && registered_resource(c, &v).as_deref() == Some(resource))
+                .then(|| format!("{}/{} ({})", o.namespace().unwrap_or(""), o.name, c.id))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// The `runtimeClassName` the target's pods run with: the pod's own, or its template's.
@@ -155,6 +206,8 @@ fn injected(signals: &[Signal]) -> Option<ComponentFact> {
         describe: s.describe.clone(),
         driver_libraries: false,
         runtime_class: None,
+        resource: None,
+        shares_resource_with: Vec::new(),
     })
 }
 

@@ -42,9 +42,29 @@ pub struct RuntimeFacts {
     /// Likewise from `unresolvable CDI devices` (a CDI device name that no CDI spec on the node
     /// defines), without a trailing `: unknown`.
     pub cdi_error: Option<String>,
+    /// A server run as a plain init container: the view's pod's first init container without
+    /// `restartPolicy: Always` that declares container ports and is running while the pod is
+    /// not initialized. Init containers must exit before the next starts; a proxy or server
+    /// there never does, so the pod's own containers never start. Null otherwise.
+    pub server_init: Option<ServerInit>,
     /// The RuntimeClass the view's pod names (`spec.runtimeClassName`); null when it names
     /// none.
     pub runtime_class: Option<PodRuntimeClass>,
+}
+
+/// An init container that serves on ports and so never exits.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ServerInit {
+    pub name: String,
+    pub image: String,
+    /// The ports it declares.
+    pub ports: Vec<u64>,
+    /// The component that injects a container of that name (rules/components.yaml
+    /// `containers`), and its layer; null when none does.
+    pub component: Option<String>,
+    pub component_layer: Option<crate::Layer>,
 }
 
 /// The RuntimeClass a pod names, against the bundle.
@@ -184,6 +204,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         cdi_error: cdi,
         create_failures: failures,
         gang_create_failures: gang_failures,
+        server_init: ctx.pod_value().and_then(|pv| server_init(&pv)),
         missing_runtime_classes: missing.into_iter().collect(),
         pods_created: ix.descendant_pods(ctx.target).len(),
     }
@@ -387,4 +408,47 @@ fn gang_create_failures(ctx: &Ctx) -> Vec<CreateFailure> {
     // One event of each clique is enough: its retries repeat the same refusal.
     out.dedup_by(|a, b| a.name == b.name);
     out
+}
+
+/// [`RuntimeFacts::server_init`] of a pod.
+fn server_init(pv: &Value) -> Option<ServerInit> {
+    let initialized = pv
+        .at("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Initialized" && c["status"] == "True");
+    if initialized {
+        return None;
+    }
+    let running = |name: &str| {
+        pv.at("/status/initContainerStatuses")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|s| s["name"] == name && s.at("/state/running").is_some())
+    };
+    pv.at("/spec/initContainers")
+        .and_then(Value::as_array)?
+        .iter()
+        .filter(|c| c["restartPolicy"] != "Always")
+        .find_map(|c| {
+            let name = c["name"].as_str()?;
+            let ports: Vec<u64> = c["ports"]
+                .as_array()?
+                .iter()
+                .filter_map(|p| p["containerPort"].as_u64())
+                .collect();
+            if ports.is_empty() || !running(name) {
+                return None;
+            }
+            let component = crate::components::by_container(name);
+            Some(ServerInit {
+                name: name.to_string(),
+                image: c["image"].as_str().unwrap_or("").to_string(),
+                ports,
+                component: component.map(|c| c.id.clone()),
+                component_layer: component.map(|c| c.layer),
+            })
+        })
 }

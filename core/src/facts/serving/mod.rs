@@ -20,6 +20,7 @@ pub use monitor::MonitorGap;
 pub use nats::ServingNats;
 pub use pool::{PoolCondition, PoolEpp, ServingPool};
 pub use router::ServingRouter;
+pub(crate) use router::{arg, container_args};
 pub use routes::RouteGap;
 
 use super::Ctx;

@@ -77,6 +77,75 @@ pub struct PoolEpp {
     /// than `Service`); null when the bundle holds no Service of that namespace at all (a
     /// pasted pool alone proves no Service absent).
     pub service_found: Option<bool>,
+    /// The picker that serves this pool, found by its arguments (`--pool-name <pool>` in the
+    /// pool's namespace): a Deployment, else a Pod; null when the bundle holds none.
+    pub picker: Option<Picker>,
+    /// The reference's port is not served: the referenced Service exposes no such port, or,
+    /// without the Service in the bundle, the picker declares ports and none is that one. The
+    /// gateway's ext-proc call then reaches nothing (`ext_proc_error_gRPC_error_14`,
+    /// `Cluster_not_available`).
+    pub port_not_served: bool,
+    /// The picker watches another API group than the pool's (`--pool-group`), so it never sees
+    /// this pool and has no endpoints to pick.
+    pub group_mismatch: bool,
+}
+
+/// The endpoint picker that names the pool in its arguments.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Picker {
+    /// `Deployment/<name>` or `Pod/<name>`.
+    pub object: String,
+    /// Its `--pool-group` argument; null when it gives none (the picker's default).
+    pub pool_group: Option<String>,
+    /// Its containers' declared ports.
+    pub ports: Vec<u64>,
+}
+
+/// The ports the referenced Service exposes (`spec.ports[].port`); none when the reference is
+/// not a Service or the bundle does not hold it.
+fn service_ports(ix: &Index, ns: Option<&str>, kind: &str, name: &str) -> Option<Vec<u64>> {
+    if kind != "Service" {
+        return None;
+    }
+    let v = ix.value(ix.get("", "Service", ns, name)?);
+    Some(
+        v.at("/spec/ports")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["port"].as_u64())
+            .collect(),
+    )
+}
+
+/// The picker's flag naming its pool, in the two spellings its releases used.
+const POOL_NAME_FLAGS: &[&str] = &["--pool-name", "-poolName", "--poolName"];
+const POOL_GROUP_FLAGS: &[&str] = &["--pool-group", "-poolGroup", "--poolGroup"];
+
+/// The first Deployment, else Pod, of the namespace whose arguments name the pool.
+fn picker(ix: &Index, ns: Option<&str>, pool: &str) -> Option<Picker> {
+    ["Deployment", "Pod"].iter().find_map(|kind| {
+        ix.of_kind(kind).iter().find_map(|&id| {
+            let o = ix.object(id);
+            if o.namespace() != ns {
+                return None;
+            }
+            let v = ix.value(id);
+            let args = super::router::container_args(&v);
+            let named = POOL_NAME_FLAGS
+                .iter()
+                .any(|f| super::router::arg(&args, f).as_deref() == Some(pool));
+            named.then(|| Picker {
+                object: format!("{kind}/{}", o.name),
+                pool_group: POOL_GROUP_FLAGS
+                    .iter()
+                    .find_map(|f| super::router::arg(&args, f)),
+                ports: container_ports(v.at("/spec/template").unwrap_or(&v)),
+            })
+        })
+    })
 }
 
 /// A selected pod that listens on none of the pool's target ports.
@@ -180,11 +249,27 @@ fn epp(ix: &Index, pool: ObjId, v: &Value) -> Option<PoolEpp> {
     } else {
         None
     };
+    let picker = picker(ix, ns, &ix.object(pool).name);
+    let port_not_served = match (port.as_u64(), service_ports(ix, ns, kind, name)) {
+        (Some(port), Some(ports)) => !ports.is_empty() && !ports.contains(&port),
+        (Some(port), None) => picker
+            .as_ref()
+            .is_some_and(|p| !p.ports.is_empty() && !p.ports.contains(&port)),
+        (None, _) => false,
+    };
+    let group = ix.object(pool).group();
+    let group_mismatch = picker
+        .as_ref()
+        .and_then(|p| p.pool_group.as_deref())
+        .is_some_and(|g| g != group);
     Some(PoolEpp {
         name: name.to_string(),
         kind: kind.to_string(),
         port,
         service_found: found,
+        picker,
+        port_not_served,
+        group_mismatch,
     })
 }
 

@@ -58,7 +58,7 @@ pub(super) fn router(ctx: &Ctx) -> Option<ServingRouter> {
 }
 
 /// Every argument of every container (command and args), in order.
-fn container_args(v: &Value) -> Vec<&str> {
+pub(crate) fn container_args(v: &Value) -> Vec<&str> {
     v.at("/spec/containers")
         .or_else(|| v.at("/spec/template/spec/containers"))
         .and_then(Value::as_array)
@@ -75,7 +75,7 @@ fn container_args(v: &Value) -> Vec<&str> {
 }
 
 /// A flag's value, as `--flag value` or `--flag=value`.
-fn arg(args: &[&str], flag: &str) -> Option<String> {
+pub(crate) fn arg(args: &[&str], flag: &str) -> Option<String> {
     let eq = format!("{flag}=");
     args.iter()
         .enumerate()
