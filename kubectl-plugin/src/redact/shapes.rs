@@ -39,12 +39,16 @@ const ENV_KEPT: &[&str] = &[
 /// and namespace, which the component registry names ([`kept`]).
 const ARGS_KEPT: &[&str] = &["--event-plane", "--kv-events-config"];
 
-/// Whether a flag's value is kept: [`ARGS_KEPT`], or a router's selector or namespace
-/// argument in the component registry (label selectors, no secrets).
+/// Whether a flag's value is kept: [`ARGS_KEPT`], an endpoint picker's pool arguments, or a
+/// router's selector or namespace argument or a device plugin's resource argument in the
+/// component registry (label selectors and names, no secrets).
 fn kept(flag: &str) -> bool {
     ARGS_KEPT.contains(&flag)
+        || layer_core::facts::serving::PICKER_ARGS.contains(&flag)
         || layer_core::components::registry().iter().any(|c| {
-            c.selector_arg.as_deref() == Some(flag) || c.namespace_arg.as_deref() == Some(flag)
+            [&c.selector_arg, &c.namespace_arg, &c.resource_arg]
+                .iter()
+                .any(|a| a.as_deref() == Some(flag))
         })
 }
 

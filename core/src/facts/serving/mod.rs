@@ -18,7 +18,7 @@ pub use backends::KnativeRoute;
 pub use dgd::{DgdComponent, ServingDgd};
 pub use monitor::MonitorGap;
 pub use nats::ServingNats;
-pub use pool::{PoolCondition, PoolEpp, ServingPool};
+pub use pool::{PICKER_ARGS, PoolCondition, PoolEpp, ServingPool};
 pub use router::ServingRouter;
 pub(crate) use router::{arg, container_args};
 pub use routes::RouteGap;
