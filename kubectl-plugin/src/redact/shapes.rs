@@ -44,7 +44,9 @@ const ARGS_KEPT: &[&str] = &["--event-plane", "--kv-events-config"];
 /// component registry (label selectors and names, no secrets).
 fn kept(flag: &str) -> bool {
     ARGS_KEPT.contains(&flag)
-        || layer_core::facts::serving::PICKER_ARGS.contains(&flag)
+        || layer_core::facts::serving::PICKER_ARGS
+            .iter()
+            .any(|set| set.contains(&flag))
         || layer_core::components::registry().iter().any(|c| {
             [&c.selector_arg, &c.namespace_arg, &c.resource_arg]
                 .iter()

@@ -146,14 +146,8 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         }
     }
     let mut failures = Vec::new();
-    let mut missing = BTreeSet::new();
     let mut push = |kind: &str, name: &str, source: &str, message: &str, count: u64| {
         let rc = RC_NOT_FOUND.captures(message).map(|c| c[1].to_string());
-        if let Some(r) = &rc
-            && ix.get("node.k8s.io", "RuntimeClass", None, r).is_none()
-        {
-            missing.insert(r.clone());
-        }
         failures.push(CreateFailure {
             object: format!("{kind}/{name}"),
             kind: kind.to_string(),
@@ -186,13 +180,13 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         }
     }
     let gang_failures = gang_create_failures(ctx);
-    for f in &gang_failures {
-        if let Some(r) = &f.runtime_class
-            && ix.get("node.k8s.io", "RuntimeClass", None, r).is_none()
-        {
-            missing.insert(r.clone());
-        }
-    }
+    // The work's own rejections and its gang's, one way: each RuntimeClass named and absent.
+    let missing: BTreeSet<String> = failures
+        .iter()
+        .chain(&gang_failures)
+        .filter_map(|f| f.runtime_class.clone())
+        .filter(|r| ix.get("node.k8s.io", "RuntimeClass", None, r).is_none())
+        .collect();
     let (containers, hook, cdi) =
         ctx.pod
             .map(|p| containers(ctx, p))
