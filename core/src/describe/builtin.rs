@@ -143,6 +143,17 @@ fn container(c: &Entry) -> (Value, Option<Value>) {
     if !env.is_empty() {
         spec["env"] = json!(env);
     }
+    let ports = ports(c);
+    if !ports.is_empty() {
+        spec["ports"] = json!(ports);
+    }
+    // kubectl prints each line of a multi-line argument as a line of its own, so each line read
+    // back is one argument: flags and their values stay as the facts read them.
+    for (label, field) in [("Command", "command"), ("Args", "args")] {
+        if let Some(e) = c.child(label) {
+            spec[field] = json!(e.lines_below());
+        }
+    }
     let state = c.child("State");
     let status = state.map(|s| {
         let mut st = json!({
@@ -160,6 +171,27 @@ fn container(c: &Entry) -> (Value, Option<Value>) {
         st
     });
     (spec, status)
+}
+
+/// `Port:`/`Ports:` under a container: `8000/TCP (http), 9090/TCP`, each as the spec's port.
+fn ports(c: &Entry) -> Vec<Value> {
+    let Some(text) = c.text("Ports").or_else(|| c.text("Port")) else {
+        return Vec::new();
+    };
+    text.split(", ")
+        .filter_map(|p| {
+            let (number, rest) = p.split_once('/')?;
+            let mut port = json!({"containerPort": number.trim().parse::<u64>().ok()?});
+            let (protocol, name) = rest
+                .split_once(" (")
+                .map_or((rest, None), |(a, b)| (a, Some(b)));
+            port["protocol"] = json!(protocol.trim());
+            if let Some(n) = name.and_then(|n| n.strip_suffix(')')) {
+                port["name"] = json!(n);
+            }
+            Some(port)
+        })
+        .collect()
 }
 
 /// `Environment:` under a container: the variables kubectl printed with a value of their own

@@ -161,6 +161,7 @@ mod tests {
             indent: 0,
             key: None,
             value: "",
+            raw: "",
             children,
         }
     }

@@ -15,6 +15,9 @@ pub(crate) struct Entry<'a> {
     pub key: Option<&'a str>,
     /// The value after the key, or the whole trimmed line when there is no key.
     pub value: &'a str,
+    /// The whole trimmed line, key included (a container's `Args:` lines are values that may
+    /// hold `: ` themselves).
+    pub raw: &'a str,
     pub children: Vec<Entry<'a>>,
 }
 
@@ -22,6 +25,16 @@ impl<'a> Entry<'a> {
     /// The first child whose key is `key`.
     pub fn child(&self, key: &str) -> Option<&Entry<'a>> {
         self.children.iter().find(|c| c.key == Some(key))
+    }
+
+    /// Every line under this entry, at any depth, in order, as written (trimmed).
+    pub fn lines_below(&self) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        for c in &self.children {
+            out.push(c.raw);
+            out.extend(c.lines_below());
+        }
+        out
     }
 
     /// The value of the child `key`, when it is not kubectl's `<none>`/`<unset>`/empty.
@@ -126,6 +139,7 @@ pub(crate) fn tree<'a>(
             indent,
             key,
             value,
+            raw: raw.trim(),
             children: Vec::new(),
         });
     }

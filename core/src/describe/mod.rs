@@ -20,9 +20,10 @@ pub const NOT_SHOWN: [(&str, &str); 7] = [
     (
         "Pod",
         "kubectl describe of a pod does not show its UID, owner UIDs, scheduling gates, managedFields, \
-         its scheduler's name, nor its conditions' reasons and messages (a PodScheduled=False reason \
-         and message are taken from the newest FailedScheduling or KAI Unschedulable event, which \
-         carries the scheduler's same message, and the scheduler's name from its source)",
+         its scheduler's name, its containers' restartPolicy (a sidecar reads as a plain init container), \
+         nor its conditions' reasons and messages (a PodScheduled=False reason and message are \
+         taken from the newest FailedScheduling or KAI Unschedulable event, which carries the \
+         scheduler's same message, and the scheduler's name from its source)",
     ),
     (
         "Node",
@@ -109,6 +110,7 @@ pub fn read(text: &str, now: Option<i64>, max_depth: usize) -> Result<Read, (usi
             indent: 0,
             key: None,
             value: "",
+            raw: "",
             children: roots,
         };
         if top.text("Name").is_none() {

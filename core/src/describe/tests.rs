@@ -338,3 +338,72 @@ fn what_describe_prints_in_one_place_is_taken_back() {
     assert_eq!(r.objects[4]["status"]["phase"], "Pending");
     assert_eq!(r.objects[4]["spec"]["storageClassName"], "nfs-csi");
 }
+
+/// A container's ports (one or several), command and arguments as kubectl prints them: an
+/// argument holding `: ` stays one argument, and a line of a multi-line argument indented
+/// deeper is still read (each printed line one argument, since kubectl splits them).
+const PORTS_AND_ARGS: &str = "Name:             epp-0
+Namespace:        ml
+Node:             cpu-1/10.0.0.9
+Status:           Running
+Init Containers:
+  auth-proxy:
+    Image:         oauth2-proxy
+    Port:          4180/TCP (http)
+    Host Port:     0/TCP (http)
+    Args:
+      --http-address=0.0.0.0:4180
+Containers:
+  epp:
+    Image:         epp
+    Ports:         9002/TCP (grpc), 9090/TCP
+    Host Ports:    0/TCP (grpc), 0/TCP
+    Command:
+      /epp
+    Args:
+      --pool-name
+      qwen-pool
+      --config-text
+      plugins: [queue]
+        - type: max-score
+  sidecar:
+    Image:         proxy
+    Port:          <none>
+    Host Port:     <none>
+";
+
+#[test]
+fn ports_command_and_args_are_taken_back() {
+    let r = read(PORTS_AND_ARGS, Some(NOW), 64).unwrap();
+    let spec = &r.objects[0]["spec"];
+    assert_eq!(
+        spec["initContainers"][0]["ports"],
+        json!([{"containerPort": 4180, "protocol": "TCP", "name": "http"}])
+    );
+    assert_eq!(
+        spec["initContainers"][0]["args"],
+        json!(["--http-address=0.0.0.0:4180"])
+    );
+    let epp = &spec["containers"][0];
+    assert_eq!(
+        epp["ports"],
+        json!([
+            {"containerPort": 9002, "protocol": "TCP", "name": "grpc"},
+            {"containerPort": 9090, "protocol": "TCP"}
+        ])
+    );
+    assert_eq!(epp["command"], json!(["/epp"]));
+    assert_eq!(
+        epp["args"],
+        json!([
+            "--pool-name",
+            "qwen-pool",
+            "--config-text",
+            "plugins: [queue]",
+            "- type: max-score"
+        ])
+    );
+    // `<none>` is no port, and no list is made up for a container without them.
+    assert!(spec["containers"][1].get("ports").is_none());
+    assert!(spec["containers"][1].get("args").is_none());
+}
