@@ -67,7 +67,7 @@ const KINDS: &[&str] = &[
     "ReplicaSet",
 ];
 
-/// Every entry, in the file's order (the first match wins).
+/// Every entry, in the file's order (among equally specific matches, the first wins).
 pub fn registry() -> &'static [Component] {
     static REGISTRY: OnceLock<Vec<Component>> = OnceLock::new();
     REGISTRY.get_or_init(|| {
@@ -83,9 +83,33 @@ pub fn by_name(kind: &str, name: &str) -> Option<&'static Component> {
     if !KINDS.contains(&kind) {
         return None;
     }
-    registry()
+    most_specific(registry().iter().map(|c| (c, name_match(c, name, ""))))
+}
+
+/// The longest of `c`'s name fragments that `name` (or `owner`) holds, in bytes: 0 when none.
+fn name_match(c: &Component, name: &str, owner: &str) -> usize {
+    c.names
         .iter()
-        .find(|c| c.names.iter().any(|n| named(name, n)))
+        .filter(|n| named(name, n) || (!owner.is_empty() && named(owner, n)))
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+}
+
+/// Of the components paired with the length of the name fragment they matched (0: none), the
+/// one named most specifically; on a tie the file's first. A longer
+/// fragment is the more specific component: `nvidia-device-plugin-validator` (the operator's
+/// validator) holds `nvidia-device-plugin` (the plugin) too.
+fn most_specific<'a>(
+    matches: impl Iterator<Item = (&'a Component, usize)>,
+) -> Option<&'a Component> {
+    let mut best: Option<(&Component, usize)> = None;
+    for (c, len) in matches {
+        if len > 0 && best.is_none_or(|(_, b)| len > b) {
+            best = Some((c, len));
+        }
+    }
+    best.map(|(c, _)| c)
 }
 
 /// The component that injects a container of this name into the work's pods.
@@ -123,19 +147,21 @@ pub fn of(kind: &str, name: &str, owner: &str, v: &Value) -> Option<&'static Com
         .flatten()
         .filter_map(|c| c["image"].as_str())
         .collect();
-    registry().iter().find(|c| {
-        c.names
-            .iter()
-            .any(|n| named(name, n) || (!owner.is_empty() && named(owner, n)))
-            || c.images
+    // The object's own name first: an image is shared (the operator's validator image runs in
+    // init containers of every operand's pod), a name is the object's.
+    let by_name = most_specific(registry().iter().map(|c| (c, name_match(c, name, owner))));
+    by_name.or_else(|| {
+        registry().iter().find(|c| {
+            c.images
                 .iter()
                 .any(|i| images.iter().any(|img| img.contains(i.as_str())))
-            || c.labels.iter().any(|(k, want)| {
-                labels
-                    .and_then(|l| l.get(k))
-                    .and_then(Value::as_str)
-                    .is_some_and(|got| got == want)
-            })
+                || c.labels.iter().any(|(k, want)| {
+                    labels
+                        .and_then(|l| l.get(k))
+                        .and_then(Value::as_str)
+                        .is_some_and(|got| got == want)
+                })
+        })
     })
 }
 
@@ -257,6 +283,36 @@ mod tests {
             None
         );
         assert_eq!(of("Node", "nvidia-device-plugin", "", &none), None);
+    }
+
+    #[test]
+    fn the_most_specific_name_wins_and_a_name_before_an_image() {
+        // The validator's name holds the plugin's: the longer fragment is the component.
+        let id = |c: Option<&'static Component>| c.map(|c| c.id.as_str());
+        assert_eq!(
+            id(by_name("Pod", "nvidia-device-plugin-validator-abc12")),
+            Some("nvidia-operator-validator")
+        );
+        assert_eq!(
+            id(by_name("Pod", "nvidia-device-plugin-daemonset-abc12")),
+            Some("nvidia-device-plugin")
+        );
+        // The plugin's pod runs the validator's image in an init container: its name decides.
+        let with_validator_init = json!({"spec": {"initContainers": [
+            {"image": "nvcr.io/nvidia/cloud-native/gpu-operator-validator:v25.3.0"}]}});
+        assert_eq!(
+            id(of(
+                "Pod",
+                "nvidia-device-plugin-daemonset-x",
+                "",
+                &with_validator_init
+            )),
+            Some("nvidia-device-plugin")
+        );
+        assert_eq!(
+            id(of("Pod", "pod-x", "", &with_validator_init)),
+            Some("nvidia-operator-validator")
+        );
     }
 
     #[test]

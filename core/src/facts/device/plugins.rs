@@ -42,12 +42,9 @@ fn is_plugin_app(app: &str) -> bool {
 /// static manifest's pods are labelled `name: nvidia-device-plugin-ds`, GKE's `k8s-app`, and
 /// none of them `app`.
 fn is_named_plugin(name: &str, pv: &Value) -> bool {
-    // The GPU Operator's `nvidia-device-plugin-validator` pod is a test workload of the
-    // validator, not the plugin, though its name begins like the plugin's.
     let plugin = |name: &str| {
-        !name.contains("validator")
-            && crate::components::by_name("Pod", name)
-                .is_some_and(|c| c.layer == crate::Layer::Device && c.id.ends_with("device-plugin"))
+        crate::components::by_name("Pod", name)
+            .is_some_and(|c| c.layer == crate::Layer::Device && c.id.ends_with("device-plugin"))
     };
     let owners = pv.at("/metadata/ownerReferences").and_then(Value::as_array);
     plugin(name)
