@@ -220,6 +220,8 @@ pub const GROUPS: &[(&str, Option<&str>, Attribution)] = &[
     ),
     ("nvidia.com", None, at(Layer::Serving, "dynamo-operator")),
     ("llm-d.ai", None, at(Layer::Serving, "llm-d")),
+    // The NIM operator's NIMService, NIMCache and NIMPipeline: a model server and what it loads.
+    ("apps.nvidia.com", None, at(Layer::Serving, "nim-operator")),
     // AIBrix's model fleets (RayClusterFleet, StormService) and model adapters serve requests.
     (
         "orchestration.aibrix.ai",

@@ -75,9 +75,19 @@ pub fn failing_condition(c: &Value) -> bool {
     let status = c["status"].as_str().unwrap_or("");
     let failing = (POSITIVE.contains(&ty)
         && (status == "False" || (status == "Unknown" && c["reason"].is_string())))
-        || (NEGATIVE.contains(&ty) && status == "True");
+        || ((NEGATIVE.contains(&ty) || names_a_failure(ty)) && status == "True");
     let said = |k: &str| c[k].as_str().is_some_and(|t| !t.is_empty());
     failing && (said("reason") || said("message") || (ty == "Ready" && status == "False"))
+}
+
+/// A condition type that names a failed step in its last word, in any case or separator
+/// (`ReconcileFailed`, `NIM_CACHE_RECONCILE_FAILED`, `DeploymentFailure`): `True` says the step
+/// failed, whatever the controller's vocabulary.
+fn names_a_failure(ty: &str) -> bool {
+    let t = ty.to_ascii_lowercase();
+    ["failed", "failure"]
+        .iter()
+        .any(|w| t.len() > w.len() && t.ends_with(w))
 }
 
 /// Pod conditions that only echo what the containers say (their state is read instead).
@@ -412,6 +422,9 @@ fn read_object<'v>(
         if gated && reason == "SchedulingGated" {
             continue;
         }
+        if waits_on_a_ready_child(ix, id, c["message"].as_str().unwrap_or("")) {
+            continue;
+        }
         // A bare `Ready=False` is still the controller's word that the object is not ready.
         let bare;
         let message = match c["message"].as_str().unwrap_or("") {
@@ -520,6 +533,40 @@ fn read_object<'v>(
             push(ix, id, on, Raw::status(field, word, message), out);
         }
     }
+}
+
+/// Whether a condition's message says the object waits for an object of its own that is
+/// ready by now (`Waiting for InferenceService "m" reporting Predictor readiness` while the
+/// InferenceService it owns says `Ready=True`): a wait its controller has not looked at again
+/// since it ended, no failure. A wait for an object not yet ready is that object's to explain.
+fn waits_on_a_ready_child(ix: &Index, id: ObjId, message: &str) -> bool {
+    let Some(rest) = message.strip_prefix("Waiting for ") else {
+        return false;
+    };
+    let mut words = rest.splitn(2, ' ');
+    let (Some(kind), Some(tail)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let Some(name) = tail
+        .strip_prefix('"')
+        .and_then(|t| t.split_once('"'))
+        .map(|(n, _)| n)
+    else {
+        return false;
+    };
+    ix.children(id).iter().any(|&child| {
+        let o = ix.object(child);
+        o.kind() == kind
+            && o.name == name
+            && ix
+                .value(child)
+                .at("/status/conditions")
+                .and_then(Value::as_array)
+                .is_some_and(|cs| {
+                    cs.iter()
+                        .any(|c| c["type"] == "Ready" && c["status"] == "True")
+                })
+    })
 }
 
 /// The first of an object's top-level status words that says its controller failed: a
@@ -703,6 +750,9 @@ fn label_stem(k: &str) -> Option<(&str, &str)> {
 }
 
 fn read_containers(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signal>) {
+    if let Some(raw) = injected_not_ready(v) {
+        push(ix, id, on, raw, out);
+    }
     let finished = restarted_after_success(v);
     for list in ["/status/initContainerStatuses", "/status/containerStatuses"] {
         for cs in v.at(list).and_then(Value::as_array).into_iter().flatten() {
@@ -741,6 +791,47 @@ fn read_containers(ix: &Index, id: ObjId, v: &Value, on: On, out: &mut Vec<Signa
             }
         }
     }
+}
+
+/// A running pod held from Ready by a container a layer's controller injected (KServe's
+/// `agent`, Knative's `queue-proxy`) alone, while every container of the work's own is ready:
+/// the injected container's probe or program is its component's, so is the pod's refusal of
+/// traffic. Told in the kubelet's words (the pod's `Ready` condition) when it has them.
+fn injected_not_ready(pod: &Value) -> Option<Raw<'_>> {
+    let statuses = pod
+        .at("/status/containerStatuses")
+        .and_then(Value::as_array)?;
+    let injected = |cs: &Value| {
+        cs["name"]
+            .as_str()
+            .and_then(crate::components::by_container)
+            .is_some()
+    };
+    let unready: Vec<&Value> = statuses.iter().filter(|cs| cs["ready"] == false).collect();
+    let first = unready.first()?;
+    let held_by_injected = unready
+        .iter()
+        .all(|cs| injected(cs) && cs.at("/state/running").is_some());
+    if !held_by_injected || statuses.iter().all(injected) {
+        return None;
+    }
+    let ready = pod
+        .at("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|c| c["type"] == "Ready" && c["status"] == "False");
+    Some(Raw {
+        source: Source::Container,
+        field: first["name"].as_str().unwrap_or(""),
+        reason: ready
+            .and_then(|c| c["reason"].as_str())
+            .unwrap_or("ContainersNotReady"),
+        message: ready.and_then(|c| c["message"].as_str()).unwrap_or(""),
+        component: "",
+        count: 1,
+        cause: "",
+    })
 }
 
 /// What a pod's restart back-off (a waiting `CrashLoopBackOff`, a `BackOff` event) means.
@@ -811,7 +902,10 @@ fn read_events(
 
 #[cfg(test)]
 mod tests {
-    use super::{failed_status_word, failing_condition, label_stem, plugin_without_devices};
+    use super::{
+        failed_status_word, failing_condition, injected_not_ready, label_stem,
+        plugin_without_devices,
+    };
     use crate::bundle::Bundle;
     use crate::index::Index;
     use serde_json::{Value, json};
@@ -913,5 +1007,54 @@ mod tests {
         }
         let said = json!({"type": "Launched", "status": "False", "reason": "InsufficientCapacity"});
         assert!(failing_condition(&said));
+    }
+
+    #[test]
+    fn a_type_naming_a_failed_step_fails_when_true() {
+        let c = |ty: &str, status: &str| json!({"type": ty, "status": status, "reason": "R"});
+        for failing in [
+            "NIM_CACHE_RECONCILE_FAILED",
+            "ReconcileFailed",
+            "DeploymentFailure",
+        ] {
+            assert!(failing_condition(&c(failing, "True")), "{failing}");
+            assert!(!failing_condition(&c(failing, "False")), "{failing}");
+        }
+        for quiet in ["Failing", "FailedOver", "Progressing", "failed"] {
+            assert!(!failing_condition(&c(quiet, "True")), "{quiet}");
+        }
+    }
+
+    fn served(containers: Value) -> Value {
+        json!({"status": {"phase": "Running", "containerStatuses": containers, "conditions": [
+            {"type": "Ready", "status": "False", "reason": "ContainersNotReady",
+             "message": "containers with unready status: [agent]"}]}})
+    }
+
+    fn cs(name: &str, ready: bool) -> Value {
+        json!({"name": name, "ready": ready, "state": {"running": {}}})
+    }
+
+    #[test]
+    fn an_injected_container_alone_holding_the_pod_from_ready_is_its_component() {
+        let held = served(json!([cs("agent", false), cs("kserve-container", true)]));
+        let raw = injected_not_ready(&held).expect("the agent alone is not ready");
+        assert_eq!((raw.field, raw.reason), ("agent", "ContainersNotReady"));
+        assert_eq!(raw.message, "containers with unready status: [agent]");
+        // The work's own container not ready too: the injected one may wait on it.
+        let both = served(json!([cs("agent", false), cs("kserve-container", false)]));
+        assert!(injected_not_ready(&both).is_none());
+        // A container of the work's own alone, every container ready, or only injected ones.
+        let own = served(json!([cs("agent", true), cs("kserve-container", false)]));
+        assert!(injected_not_ready(&own).is_none());
+        let all = served(json!([cs("agent", true), cs("kserve-container", true)]));
+        assert!(injected_not_ready(&all).is_none());
+        let only = served(json!([cs("agent", false), cs("queue-proxy", true)]));
+        assert!(injected_not_ready(&only).is_none());
+        // Not yet running (waiting) is the container states' to tell, not this.
+        let waiting = served(json!([
+            {"name": "agent", "ready": false, "state": {"waiting": {"reason": "ContainerCreating"}}},
+            cs("kserve-container", true)]));
+        assert!(injected_not_ready(&waiting).is_none());
     }
 }
