@@ -128,11 +128,22 @@ fn maps(children: &[Entry]) -> Vec<Map<String, Value>> {
 /// memory). A list named `resources` (Kueue's flavors) has items with a `Name`.
 const RESOURCE_MAP_KEYS: [&str; 6] = ["Limits", "Requests", "Claims", "Cpu", "Gpu", "Memory"];
 
+/// The labels of a DRA claim's `devices` map (`resource.k8s.io` DeviceClaim).
+const DEVICE_CLAIM_KEYS: [&str; 3] = ["Requests", "Constraints", "Config"];
+
 /// One map under a plural field is a list of one: `conditions`, `podSets`, `ownerReferences`.
 /// Not when its keys are data (`nvidia.com/gpu`), nor for the plural names of maps, nor a
 /// `resources` map ([`RESOURCE_MAP_KEYS`]).
 fn is_list(field: &str, children: &[Entry]) -> bool {
     let keys: Vec<&str> = children.iter().filter_map(|c| c.key).collect();
+    // DRA's claim spec: `devices` is a map of requests, constraints and config, and its
+    // `requests` a list of named requests (a resource map never has a `Name` key).
+    if field == "requests" && keys.contains(&"Name") {
+        return true;
+    }
+    if field == "devices" && keys.iter().all(|k| DEVICE_CLAIM_KEYS.contains(k)) {
+        return false;
+    }
     if keys.iter().any(|k| !is_smart(k)) || PLURAL_MAPS.contains(&field) {
         return false;
     }

@@ -21,6 +21,7 @@ pub const NOT_SHOWN: [(&str, &str); 7] = [
         "Pod",
         "kubectl describe of a pod does not show its UID, owner UIDs, scheduling gates, managedFields, \
          its scheduler's name, its containers' restartPolicy (a sidecar reads as a plain init container), \
+         its resourceClaims (given back from the DRA claims made for it, when they are pasted too), \
          nor its conditions' reasons and messages (a PodScheduled=False reason and message are \
          taken from the newest FailedScheduling or KAI Unschedulable event, which carries the \
          scheduler's same message, and the scheduler's name from its source)",
@@ -146,6 +147,7 @@ pub fn read(text: &str, now: Option<i64>, max_depth: usize) -> Result<Read, (usi
     if let Some(note) = skipped_note(&skipped) {
         out.notes.push(note);
     }
+    claims_to_pods(&mut out.objects);
     if out.objects.is_empty() {
         return Err((
             1,
@@ -272,6 +274,62 @@ fn quote(s: &str) -> String {
 }
 
 /// The event's `involvedObject` for `obj`.
+/// Describe of a pod prints neither its `resourceClaims` nor its UID, but describe of a claim
+/// made from the pod's template prints both: its owner (the pod, by name and UID) and the
+/// claim's name in the pod (`resource.kubernetes.io/pod-claim-name`). Each such claim is given
+/// back to its pod: the pod's claim entry, the status naming the claim made for it, and the UID
+/// its claim's owner reference holds (so the claim is the pod's child again).
+fn claims_to_pods(objects: &mut [Value]) {
+    let mut links: Vec<(String, String, String, String, String)> = Vec::new();
+    for o in objects.iter().filter(|o| o["kind"] == "ResourceClaim") {
+        let m = &o["metadata"];
+        let in_pod = m["annotations"]["resource.kubernetes.io/pod-claim-name"].as_str();
+        let owner = m["ownerReferences"]
+            .as_array()
+            .and_then(|rs| rs.iter().find(|r| r["kind"] == "Pod"));
+        let (Some(in_pod), Some(owner), Some(ns), Some(claim)) =
+            (in_pod, owner, m["namespace"].as_str(), m["name"].as_str())
+        else {
+            continue;
+        };
+        links.push((
+            ns.to_string(),
+            owner["name"].as_str().unwrap_or("").to_string(),
+            owner["uid"].as_str().unwrap_or("").to_string(),
+            in_pod.to_string(),
+            claim.to_string(),
+        ));
+    }
+    for (ns, pod, uid, in_pod, claim) in links {
+        let Some(p) = objects.iter_mut().find(|o| {
+            o["kind"] == "Pod"
+                && o["metadata"]["namespace"] == ns.as_str()
+                && o["metadata"]["name"] == pod.as_str()
+        }) else {
+            continue;
+        };
+        if !uid.is_empty() && p["metadata"]["uid"].as_str().is_none_or(str::is_empty) {
+            p["metadata"]["uid"] = json!(uid);
+        }
+        push_unique(&mut p["spec"]["resourceClaims"], json!({"name": in_pod}));
+        push_unique(
+            &mut p["status"]["resourceClaimStatuses"],
+            json!({"name": in_pod, "resourceClaimName": claim}),
+        );
+    }
+}
+
+/// Append `item` to the list at `at` (made when absent) unless an item of its name is there.
+fn push_unique(at: &mut Value, item: Value) {
+    if !at.is_array() {
+        *at = json!([]);
+    }
+    let list = at.as_array_mut().expect("made a list above");
+    if !list.iter().any(|x| x["name"] == item["name"]) {
+        list.push(item);
+    }
+}
+
 fn involved(obj: &Value) -> Value {
     let m = &obj["metadata"];
     let mut r = json!({"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": m["name"]});

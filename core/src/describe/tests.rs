@@ -407,3 +407,91 @@ fn ports_command_and_args_are_taken_back() {
     assert!(spec["containers"][1].get("ports").is_none());
     assert!(spec["containers"][1].get("args").is_none());
 }
+
+/// A pod and the claim made from its template, as describe prints them: the pod shows no
+/// claim and no UID, the claim shows both its owner and its name in the pod.
+const CLAIMED: &str = "Name:         pod0-gpu-vh7p4
+Namespace:    gpu-test1
+Labels:       <none>
+Annotations:  resource.kubernetes.io/pod-claim-name: gpu
+API Version:  resource.k8s.io/v1
+Kind:         ResourceClaim
+Metadata:
+  Creation Timestamp:  2026-12-07T00:00:36Z
+  Generate Name:       pod0-gpu-
+  Owner References:
+    API Version:           v1
+    Block Owner Deletion:  true
+    Controller:            true
+    Kind:                  Pod
+    Name:                  pod0
+    UID:                   c1419ea6-9f9c-4967-8e49-b363b9acfc3b
+  Resource Version:        3570
+  UID:                     4fe7c35a-b6ef-4e81-8b77-f68b92aa012f
+Spec:
+  Devices:
+    Requests:
+      Exactly:
+        Allocation Mode:    ExactCount
+        Count:              1
+        Device Class Name:  gpu.example.com
+      Name:                 gpu
+Status:
+Events:  <none>
+
+
+Name:             pod0
+Namespace:        gpu-test1
+Node:             <none>
+Labels:           <none>
+Annotations:      <none>
+Status:           Pending
+Containers:
+  ctr0:
+    Image:      ubuntu:22.04
+Conditions:
+  Type           Status
+  PodScheduled   False 
+Events:  <none>
+
+
+Name:             pod0
+Namespace:        other
+Node:             <none>
+Status:           Pending
+Containers:
+  ctr0:
+    Image:      ubuntu:22.04
+";
+
+#[test]
+fn a_claim_made_for_a_pod_is_given_back_to_it() {
+    let r = read(CLAIMED, Some(NOW), 64).unwrap();
+    let pod = r
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Pod" && o["metadata"]["namespace"] == "gpu-test1")
+        .unwrap();
+    // The claim's devices read back as the API has them: a map holding a list of requests.
+    assert_eq!(
+        r.objects[0]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"],
+        "gpu.example.com"
+    );
+    assert_eq!(
+        pod["metadata"]["uid"],
+        "c1419ea6-9f9c-4967-8e49-b363b9acfc3b"
+    );
+    assert_eq!(pod["spec"]["resourceClaims"], json!([{"name": "gpu"}]));
+    assert_eq!(
+        pod["status"]["resourceClaimStatuses"],
+        json!([{"name": "gpu", "resourceClaimName": "pod0-gpu-vh7p4"}])
+    );
+    // The pod of the same name in another namespace is not the claim's.
+    let other = r
+        .objects
+        .iter()
+        .find(|o| o["kind"] == "Pod" && o["metadata"]["namespace"] == "other")
+        .unwrap();
+    assert!(other["spec"].get("resourceClaims").is_none());
+    assert!(other["metadata"]["uid"].as_str().is_none_or(str::is_empty));
+}
