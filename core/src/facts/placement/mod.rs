@@ -71,6 +71,22 @@ pub struct PlacementFacts {
     pub whole_fit: Option<nodefit::WholeFit>,
 }
 
+/// Whether the scheduler's message counts every node it considered as failing the pod's node
+/// selector or affinity (`0/4 nodes are available: 4 node(s) didn't match Pod's node
+/// affinity/selector`).
+fn every_node_off_selector(ctx: &Ctx) -> bool {
+    let Some(s) = crate::facts::scheduling::fact(ctx) else {
+        return false;
+    };
+    let off: u64 = s
+        .reasons
+        .iter()
+        .filter(|r| r.kind == "affinity")
+        .map(|r| r.count)
+        .sum();
+    s.nodes.is_some_and(|n| n > 0 && off == n)
+}
+
 /// The PodGroup a gang scheduler groups the pod in.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -264,7 +280,7 @@ fn view_facts(ctx: &Ctx, parts: &mut Vec<(&'static str, Arc<Shared>)>) -> Option
     }
     Some(PlacementFacts {
         taints,
-        selector: selector::selector(&tables, pv),
+        selector: selector::selector(&tables, pv, every_node_off_selector(ctx)),
         cordoned: Vec::new(),
         cordoned_relevant,
         silence: silence::silence(ctx, pod, pv),

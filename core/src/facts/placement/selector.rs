@@ -42,7 +42,13 @@ pub struct SelectorTerm {
 }
 
 /// The pod's label requirements against the nodes.
-pub(super) fn selector(tables: &NodeTables, pv: &Value) -> PlacementSelector {
+/// `all_off_selector`: the scheduler's own counts say every node it considered failed the
+/// pod's node selector or affinity, which stands for the Nodes when the bundle has none.
+pub(super) fn selector(
+    tables: &NodeTables,
+    pv: &Value,
+    all_off_selector: bool,
+) -> PlacementSelector {
     let wanted = crate::facts::required_node_labels(pv);
     let mut terms = Vec::new();
     let mut unmatched = Vec::new();
@@ -66,7 +72,10 @@ pub(super) fn selector(tables: &NodeTables, pv: &Value) -> PlacementSelector {
         // GPU feature discovery labels (`nvidia.com/…`) are the device layer's
         // (`device/gpu-label-selector-unmatched`); they are listed apart.
         let gfd = key.starts_with("nvidia.com/");
-        if nodes.is_empty() && gfd {
+        if tables.nodes.is_empty() && !all_off_selector {
+            // Without a Node in the bundle a label is known to be missing only from the
+            // scheduler's counts: a node that failed for another reason passed the selector.
+        } else if nodes.is_empty() && gfd {
             unmatched_gfd.push(format!("{key}={}", vals.join("|")));
         } else if nodes.is_empty() {
             unmatched.push(if vals.len() == 1 {
