@@ -9,6 +9,7 @@ mod kai;
 mod kai_order;
 mod karpenter;
 pub mod nodefit;
+mod rollout;
 mod selector;
 mod silence;
 mod taints;
@@ -18,6 +19,7 @@ pub use containers::{ContainerRequest, SharedResource};
 pub use kai::{Kai, KaiQueue, KaiQueueFit, Reservation};
 pub use karpenter::NodeClaim;
 pub use nodefit::{NodeFit, ResourceShort, WholeFit};
+pub use rollout::Rollout;
 pub use selector::{PlacementSelector, SelectorTerm};
 pub use silence::Silence;
 pub use taints::{TaintRow, Taints};
@@ -69,6 +71,9 @@ pub struct PlacementFacts {
     /// every other work.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub whole_fit: Option<nodefit::WholeFit>,
+    /// For a pending pod of a Deployment's rolling update while its older ReplicaSets' pods
+    /// still run: the rollout's budget and those pods. Null for every other pod.
+    pub rollout: Option<rollout::Rollout>,
 }
 
 /// Whether the scheduler's message counts every node it considered as failing the pod's node
@@ -299,6 +304,7 @@ fn view_facts(ctx: &Ctx, parts: &mut Vec<(&'static str, Arc<Shared>)>) -> Option
             .hypothesis()
             .and_then(|h| h.pod_sets_of(ctx.target))
             .map(|sets| nodefit::whole_fit(ctx.ix, sets)),
+        rollout: rollout::rollout(ctx, pv),
     })
 }
 
