@@ -105,6 +105,17 @@ pub fn requested(resources: &Value) -> BTreeMap<String, f64> {
     r
 }
 
+/// Whether an object's `Ready` condition is `True` (a pod, an InferenceService, any object
+/// that reports readiness the Kubernetes way).
+pub(crate) fn ready(v: &Value) -> bool {
+    v.at("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| {
+            cs.iter()
+                .any(|c| c["type"] == "Ready" && c["status"] == "True")
+        })
+}
+
 /// Requests of a pod per resource, read from its spec (same rules as the index).
 pub fn quantity_map(v: &Value) -> BTreeMap<String, f64> {
     v.as_object()

@@ -556,16 +556,7 @@ fn waits_on_a_ready_child(ix: &Index, id: ObjId, message: &str) -> bool {
     };
     ix.children(id).iter().any(|&child| {
         let o = ix.object(child);
-        o.kind() == kind
-            && o.name == name
-            && ix
-                .value(child)
-                .at("/status/conditions")
-                .and_then(Value::as_array)
-                .is_some_and(|cs| {
-                    cs.iter()
-                        .any(|c| c["type"] == "Ready" && c["status"] == "True")
-                })
+        o.kind() == kind && o.name == name && super::ready(&ix.value(child))
     })
 }
 

@@ -76,20 +76,19 @@ pub struct PlacementFacts {
     pub rollout: Option<rollout::Rollout>,
 }
 
-/// Whether the scheduler's message counts every node it considered as failing the pod's node
-/// selector or affinity (`0/4 nodes are available: 4 node(s) didn't match Pod's node
-/// affinity/selector`).
+/// Whether the scheduler's message (`$.facts.scheduling`, already built for the view) counts
+/// every node it considered as failing the pod's node selector or affinity (`0/4 nodes are
+/// available: 4 node(s) didn't match Pod's node affinity/selector`).
 fn every_node_off_selector(ctx: &Ctx) -> bool {
-    let Some(s) = crate::facts::scheduling::fact(ctx) else {
-        return false;
-    };
-    let off: u64 = s
-        .reasons
-        .iter()
-        .filter(|r| r.kind == "affinity")
-        .map(|r| r.count)
+    let s = ctx
+        .subjects
+        .get("facts")
+        .map_or(&Value::Null, |f| &f["scheduling"]);
+    let off: u64 = arr(s, "/reasons")
+        .filter(|r| r["kind"] == "affinity")
+        .filter_map(|r| r["count"].as_u64())
         .sum();
-    s.nodes.is_some_and(|n| n > 0 && off == n)
+    s["nodes"].as_u64().is_some_and(|n| n > 0 && off == n)
 }
 
 /// The PodGroup a gang scheduler groups the pod in.
@@ -285,7 +284,12 @@ fn view_facts(ctx: &Ctx, parts: &mut Vec<(&'static str, Arc<Shared>)>) -> Option
     }
     Some(PlacementFacts {
         taints,
-        selector: selector::selector(&tables, pv, every_node_off_selector(ctx)),
+        // Without a Node in the bundle, only the scheduler's counts say a label is missing.
+        selector: selector::selector(
+            &tables,
+            pv,
+            !tables.nodes.is_empty() || every_node_off_selector(ctx),
+        ),
         cordoned: Vec::new(),
         cordoned_relevant,
         silence: silence::silence(ctx, pod, pv),

@@ -41,14 +41,10 @@ pub struct SelectorTerm {
     pub other_values: Vec<String>,
 }
 
-/// The pod's label requirements against the nodes.
-/// `all_off_selector`: the scheduler's own counts say every node it considered failed the
-/// pod's node selector or affinity, which stands for the Nodes when the bundle has none.
-pub(super) fn selector(
-    tables: &NodeTables,
-    pv: &Value,
-    all_off_selector: bool,
-) -> PlacementSelector {
+/// The pod's label requirements against the nodes. `absence_known`: a label no node carries
+/// may be called missing (the bundle holds Nodes, or the scheduler counts every node off the
+/// selector); else a node that failed for another reason may have passed it.
+pub(super) fn selector(tables: &NodeTables, pv: &Value, absence_known: bool) -> PlacementSelector {
     let wanted = crate::facts::required_node_labels(pv);
     let mut terms = Vec::new();
     let mut unmatched = Vec::new();
@@ -72,12 +68,10 @@ pub(super) fn selector(
         // GPU feature discovery labels (`nvidia.com/…`) are the device layer's
         // (`device/gpu-label-selector-unmatched`); they are listed apart.
         let gfd = key.starts_with("nvidia.com/");
-        if tables.nodes.is_empty() && !all_off_selector {
-            // Without a Node in the bundle a label is known to be missing only from the
-            // scheduler's counts: a node that failed for another reason passed the selector.
-        } else if nodes.is_empty() && gfd {
+        let absent = absence_known && nodes.is_empty();
+        if absent && gfd {
             unmatched_gfd.push(format!("{key}={}", vals.join("|")));
-        } else if nodes.is_empty() {
+        } else if absent {
             unmatched.push(if vals.len() == 1 {
                 format!("{key}={}", vals[0])
             } else {

@@ -1,7 +1,8 @@
 //! A DynamoGraphDeployment's pods by component, at `$.facts.serving.dgd`: whether the frontends
 //! that are Ready have workers to send requests to.
 
-use super::{dgd_pods, label, ready};
+use super::{dgd_pods, label};
+use crate::facts::ready;
 use crate::index::{Index, ObjId};
 use crate::json::At as _;
 use serde::Serialize;

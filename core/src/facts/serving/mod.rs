@@ -183,16 +183,6 @@ fn live_pods<'i>(
         .filter(move |&p| !ix.pod(p).is_some_and(|i| i.terminal()))
 }
 
-/// Whether a pod's `Ready` condition is `True`.
-fn ready(v: &Value) -> bool {
-    v.at("/status/conditions")
-        .and_then(Value::as_array)
-        .is_some_and(|cs| {
-            cs.iter()
-                .any(|c| c["type"] == "Ready" && c["status"] == "True")
-        })
-}
-
 /// The DGD's live pods, by label in its namespace, with their JSON.
 fn dgd_pods(ix: &Index, dgd: ObjId) -> Vec<(ObjId, Value)> {
     let o = ix.object(dgd);

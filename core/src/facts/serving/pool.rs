@@ -2,7 +2,7 @@
 //! `$.facts.serving.inferencePool`: its parents and their conditions, its EPP Service, and the
 //! pods its selector matches.
 
-use super::ready;
+use crate::facts::ready;
 use crate::index::{Index, ObjId};
 use crate::json::At as _;
 use serde::Serialize;

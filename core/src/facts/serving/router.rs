@@ -3,8 +3,9 @@
 //! router sends requests to what it discovers; one that counts a pod still loading its model
 //! as an engine makes requests wait on it, which no Service or probe of the pod shows.
 
-use super::{Ctx, ready};
+use super::Ctx;
 use crate::components::Component;
+use crate::facts::ready;
 use crate::index::{Index, ObjId};
 use crate::json::At as _;
 use serde::Serialize;
