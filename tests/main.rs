@@ -22,3 +22,4 @@ mod support;
 mod terminal;
 mod verdicts;
 mod view_paths;
+mod waiting;

@@ -331,12 +331,52 @@ pub fn is_device_stack(kind: &str, name: &str) -> bool {
         && components::by_name(kind, name).is_some_and(|c| c.layer == Layer::Device)
 }
 
-/// The layer and controller of an object's own API group (and kind), from [`GROUPS`].
+/// The layer and controller of an object's own API group (and kind), from [`GROUPS`]; for an
+/// API the table does not know at all, from the words of its kind and group ([`by_words`]).
 pub fn of_group(group: &str, kind: &str) -> Option<Attribution> {
+    table_row(group, kind).or_else(|| by_words(group, kind))
+}
+
+/// The row of [`GROUPS`] for an API group (and kind), if any.
+fn table_row(group: &str, kind: &str) -> Option<Attribution> {
     GROUPS
         .iter()
         .find(|(g, k, _)| *g == group && k.is_none_or(|k| k == kind))
         .map(|&(_, _, a)| a)
+}
+
+/// Words in a kind or API group that say which layer a custom resource belongs to, first match
+/// wins. Serving stacks, queues, device operators and job operators keep appearing faster than
+/// any table of groups (OME's `ome.io` InferenceService, a vendor's `DeviceConfig`), and they
+/// name themselves after what they do.
+const WORDS: &[(&[&str], Attribution)] = &[
+    (
+        &["inference", "serving", "model", "llm", "predictor"],
+        at(Layer::Serving, "operator"),
+    ),
+    (&["queue", "quota"], at(Layer::Admission, "operator")),
+    (
+        &["gpu", "device", "driver", "accelerator"],
+        at(Layer::Device, "operator"),
+    ),
+    (&["podgroup", "gang"], at(Layer::Placement, "operator")),
+    (&["job"], at(Layer::Grouping, "operator")),
+];
+
+/// A custom resource's layer from its words ([`WORDS`]), only for an API group that no row of
+/// [`GROUPS`] names (a group the table knows keeps its exceptions: KServe's
+/// LLMInferenceService is deliberately no failure by its conditions alone) and that is not one
+/// of Kubernetes' own (`*.k8s.io`: storage, networking, policy have no layer).
+fn by_words(group: &str, kind: &str) -> Option<Attribution> {
+    let foreign = group.contains('.') && !group.ends_with("k8s.io");
+    if !foreign || GROUPS.iter().any(|(g, _, _)| *g == group) {
+        return None;
+    }
+    let text = format!("{kind} {group}").to_ascii_lowercase();
+    WORDS
+        .iter()
+        .find(|(words, _)| words.iter().any(|w| text.contains(w)))
+        .map(|&(_, a)| a)
 }
 
 /// The layer a signal reports on, or `None` when nothing in the table knows it.
@@ -465,7 +505,9 @@ fn plain(a: &About) -> Option<Attribution> {
         // an API this table does not know is its own controller's, never the kubelet's: the
         // kubelet writes no custom resource's status.
         let core = a.group.is_empty() || matches!(a.group, "apps" | "batch");
-        if core || (group_row(a).is_none() && !GENERIC_REASONS.contains(&a.reason)) {
+        // (A group known only by its words still lets a specific reason speak first: a
+        // Knative Revision's `FailedCreate` from a quota is admission's.)
+        if core || (table_row(a.group, a.kind).is_none() && !GENERIC_REASONS.contains(&a.reason)) {
             return Some(*at);
         }
     }
@@ -527,6 +569,22 @@ mod tests {
         // decision about the pod.
         assert_eq!(by("pod-grouper"), None);
         assert_eq!(by("someone-else"), None);
+    }
+
+    #[test]
+    fn an_api_no_row_knows_is_read_by_the_words_of_its_kind_and_group() {
+        let layer = |g, k| of_group(g, k).map(|a| a.layer);
+        assert_eq!(layer("ome.io", "InferenceService"), Some(Layer::Serving));
+        assert_eq!(layer("ome.io", "ClusterBaseModel"), Some(Layer::Serving));
+        assert_eq!(layer("amd.com", "DeviceConfig"), Some(Layer::Device));
+        assert_eq!(layer("example.org", "TrainingJob"), Some(Layer::Grouping));
+        assert_eq!(layer("queues.example.org", "Queue"), Some(Layer::Admission));
+        // A group the table knows keeps its exceptions; Kubernetes' own groups and core objects
+        // have no layer by their words; nor does a kind that says nothing.
+        assert_eq!(layer("serving.kserve.io", "LLMInferenceService"), None);
+        assert_eq!(layer("storage.k8s.io", "CSIDriver"), None);
+        assert_eq!(layer("", "ResourceQuota"), None);
+        assert_eq!(layer("example.org", "Widget"), None);
     }
 
     #[test]

@@ -183,6 +183,13 @@ pub static FACTS: &[FactDef] = &[
         "the pod's age at \"now\", in seconds"
     ),
     fact!(
+        "podWaited",
+        Work,
+        work::pod_waited,
+        "core/src/facts/work.rs",
+        "how long the pod has waited, as a message quotes it (`300 s`): over a minute, or any age when \"now\" is only the newest time in a pasted bundle (a lower bound)"
+    ),
+    fact!(
         "nowSource",
         Work,
         work::now_source,

@@ -1,5 +1,5 @@
 //! What the work is now, and the small facts about the target every rule may read:
-//! `$.facts.target`, `scheduler`, `installed`, `now`, `podAge` and `nowSource`. The work's
+//! `$.facts.target`, `scheduler`, `installed`, `now`, `podAge`, `podWaited` and `nowSource`. The work's
 //! state (status, settled, history) is judged here once; `why` and `scan` both judge through
 //! [`judge`].
 
@@ -202,6 +202,16 @@ pub fn now(ctx: &Ctx) -> Option<String> {
 /// `$.facts.podAge`: the pod's age at "now", in seconds.
 pub fn pod_age(ctx: &Ctx) -> Option<i64> {
     Some(ctx.now? - ctx.ix.created(ctx.pod?)?)
+}
+
+/// `$.facts.podWaited`: how long the pod has waited, as a message quotes it (`300 s`), when that
+/// is over a minute, or any age when "now" is only the newest time in a pasted bundle (where an
+/// age is a lower bound); none when the pod is itself the newest moment of such a bundle, where
+/// rules say the wait is not shown (`absent:`) rather than read a zero age as proof of youth.
+pub fn pod_waited(ctx: &Ctx) -> Option<String> {
+    let age = pod_age(ctx)?;
+    let lower_bound = ctx.now_source == Some("newestInBundle");
+    (age > 60 || (lower_bound && age > 0)).then(|| format!("{age} s"))
 }
 
 /// `$.facts.nowSource`: `option`, `collectedAt` or `newestInBundle`.

@@ -18,7 +18,7 @@ pub struct Silence {
     /// Scheduled/FailedScheduling/Unschedulable/BindingError/NotReady event (on the pod or in
     /// the view's events), no condition on its PodGroup, no DRA claim still to be created
     /// from a template, and no native gang (`scheduling.k8s.io`) that holds it before the
-    /// queue.
+    /// queue; never for a pod `fit` made.
     pub silent: bool,
     /// Silent, naming `kai-scheduler`, and without a (non-empty) `pod-group-name`
     /// annotation.
@@ -66,7 +66,10 @@ pub(super) fn silence(ctx: &Ctx, pod: ObjId, pv: &Value) -> Silence {
     // that): not a silent scheduler either.
     let gang_held = super::super::group::gang(ctx)
         .is_some_and(|g| g.api_group == "scheduling.k8s.io" && (!g.found || g.short));
+    // A pod `fit` made as if submitted has met no scheduler yet: its silence proves nothing.
+    let made_by_fit = ctx.ix.not_submitted(pod);
     let silent = pending
+        && !made_by_fit
         && !bound
         && !gated
         && !has_cond
