@@ -129,25 +129,47 @@ pub fn request_not_from_owner(ix: &Index, id: ObjId, v: &Value) -> Option<String
     if matches!(ix.object(owner).group(), "" | "apps" | "batch") {
         return None;
     }
-    let owner_value = ix.value(owner);
+    let (extra, asked) = unasked(&ix.value(owner), template)?;
+    let o = ix.object(owner);
+    Some(format!(
+        "the pod template asks for {extra}, which {} {} does not ask for (it asks for {asked})",
+        o.kind(),
+        o.name
+    ))
+}
+
+/// The same road for a pod pasted without the object that made it (its ownerReferences lead
+/// nowhere in the bundle) but known as the work's by the label its controller writes: a device
+/// the pod asks for that the work, a custom resource asking for devices, names nowhere.
+pub fn pod_request_not_from_work(ix: &Index, work: ObjId, pod: ObjId) -> Option<String> {
+    let w = ix.object(work);
+    if matches!(w.group(), "" | "apps" | "batch") || !ix.owners(pod).is_empty() {
+        return None;
+    }
+    let pv = ix.value(pod);
+    let (extra, asked) = unasked(&ix.value(work), pv.get("spec")?)?;
+    Some(format!(
+        "pod {} asks for {extra}, which {} {} does not ask for (it asks for {asked})",
+        ix.object(pod).name,
+        w.kind(),
+        w.name
+    ))
+}
+
+/// The first device a pod spec's containers ask for that `owner`'s spec, which asks for some,
+/// names nowhere; with the owner's devices, joined.
+fn unasked(owner: &Value, pod_spec: &Value) -> Option<(String, String)> {
     let mut asked = BTreeSet::new();
-    devices_in(owner_value.get("spec")?, &mut asked);
+    devices_in(owner.get("spec")?, &mut asked);
     if asked.is_empty() {
         return None;
     }
     let mut written = BTreeSet::new();
-    for c in template["containers"].as_array().into_iter().flatten() {
+    for c in pod_spec["containers"].as_array().into_iter().flatten() {
         devices_in(&c["resources"], &mut written);
     }
-    let extra: Vec<&String> = written.difference(&asked).collect();
-    let first = extra.first()?;
-    let o = ix.object(owner);
-    Some(format!(
-        "the pod template asks for {first}, which {} {} does not ask for (it asks for {})",
-        o.kind(),
-        o.name,
-        asked.iter().cloned().collect::<Vec<_>>().join(", ")
-    ))
+    let extra = written.difference(&asked).next()?.clone();
+    Some((extra, asked.into_iter().collect::<Vec<_>>().join(", ")))
 }
 
 /// Every device resource named under a `limits` or `requests` map anywhere in `v`.
@@ -179,6 +201,36 @@ mod tests {
             "metadata": {"annotations": {LAST_APPLIED: last.to_string()}},
             "spec": stored_spec,
         })
+    }
+
+    #[test]
+    fn a_pasted_pod_asking_for_a_device_its_work_does_not_is_named_and_one_it_asks_for_is_not() {
+        let isvc = json!({"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+            "metadata": {"name": "m", "namespace": "d", "uid": "u0"},
+            "spec": {"predictor": {"model": {"resources": {"limits": {"nvidia.com/mig-1g.10gb": "2"}}}}}});
+        let pod = |name: &str, res: &str| {
+            json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "d", "uid": name},
+            "spec": {"containers": [{"name": "c", "resources": {"limits": {res: "1"}}}]}})
+        };
+        let ix = Index::new(
+            crate::Bundle::parse(
+                json!({"kind": "List", "items": [isvc, pod("w", "nvidia.com/gpu"),
+                    pod("h", "nvidia.com/mig-1g.10gb")]})
+                .to_string(),
+            )
+            .expect("bundle"),
+        );
+        let find = |kind, name| ix.find(kind, Some("d"), name).expect(name);
+        let work = find("InferenceService", "m");
+        assert_eq!(
+            pod_request_not_from_work(&ix, work, find("Pod", "w")).as_deref(),
+            Some(
+                "pod w asks for nvidia.com/gpu, which InferenceService m does not ask for \
+                 (it asks for nvidia.com/mig-1g.10gb)"
+            )
+        );
+        assert_eq!(pod_request_not_from_work(&ix, work, find("Pod", "h")), None);
     }
 
     #[test]

@@ -200,6 +200,25 @@ pub fn signals<'v>(
             s.on_target = i == 0;
         }
     }
+    // A pasted pod of a custom resource's work asking for a device the work does not: the
+    // work's controller wrote it (facts/drift.rs), said on the work.
+    if let Some((&work, rest)) = objects.split_first() {
+        let unasked = rest
+            .iter()
+            .take(OBJECT_LIMIT)
+            .filter(|&&p| ix.object(p).kind() == "Pod")
+            .find_map(|&p| super::drift::pod_request_not_from_work(ix, work, p));
+        if let Some(message) = unasked {
+            let on = On {
+                current: !settled,
+                serves: None,
+            };
+            let first = out.len();
+            let raw = Raw::status("spec", super::drift::NOT_FROM_OWNER, &message);
+            push(ix, work, on, raw, &mut out);
+            out[first..].iter_mut().for_each(|s| s.on_target = true);
+        }
+    }
     // A layer's floor quotes its strongest signal: the target's own before a linked object's,
     // then what a component wrote in words (a container's state, a condition, an event) before
     // what the numbers say (a DaemonSet short of pods).
