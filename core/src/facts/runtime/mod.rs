@@ -4,10 +4,13 @@
 //! schema rule paths are checked against are generated.
 
 use super::Ctx;
+
+mod silence;
 use crate::json::At as _;
 use crate::pattern::Pattern;
 use serde::Serialize;
 use serde_json::Value;
+pub use silence::KubeletSilence;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
 
@@ -47,6 +50,9 @@ pub struct RuntimeFacts {
     /// not initialized. Init containers must exit before the next starts; a proxy or server
     /// there never does, so the pod's own containers never start. Null otherwise.
     pub server_init: Option<ServerInit>,
+    /// The view's pod placed on a node that has said nothing about starting it (its containers
+    /// wait to be created, no event after the scheduler's); null otherwise.
+    pub kubelet_silent: Option<KubeletSilence>,
     /// The RuntimeClass the view's pod names (`spec.runtimeClassName`); null when it names
     /// none.
     pub runtime_class: Option<PodRuntimeClass>,
@@ -199,6 +205,7 @@ pub fn facts(ctx: &Ctx) -> RuntimeFacts {
         create_failures: failures,
         gang_create_failures: gang_failures,
         server_init: ctx.pod_value().and_then(|pv| server_init(&pv)),
+        kubelet_silent: silence::kubelet_silence(ctx),
         missing_runtime_classes: missing.into_iter().collect(),
         pods_created: ix.descendant_pods(ctx.target).len(),
     }
