@@ -779,8 +779,27 @@ fn agree(
     // A scan gives its time in each diagnosis, and none when nothing is blocked.
     let now = off["now"]["time"]
         .as_str()
-        .or(off["diagnoses"][0]["now"]["time"].as_str());
-    let at: Vec<&str> = now.map_or(vec![], |n| vec!["--now", n]);
+        .or(off["diagnoses"][0]["now"]["time"].as_str())
+        .map(str::to_string);
+    let at: Vec<&str> = now.as_deref().map_or(vec![], |n| vec!["--now", n]);
+    // Both sides at the same "now" given the same way: read as only the file's newest time, an
+    // age is a lower bound (a pod created at that moment has waited for a time the file does
+    // not show), where a given time is a clock; the API server wrote every creation time at
+    // the replay's own moment, so only a given time tells the two sides the objects are young.
+    let (off_o, off) = match now.is_some() {
+        false => (off_o, off),
+        true => {
+            let o = bin()
+                .args(args)
+                .args(&at)
+                .args(["-o", "json", "-f"])
+                .arg(file)
+                .output()
+                .unwrap();
+            let v = serde_json::from_slice::<Value>(&o.stdout).unwrap_or(Value::Null);
+            (o, v)
+        }
+    };
     let live_o = lab.layer(&[args, &at, &["-o", "json"]].concat());
     let Ok(live) = serde_json::from_slice::<Value>(&live_o.stdout) else {
         let detail = format!(
