@@ -1,7 +1,7 @@
 //! What the work is now, and the small facts about the target every rule may read:
-//! `$.facts.target`, `scheduler`, `installed`, `now`, `podAge`, `podWaited` and `nowSource`. The work's
-//! state (status, settled, history) is judged here once; `why` and `scan` both judge through
-//! [`judge`].
+//! `$.facts.target`, `scheduler`, `installed`, `now`, `podAge`, `podWaited` and `nowSource`.
+//! The work's state (status, settled, history) is judged here once; `why` and `scan` both judge
+//! through [`judge`].
 
 use super::Ctx;
 use crate::index::{Index, ObjId};

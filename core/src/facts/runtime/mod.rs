@@ -4,15 +4,15 @@
 //! schema rule paths are checked against are generated.
 
 use super::Ctx;
-
-mod silence;
 use crate::json::At as _;
 use crate::pattern::Pattern;
 use serde::Serialize;
 use serde_json::Value;
-pub use silence::KubeletSilence;
 use std::collections::BTreeSet;
 use std::sync::LazyLock;
+
+mod silence;
+pub use silence::KubeletSilence;
 
 static RC_NOT_FOUND: LazyLock<Pattern> =
     LazyLock::new(|| Pattern::new(r#"RuntimeClass "([^"]+)" not found"#).expect("static pattern"));

@@ -14,13 +14,9 @@ use serde_json::Value;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct KubeletSilence {
-    /// The node it was placed on (`spec.nodeName`).
+    /// The node it was placed on (`spec.nodeName`). Its DRA claims, which the kubelet has the
+    /// drivers prepare before it creates any container, are `$.facts.device.dra.claims`.
     pub node: String,
-    /// The names of its DRA claim entries (`spec.resourceClaims`), which the kubelet has the
-    /// drivers prepare before it creates any container; empty without claims.
-    pub claims: Vec<String>,
-    /// Its containers have no status at all: the kubelet has not even admitted the pod.
-    pub unadmitted: bool,
 }
 
 /// Events about a pod that say nothing of the node starting it.
@@ -55,16 +51,7 @@ pub(super) fn kubelet_silence(ctx: &Ctx) -> Option<KubeletSilence> {
     if spoke {
         return None;
     }
-    let claims = pv
-        .at("/spec/resourceClaims")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|c| c["name"].as_str().map(str::to_string))
-        .collect();
     Some(KubeletSilence {
         node: node.to_string(),
-        claims,
-        unadmitted: statuses.is_empty(),
     })
 }
